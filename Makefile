@@ -1,0 +1,27 @@
+# Two entry points, both create .venv on first use: `make demo`, `make test`.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+# torch is pinned to the CPU build on local disk here; pyproject keeps torch>=2.3.
+TORCH := torch==2.13.0
+
+.PHONY: demo test bench clean
+
+$(VENV)/.installed: pyproject.toml Makefile
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --upgrade pip
+	$(PY) -m pip install $(TORCH)
+	$(PY) -m pip install -e '.[search,train,eval,notebooks,dev]'
+	touch $@
+
+demo: $(VENV)/.installed
+	$(PY) -m trappola_env.cli demo
+
+test: $(VENV)/.installed
+	$(PY) -m pytest -q
+
+bench: $(VENV)/.installed
+	$(PY) benchmarks/bench_env.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache

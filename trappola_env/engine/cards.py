@@ -1,0 +1,78 @@
+"""Cards and their names (RULES.md section 1).
+
+A card's id is ``suit * 9 + rank``; a set of cards is an ``int`` bit set
+with bit ``id`` set, which keeps hands cheap to copy and to test.
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+SUITS = "SCDB"  # Spade, Coppe, Denari, Bastoni
+SUIT_NAMES = ("Spade", "Coppe", "Denari", "Bastoni")
+RANKS = "2789TBCRA"
+RANK_NAMES = ("Two", "7", "8", "9", "10", "Bube", "Cavall", "Re", "Asso")
+N_CARDS = 36
+
+TWO, SEVEN, EIGHT, NINE, TEN, BUBE, CAVALL, RE, ACE = range(9)
+RANK_POINTS = (0, 0, 0, 0, 0, 3, 4, 5, 6)
+
+CARD_POINTS = tuple(RANK_POINTS[c % 9] for c in range(N_CARDS))
+CARD_NAMES = tuple(RANKS[c % 9] + SUITS[c // 9] for c in range(N_CARDS))
+_NAME_TO_ID = {name: i for i, name in enumerate(CARD_NAMES)}
+
+ALL_CARDS = (1 << N_CARDS) - 1
+SUIT_MASK = tuple(((1 << 9) - 1) << (9 * s) for s in range(4))
+RANK_MASK = tuple(sum(1 << (9 * s + r) for s in range(4)) for r in range(9))
+COURT_MASK = RANK_MASK[BUBE] | RANK_MASK[CAVALL] | RANK_MASK[RE]
+ACE_MASK = RANK_MASK[ACE]
+
+
+def suit_of(card: int) -> int:
+    return card // 9
+
+
+def rank_of(card: int) -> int:
+    return card % 9
+
+
+def card_name(card: int) -> str:
+    if not isinstance(card, int) or not 0 <= card < N_CARDS:
+        raise ValueError(f"card id must be an int in 0..35, got {card!r}")
+    return CARD_NAMES[card]
+
+
+def card_id(name: str) -> int:
+    """The id of a card name such as ``"AS"``; accepts an id unchanged."""
+    if isinstance(name, int) and 0 <= name < N_CARDS:
+        return name
+    try:
+        return _NAME_TO_ID[name.strip().upper()]
+    except (KeyError, AttributeError):
+        raise ValueError(
+            f"unknown card {name!r}: a card is a rank ({RANKS}) then a suit ({SUITS}), e.g. 'AS', 'TC', 'BD'"
+        ) from None
+
+
+def mask_of(cards: Iterable[int]) -> int:
+    m = 0
+    for c in cards:
+        m |= 1 << c
+    return m
+
+
+def cards_of(mask: int) -> list[int]:
+    """Card ids in a bit set, ascending."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def names_of(mask: int) -> list[str]:
+    return [CARD_NAMES[c] for c in cards_of(mask)]
+
+
+def points_of(mask: int) -> int:
+    return sum(CARD_POINTS[c] for c in cards_of(mask))
