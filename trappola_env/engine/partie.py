@@ -182,6 +182,12 @@ class Partie:
     def apply(self, action: int) -> None:
         """Apply one action of the seat to act (``self.to_act``)."""
         p = self.to_act
+        if type(action) is not int:
+            # numpy integers would leak into the bit sets; bools and floats are not actions.
+            if isinstance(action, bool) or not hasattr(action, "__index__"):
+                self._illegal(p, action)
+                return
+            action = action.__index__()
         if 0 <= action < 36 and self.phase == PLAY:
             bit = 1 << action
             hand = self.hands[p]
