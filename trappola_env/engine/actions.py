@@ -31,10 +31,10 @@ _BY_NAME = {n.lower(): i for i, n in enumerate(ACTION_NAMES)}
 def action_name(action: int) -> str:
     """A readable name for an action id: ``"play AS"``, ``"declare Aces"``..."""
     try:
-        if action < 0:
+        if isinstance(action, bool) or action < 0:
             raise IndexError
-        return ACTION_NAMES[int(action)]
-    except (IndexError, TypeError, ValueError):
+        return ACTION_NAMES[action.__index__()]
+    except (IndexError, TypeError, ValueError, AttributeError):
         raise ValueError(f"action id must be in 0..{N_ACTIONS - 1}, got {action!r}") from None
 
 
