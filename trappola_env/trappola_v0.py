@@ -1,0 +1,403 @@
+# noqa: D212, D415
+"""
+# Trappola
+
+One partie of Trappola (the two-player trick-taking game played in the
+Bulka, RULES.md sections 1-7) as a PettingZoo AEC environment. All rules
+live in the engine (``trappola_env.engine``); this module only drives it.
+
+| Import             | `from trappola_env import trappola_v0`             |
+|--------------------|----------------------------------------------------|
+| Actions            | Discrete                                           |
+| Parallel API       | No                                                 |
+| Manual Control     | No                                                 |
+| Agents             | `agents= ['player_0', 'player_1']`                 |
+| Agents             | 2                                                  |
+| Action Shape       | Discrete(49)                                       |
+| Action Values      | Discrete(49) (47 and 48 are never legal here)      |
+| Observation Shape  | (347,)                                             |
+| Observation Values | [0, 1]                                             |
+
+## Arguments
+
+``trappola_v0.env(render_mode=None, reward_mode="win", stake_multiple=1,
+ace_declaration="first_ace", illegal_action="raise")``
+
+* ``render_mode``: None, "human" (prints) or "ansi" (returns the text).
+* ``reward_mode``: "win", "points" or "tokens" (see Rewards).
+* ``stake_multiple``: the session's stake multiple (positive int); it
+  scales tokens, never points.
+* ``ace_declaration``, ``illegal_action``: the engine's ``RuleConfig``
+  (RULES.md sections 3 and 7).
+
+Any other value raises ``ValueError`` naming the choices. ``env()`` wraps
+``raw_env`` in PettingZoo's ``OrderEnforcingWrapper`` only: the engine
+handles illegal actions itself (``illegal_action``), so the classic
+``TerminateIllegalWrapper`` and ``AssertOutOfBoundsWrapper`` are not used.
+
+## Roles and turns
+
+``player_0`` is the challenger (leads trick 1) and ``player_1`` the dealer,
+unless ``reset(options={"dealer": "player_0"})``. ``infos[agent]["role"]``
+is "challenger" or "dealer" from ``reset`` on. A turn is zero or more
+declarations and then one card: after a declaration the same agent acts
+again. After an Alifer proposal the opponent acts with exactly the two
+actions accept (45) and decline (46); after a decline the proposer
+continues its turn; an accept ends the partie.
+
+## Reset options
+
+``reset(seed=None, options=None)``; ``options`` may hold
+
+* ``"deal"``: ``{"challenger": [9 names], "dealer": [9 names], "stock":
+  [18 names]}`` (the last stock name is the face-up bottom card); a
+  malformed deal raises ``ValueError`` saying what is wrong.
+* ``"dealer"``: ``"player_0"`` or ``"player_1"`` (default).
+* ``"multiplier"``: the Alifer multiplier m of this partie (positive int,
+  default 1); it scales stakes and payments (tokens), never points.
+
+Other keys are ignored with a warning. Without a ``"deal"`` the 36 cards
+are shuffled by ``numpy.random.default_rng(seed).permutation`` and dealt by
+the engine (``deal_from_order``: packets of three, the last stock card face
+up); ``reset(seed=s)`` always gives the same deal, and a ``reset()`` without
+a seed continues the generator of the last seeded reset (or one seeded
+from the OS on first use).
+
+## Action space
+
+| id | action |
+|---|---|
+| 0..35 | play the card with this id (``suit * 9 + rank``; see RULES.md section 1) |
+| 36 | declare Figura of Re |
+| 37 | declare Figura of Cavall |
+| 38 | declare Figura of Bube |
+| 39 | declare Figura of Twos |
+| 40 | declare Aces |
+| 41 | declare Blans |
+| 42 | declare Bianka |
+| 43 | ask Manko |
+| 44 | propose Alifer |
+| 45 | accept Alifer |
+| 46 | decline Alifer |
+| 47 | declare Pro (session environment only; never legal here) |
+| 48 | do not declare Pro (session environment only; never legal here) |
+
+``action_name(a)`` (re-exported here) names any id, e.g. ``"play AS"``.
+
+## Observation space
+
+``Dict(observation=Box(0, 1, (347,), float32), action_mask=Box(0, 1, (49,),
+int8))``. The mask is all zeros for the agent not to act and after the end.
+The vector is written by ``trappola_env.observation.encode(partie, seat)``
+and holds exactly what the observing player may know, in "me / opponent"
+perspective so one policy can play both roles; ``decode_observation(vec)``
+(re-exported here) gives the fields by name. The layout (the same data is
+``trappola_env.observation.LAYOUT``; a test checks this table against it):
+
+| field | offset | size | meaning |
+|---|---|---|---|
+| `hand` | 0 | 36 | cards in my hand now, by card id |
+| `dealt_hand` | 36 | 36 | the 9 cards I was dealt |
+| `stock_bottom` | 72 | 36 | the face-up bottom card of the stock (one-hot) |
+| `played_by_me` | 108 | 36 | cards I have played |
+| `played_by_opponent` | 144 | 36 | cards the opponent has played |
+| `table_lead` | 180 | 36 | the card led to the current trick, if any (one-hot) |
+| `trick_led_by_me` | 216 | 9 | completed trick t was led by me |
+| `trick_won_by_me` | 225 | 9 | completed trick t was won by me |
+| `trick_won_by_opponent` | 234 | 9 | completed trick t was won by the opponent |
+| `declared_by_me` | 243 | 12 | Re3 Re4 Cavall3 Cavall4 Bube3 Bube4 Twos3 Twos4 Aces3 Aces4 Blans Bianka |
+| `declared_by_opponent` | 255 | 12 | the opponent's declarations, same order |
+| `manko_asked_by_me` | 267 | 1 | I asked Manko |
+| `manko_asked_by_opponent` | 268 | 1 | the opponent asked Manko |
+| `manko_answer_by_me` | 269 | 16 | missing suit of my 3-card Figura: rank (Re Cavall Bube Twos) x suit (S C D B) |
+| `manko_answer_by_opponent` | 285 | 16 | missing suit of the opponent's 3-card Figura, same order |
+| `role` | 301 | 2 | one-hot: challenger, dealer |
+| `alifer_pending` | 303 | 2 | a proposal awaits its answer: proposed by me, by the opponent |
+| `alifer_proposed` | 305 | 2 | already used the one Alifer proposal: me, opponent |
+| `played_in_trick` | 307 | 36 | t/9 for a card played in trick t (1..9, the current one included), else 0 |
+| `card_points` | 343 | 2 | card points won so far / 72: me, opponent |
+| `trick_number` | 345 | 1 | completed tricks / 9 |
+| `multiplier` | 346 | 1 | log2(m) / 16, clipped to 1 (m >= 65536 encodes as 1) |
+
+Offsets 0..306 are 0/1. The opponent's hand and the 17 hidden stock cards
+never enter the vector. ``observe`` computes an observation at most once
+per agent and step and never writes into an array it has returned (a
+stored observation stays valid); the same dict is returned again within a
+step, so do not modify it.
+
+## Rewards
+
+Given to both agents when the partie ends (0 before):
+
+| reward_mode | decided partie | Alifer (tie or accepted proposal) | forfeit (Art. 12) |
+|---|---|---|---|
+| "win" (default) | +1 winner, -1 loser | 0 | -1 offender, +1 opponent |
+| "points" | own total minus the opponent's | 0 | offender min(own - opponent, -1), the opponent the negation |
+| "tokens" | net tokens of the partie for that agent (stake included; scaled by stake_multiple and m) | same | same |
+
+"tokens" is the engine's settlement (``PartieResult.tokens``): each player
+pays its stake into the Bulka and receives or pays declaration payments and
+pays trick-bonus payments; winning a partie earns no tokens by itself (the
+Bulka is taken only by a Pro win in the session environment). A tie
+settles payments, an accepted Alifer or a forfeit settles only the stakes,
+so both get ``-stake`` there. In "points" a tie is 0 by definition; an
+abandoned partie counts no points, and a forfeit is always a loss.
+
+## Infos
+
+``infos[agent]["role"]`` from reset on. When the partie ends every agent's
+info also has ``result`` ("win" | "loss" | "alifer"), ``outcome`` (the
+engine's: "decided" | "tie" | "agreed_alifer" | "forfeit"), ``score``
+(``{"card_points", "declaration_points", "bonus_points", "total"}``; for an
+abandoned or forfeited partie the points as they stood, without trick
+bonuses), ``tokens`` (net token change of the partie) and ``forfeit``
+(True only for an agent that lost by an illegal action).
+
+## Illegal actions
+
+With ``illegal_action="raise"`` an illegal action raises ``ValueError``
+(the engine's ``IllegalActionError``) naming the agent, the action and the
+legal actions; the state is unchanged and the same agent is still to act.
+With ``illegal_action="forfeit"`` the offender loses the partie at once
+(result "loss", ``forfeit`` True), with no declaration or bonus payments.
+
+## Rendering
+
+``render()`` shows the whole table, both hands included, as a spectator
+sees it (it is not a player's view; use ``decode_observation`` for that).
+"ansi" returns the text, "human" prints it after every step.
+
+## Version history
+
+* v0: initial release (one partie; observation layout of 347 values).
+"""
+from __future__ import annotations
+
+import warnings
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+
+from .engine import (
+    AGREED_ALIFER,
+    FORFEIT,
+    N_ACTIONS,
+    TIE,
+    IllegalActionError,
+    Partie,
+    RuleConfig,
+    action_name,
+    deal_from_names,
+    deal_from_order,
+)
+from .engine.cards import N_CARDS
+from .engine.partie import DONE
+from .engine.render import render_partie
+from .observation import OBS_SIZE, Observer, decode_observation, encode
+
+AGENTS = ("player_0", "player_1")
+ROLES = ("challenger", "dealer")
+REWARD_MODES = ("win", "points", "tokens")
+RENDER_MODES = ("human", "ansi")
+OPTION_KEYS = ("deal", "dealer", "multiplier")
+_MASK_FORMAT = f"0{N_ACTIONS}b"
+_DIGIT_TO_BYTE = bytes.maketrans(b"01", b"\x00\x01")
+
+
+def env(**kwargs):
+    """``raw_env(**kwargs)`` in PettingZoo's ``OrderEnforcingWrapper``."""
+    return OrderEnforcingWrapper(raw_env(**kwargs))
+
+
+def mask_array(mask: int) -> np.ndarray:
+    """An engine action bit set as a new int8 array of 49 zeros and ones."""
+    # Binary digits, lowest action first, mapped to bytes 0/1: about twice as
+    # fast as np.unpackbits for one short mask.
+    return np.frombuffer(bytearray(format(mask, _MASK_FORMAT)[::-1].encode().translate(_DIGIT_TO_BYTE)), np.int8)
+
+
+def reward_of(result, seat: int, reward_mode: str) -> float:
+    """The final reward of ``seat`` for a settled ``PartieResult``."""
+    if reward_mode == "tokens":
+        return float(result.tokens[seat])
+    outcome = result.outcome
+    if outcome == TIE or outcome == AGREED_ALIFER:
+        return 0.0
+    won = result.winner == seat
+    if reward_mode == "win":
+        return 1.0 if won else -1.0
+    diff = result.scores[seat].total - result.scores[1 - seat].total
+    if outcome == FORFEIT:
+        # A forfeit is a loss whatever the score (Art. 12): at least one point.
+        offender_diff = diff if not won else -diff
+        offender_reward = float(min(offender_diff, -1))
+        return -offender_reward if won else offender_reward
+    return float(diff)
+
+
+def score_dict(score) -> dict:
+    """An engine ``Score`` as the info dict (``Score.to_dict`` goes through
+    ``dataclasses.asdict``, a fifth of a random partie's run time)."""
+    return {"card_points": score.card_points, "declaration_points": score.declaration_points,
+            "bonus_points": score.bonus_points, "total": score.total}
+
+
+def result_name(result, seat: int) -> str:
+    if result.winner is None:
+        return "alifer"
+    return "win" if result.winner == seat else "loss"
+
+
+class raw_env(AECEnv, EzPickle):
+    """One Trappola partie; see the module docstring."""
+
+    metadata = {"name": "trappola_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
+
+    def __init__(self, render_mode: str | None = None, reward_mode: str = "win", stake_multiple: int = 1,
+                 ace_declaration: str = "first_ace", illegal_action: str = "raise"):
+        EzPickle.__init__(self, render_mode=render_mode, reward_mode=reward_mode, stake_multiple=stake_multiple,
+                          ace_declaration=ace_declaration, illegal_action=illegal_action)
+        super().__init__()
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
+        if reward_mode not in REWARD_MODES:
+            raise ValueError(f"reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
+        if isinstance(stake_multiple, bool) or not isinstance(stake_multiple, int) or stake_multiple < 1:
+            raise ValueError(f"stake_multiple must be a positive int, got {stake_multiple!r}")
+        self.config = RuleConfig(ace_declaration=ace_declaration, illegal_action=illegal_action)
+        self.render_mode = render_mode
+        self.reward_mode = reward_mode
+        self.stake_multiple = stake_multiple
+        self.possible_agents = list(AGENTS)
+        self.action_spaces = {a: spaces.Discrete(N_ACTIONS) for a in AGENTS}
+        self.observation_spaces = {
+            a: spaces.Dict({
+                "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
+                "action_mask": spaces.Box(0, 1, (N_ACTIONS,), np.int8),
+            })
+            for a in AGENTS
+        }
+        self.partie = None
+        self.result = None
+        self._observer = None
+        self._rng = None
+        self._by_seat = AGENTS  # engine seat -> agent
+        self._seat = {a: i for i, a in enumerate(AGENTS)}  # agent -> engine seat
+        self._obs = {}
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------- reset
+    def reset(self, seed=None, options=None):
+        if seed is not None or self._rng is None:
+            self._rng = np.random.default_rng(seed)
+        options = {} if options is None else options
+        if not isinstance(options, dict):
+            raise ValueError(f"options must be a dict, got {type(options).__name__}")
+        unknown = [k for k in options if k not in OPTION_KEYS]
+        if unknown:
+            warnings.warn(f"trappola_v0.reset ignores unknown options {unknown}; known: {list(OPTION_KEYS)}",
+                          stacklevel=2)
+        dealer = options.get("dealer", "player_1")
+        if dealer not in AGENTS:
+            raise ValueError(f"options['dealer'] must be 'player_0' or 'player_1', got {dealer!r}")
+        multiplier = options.get("multiplier", 1)
+        if "deal" in options:
+            deal = deal_from_names(options["deal"])
+        else:
+            deal = deal_from_order(self._rng.permutation(N_CARDS).tolist())
+        self.partie = Partie(deal, self.config, self.stake_multiple, multiplier)
+        self._observer = Observer(self.partie)
+        self.result = None
+        self._by_seat = tuple(a for a in AGENTS if a != dealer) + (dealer,)
+        a0, a1 = self._by_seat
+        self._seat = {a0: 0, a1: 1}
+        self.agents = [AGENTS[0], AGENTS[1]]
+        self.rewards = {AGENTS[0]: 0, AGENTS[1]: 0}
+        self._cumulative_rewards = {AGENTS[0]: 0, AGENTS[1]: 0}
+        self.terminations = {AGENTS[0]: False, AGENTS[1]: False}
+        self.truncations = {AGENTS[0]: False, AGENTS[1]: False}
+        self.infos = {a0: {"role": ROLES[0]}, a1: {"role": ROLES[1]}}
+        self._obs = {}
+        self.agent_selection = self._by_seat[self.partie.to_act]
+        if self.render_mode == "human":
+            self.render()
+
+    # -------------------------------------------------------------- step
+    def step(self, action):
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        partie = self.partie
+        try:
+            partie.apply(action)
+        except IllegalActionError as e:
+            raise IllegalActionError(f"{agent} ({ROLES[self._seat[agent]]}): {e}") from None
+        self._obs = {}
+        if partie.phase == DONE:
+            self._finish(agent)
+        else:
+            self.agent_selection = self._by_seat[partie.to_act]
+        if self.render_mode == "human":
+            self.render()
+
+    def _finish(self, last_mover: str) -> None:
+        result = self.result = self.partie.result()
+        forfeited_by = result.forfeited_by
+        for agent in AGENTS:
+            seat = self._seat[agent]
+            self.rewards[agent] = reward_of(result, seat, self.reward_mode)
+            self.terminations[agent] = True
+            self.infos[agent].update(
+                result=result_name(result, seat),
+                outcome=result.outcome,
+                score=score_dict(result.scores[seat]),
+                tokens=result.tokens[seat],
+                forfeit=forfeited_by == seat,
+            )
+        self._accumulate_rewards()
+        # The opponent of the last mover is stepped (and sees its reward) first.
+        self.agent_selection = AGENTS[1] if last_mover == AGENTS[0] else AGENTS[0]
+
+    # ----------------------------------------------------------- observe
+    def observe(self, agent):
+        obs = self._obs.get(agent)
+        if obs is None:
+            partie = self.partie
+            seat = self._seat[agent]
+            if partie.to_act == seat and partie.phase != DONE:
+                mask = mask_array(partie.legal_mask())
+            else:
+                mask = np.zeros(N_ACTIONS, np.int8)
+            observer = self._observer
+            observer.sync()
+            obs = self._obs[agent] = {"observation": observer.vectors[seat].copy(), "action_mask": mask}
+        return obs
+
+    # ------------------------------------------------------------ render
+    def render(self):
+        if self.render_mode is None:
+            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        text = (f"{self._by_seat[0]} is the challenger, {self._by_seat[1]} the dealer\n"
+                + render_partie(self.partie))
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self):
+        pass
+
+
+__all__ = ["env", "raw_env", "action_name", "decode_observation", "encode", "mask_array", "OBS_SIZE",
+           "AGENTS", "ROLES", "REWARD_MODES"]
