@@ -1,0 +1,165 @@
+"""``policy``: a trained MaskablePPO checkpoint (``train/``) as a player.
+
+    make_player("policy")                        # the shipped models/default.zip
+    make_player("policy:runs/x/best.zip")        # any checkpoint
+    make_player("policy:runs/x/best.zip,sample=true")
+
+The checkpoint is checked before use (``train.checkpoint``): a missing
+file, a corrupt file, or one whose action table or observation layout
+differs from this code's is refused with a ``ValueError`` saying which.
+A relative path is looked up from the working directory, then from the
+repository root (so ``policy`` works from anywhere).
+
+Card play: the policy network's actor, run in numpy (well under 1 ms per
+decision on one core), greedy by default (``sample=true`` samples from
+its distribution with the player's seeded ``rng``). The observation is
+the ``trappola_v0`` vector, built from the seat's ``InfoState`` alone.
+
+Pro: ``pro=learned`` (default) uses the Pro decision trained by
+``train/pro.py`` and stored in the checkpoint; a checkpoint without one
+falls back to the ``threshold`` rule. ``never``, ``always``, ``threshold``
+and ``random`` are the shared rules of ``agents.pro_rules``.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from trappola_env.engine.cards import mask_of
+from trappola_env.observation import OBS_SIZE, encode
+from trappola_env.trappola_v0 import mask_array
+
+from .base import Player, ProView, TurnView
+from .pro_rules import PRO_MODES, ProRule
+from .settings import Setting
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_MODEL = "models/default.zip"
+_CACHE: dict = {}  # (resolved path, mtime) -> (NumpyPolicy, metadata)
+
+
+def resolve_model_path(path: str) -> Path:
+    p = Path(path).expanduser()
+    if p.is_absolute() or p.exists():
+        return p
+    return REPO_ROOT / p
+
+
+def load_checkpoint_policy(path: str):
+    """(NumpyPolicy, metadata) of a checkpoint, cached per file version;
+    raises ``ValueError`` (``train.checkpoint.CheckpointError``) if unusable."""
+    from train.checkpoint import CheckpointNotFoundError, load_policy
+
+    p = resolve_model_path(path)
+    if not p.exists():
+        raise CheckpointNotFoundError(f"policy checkpoint not found: {path!r} (looked in {Path.cwd()} and "
+                                      f"{REPO_ROOT})")
+    key = (str(p.resolve()), p.stat().st_mtime_ns)
+    if key not in _CACHE:
+        _CACHE[key] = load_policy(p, env="trappola_v0")
+    return _CACHE[key]
+
+
+class _SeatView:
+    """What ``observation.encode`` reads of a ``Partie``, rebuilt from one
+    seat's ``InfoState``: the opponent's "hand" is empty and its "dealt
+    hand" is the cards it has played, so ``dealt & ~hand`` (all the encoder
+    takes from the opponent) is its public record and nothing more."""
+
+    __slots__ = ("hands", "dealt", "bottom", "tricks", "lead", "trick", "counts", "done", "manko_answer",
+                 "phase", "alifer_proposer", "card_points", "multiplier")
+
+    def __init__(self, info):
+        seat = info.seat
+        opp_played = mask_of(info.played_by(1 - seat))
+        self.hands = (info.hand, 0) if seat == 0 else (0, info.hand)
+        self.dealt = (info.dealt, opp_played) if seat == 0 else (opp_played, info.dealt)
+        self.bottom = info.bottom
+        self.tricks = info.tricks
+        self.lead = info.lead
+        self.trick = info.trick
+        self.counts = info.declarations
+        self.done = info.used
+        self.manko_answer = info.manko_answer
+        self.phase = info.phase
+        self.alifer_proposer = info.alifer_proposer
+        self.card_points = info.card_points
+        self.multiplier = info.multiplier
+
+
+def observation_of_info(info) -> np.ndarray:
+    """The ``trappola_v0`` observation vector of an ``InfoState``'s seat."""
+    return encode(_SeatView(info), info.seat)
+
+
+class PolicyPlayer(Player):
+    kind = "policy"
+    POSITIONAL = "path"
+    SETTINGS = {
+        "path": Setting(str, DEFAULT_MODEL, "checkpoint .zip written by `trappola train`"),
+        "sample": Setting(bool, False, "sample moves from the policy (default: its most likely move)"),
+        "pro": Setting(PRO_MODES + ("learned",), "learned",
+                       "when to declare Pro: learned (the checkpoint's), never, always, threshold, random"),
+        "pro_bulka": Setting(float, 3.0, "threshold: least Bulka, in base stakes, to declare Pro"),
+        "pro_vs": Setting(str, "", "threshold: '+'-separated opponent names/kinds to declare against (empty: any)"),
+    }
+
+    def __init__(self, **settings):
+        import random
+
+        self.settings = self._validate(settings)
+        from .base import _settings_suffix
+
+        self.name = self.kind + _settings_suffix(self.settings, self.SETTINGS)
+        self.rng = random.Random(0)
+        self.policy, self.meta = load_checkpoint_policy(self.settings["path"])
+        if self.policy.obs_dim != OBS_SIZE:
+            raise ValueError(f"checkpoint {self.settings['path']!r} expects {self.policy.obs_dim} inputs, "
+                             f"trappola_v0 observations have {OBS_SIZE}")
+        self.learned_pro = None
+        mode = self.settings["pro"]
+        if mode == "learned":
+            from train.pro import ProPolicy
+
+            spec = self.meta.get("pro_policy")
+            self.learned_pro = ProPolicy.from_dict(spec) if spec else None
+            mode = "threshold" if self.learned_pro is None else "never"
+        self.pro_rule = ProRule.from_settings({**self.settings, "pro": mode})
+        self._np_rng = np.random.default_rng(0)
+
+    @classmethod
+    def from_numpy(cls, policy, meta: dict | None = None, name: str = "learner", **settings) -> "PolicyPlayer":
+        """A player around an in-memory ``NumpyPolicy`` (training-time
+        evaluation): no file involved."""
+        import random
+
+        self = cls.__new__(cls)
+        self.settings = cls._validate({"pro": "threshold", **settings})
+        self.name = name
+        self.rng = random.Random(0)
+        self.policy, self.meta = policy, meta or {}
+        self.learned_pro = None
+        self.pro_rule = ProRule.from_settings(self.settings)
+        self._np_rng = np.random.default_rng(0)
+        return self
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self._np_rng = np.random.default_rng(self.rng.getrandbits(32))
+
+    def act(self, view: TurnView) -> int:
+        obs = view._observation if view._observation is not None else observation_of_info(view.info)
+        mask = view.legal_mask
+        if mask & (mask - 1) == 0:  # one legal action: nothing to decide
+            return mask.bit_length() - 1
+        return self.policy.act(obs[:OBS_SIZE], mask_array(mask), self._np_rng,
+                               deterministic=not self.settings["sample"])
+
+    def decide_pro(self, view: ProView) -> bool:
+        if self.learned_pro is not None:
+            return self.learned_pro.decide(view)
+        return self.pro_rule.decide(view, self.rng)
+
+
+__all__ = ["PolicyPlayer", "observation_of_info", "load_checkpoint_policy", "DEFAULT_MODEL"]

@@ -1,0 +1,164 @@
+"""Callbacks of the self-play run (see ``ppo_selfplay.py`` for the order).
+
+* ``SelfPlayCallback``: pushes a frozen snapshot of the learner into every
+  environment worker's opponent pool every ``snapshot_every`` steps (and
+  one at the start), and logs per pool member the learner's win rate,
+  its mean points difference and the episode count, plus steps/second.
+* ``EvalCheckpointCallback``: every ``eval_every`` steps a duplicate match
+  against ``eval_opponent`` (same deals each time, so evaluations are
+  comparable); the best score so far is saved as ``best.zip``; every
+  ``checkpoint_every`` steps ``last.zip`` is overwritten.
+* ``ProgressBarCallback``: a plain tqdm bar (SB3's own needs ``rich``).
+* ``TimeLimitCallback``: stops learning after ``max_minutes``.
+"""
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+
+from stable_baselines3.common.callbacks import BaseCallback
+
+from .checkpoint import build_metadata, save_checkpoint
+from .numpy_policy import NumpyPolicy
+
+
+def snapshot_weights(model, activation: str) -> dict:
+    return NumpyPolicy.from_sb3(model.policy, activation).get_weights()
+
+
+class SelfPlayCallback(BaseCallback):
+    def __init__(self, snapshot_every: int, activation: str):
+        super().__init__()
+        self.snapshot_every = snapshot_every
+        self.activation = activation
+        self.last_snapshot = 0
+        self.n_snapshots = 0
+        self.stats = defaultdict(lambda: [0, 0, 0, 0.0])  # wins, losses, alifers, points diff sum
+        self.t0 = time.time()
+        self.steps0 = 0
+
+    def push_snapshot(self) -> None:
+        self.training_env.env_method("add_snapshot", snapshot_weights(self.model, self.activation))
+        self.last_snapshot = self.num_timesteps
+        self.n_snapshots += 1
+
+    def _on_training_start(self) -> None:
+        self.push_snapshot()
+        self.t0, self.steps0 = time.time(), self.num_timesteps
+
+    def _on_step(self) -> bool:
+        for done, info in zip(self.locals["dones"], self.locals["infos"]):
+            if done and "opponent" in info:
+                name = "self" if info["opponent"].startswith("self") else info["opponent"]
+                s = self.stats[name]
+                s[{"win": 0, "loss": 1}.get(info["result"], 2)] += 1
+                s[3] += info["points_diff"]
+        if self.snapshot_every and self.num_timesteps - self.last_snapshot >= self.snapshot_every:
+            self.push_snapshot()
+        return True
+
+    def _on_rollout_end(self) -> None:
+        for name, (w, l, a, pts) in self.stats.items():
+            n = w + l + a
+            if n:
+                self.logger.record(f"selfplay/win_rate_vs_{name}", w / max(w + l, 1))
+                self.logger.record(f"selfplay/points_diff_vs_{name}", pts / n)
+                self.logger.record(f"selfplay/episodes_vs_{name}", n)
+        self.stats.clear()
+        now = time.time()
+        self.logger.record("selfplay/steps_per_second", (self.num_timesteps - self.steps0) / max(now - self.t0, 1e-9))
+        self.logger.record("selfplay/snapshots", self.n_snapshots)
+        self.t0, self.steps0 = now, self.num_timesteps
+
+
+class EvalCheckpointCallback(BaseCallback):
+    def __init__(self, cfg, run_dir, log=print):
+        super().__init__()
+        self.cfg = cfg
+        self.run_dir = run_dir
+        self.log = log
+        self.last_eval = 0
+        self.last_ckpt = 0
+        self.best_score = -1.0
+        self.best_path = None
+        self.history = []
+
+    def evaluate(self) -> dict:
+        from agents import make_player
+        from agents.policy_player import PolicyPlayer
+
+        from .evaluation import duplicate_match
+
+        cfg = self.cfg
+        me = PolicyPlayer.from_numpy(NumpyPolicy.from_sb3(self.model.policy, cfg.activation))
+        res = duplicate_match(me, make_player(cfg.eval_opponent), cfg.eval_deals, seed=cfg.seed + 777)
+        res["timesteps"] = self.num_timesteps
+        self.history.append(res)
+        return res
+
+    def meta(self, **extra) -> dict:
+        return build_metadata(self.cfg.to_dict(), self.cfg.seed, self.num_timesteps, **extra)
+
+    def evaluate_and_keep_best(self) -> dict:
+        res = self.evaluate()
+        lo, hi = res["score_ci"]
+        self.log(f"[eval {self.num_timesteps:>9,} steps] vs {self.cfg.eval_opponent} in duplicate: "
+                 f"win rate {res['win_rate']:.3f}, score {res['score']:.3f} [{lo:.3f}, {hi:.3f}], "
+                 f"points diff {res['points_diff']:+.1f}")
+        if self.logger is not None:
+            self.logger.record(f"eval/win_rate_vs_{self.cfg.eval_opponent}", res["win_rate"])
+            self.logger.record(f"eval/score_vs_{self.cfg.eval_opponent}", res["score"])
+            self.logger.record(f"eval/points_diff_vs_{self.cfg.eval_opponent}", res["points_diff"])
+        if res["score"] > self.best_score:
+            self.best_score = res["score"]
+            self.best_path = save_checkpoint(self.model, self.run_dir / "best.zip",
+                                             self.meta(eval={self.cfg.eval_opponent: _short(res)}))
+        return res
+
+    def _on_step(self) -> bool:
+        cfg = self.cfg
+        if cfg.eval_every and self.num_timesteps - self.last_eval >= cfg.eval_every:
+            self.last_eval = self.num_timesteps
+            self.evaluate_and_keep_best()
+        if cfg.checkpoint_every and self.num_timesteps - self.last_ckpt >= cfg.checkpoint_every:
+            self.last_ckpt = self.num_timesteps
+            save_checkpoint(self.model, self.run_dir / "last.zip", self.meta())
+        return True
+
+
+def _short(res: dict) -> dict:
+    keys = ("deals", "wins", "losses", "alifers", "win_rate", "score", "score_ci", "points_diff", "timesteps")
+    return {k: res[k] for k in keys if k in res}
+
+
+class ProgressBarCallback(BaseCallback):
+    def __init__(self, total: int):
+        super().__init__()
+        self.total = total
+        self.bar = None
+
+    def _on_training_start(self) -> None:
+        from tqdm import tqdm
+
+        self.bar = tqdm(total=self.total, initial=0, unit="step", dynamic_ncols=True, mininterval=2.0)
+
+    def _on_step(self) -> bool:
+        self.bar.update(self.training_env.num_envs)
+        return True
+
+    def _on_training_end(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+class TimeLimitCallback(BaseCallback):
+    def __init__(self, minutes: float, log=print):
+        super().__init__()
+        self.deadline = time.time() + 60.0 * minutes if minutes > 0 else None
+        self.log = log
+
+    def _on_step(self) -> bool:
+        if self.deadline is not None and time.time() > self.deadline:
+            self.log(f"time limit reached after {self.num_timesteps:,} steps; stopping")
+            return False
+        return True

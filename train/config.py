@@ -1,0 +1,208 @@
+"""Every setting of a self-play training run, in one dataclass.
+
+``load_config(path, overrides)`` reads a YAML file (unknown keys are an
+error, so a typo never silently falls back to a default) and then applies
+command-line overrides, each either ``key=value`` or ``--key value``
+(``--key=value`` too). Nested mappings use dots: ``pool.rule=0.5``. Values
+are parsed as YAML scalars/lists (``net_arch=[128,128]``, ``bc=false``) and
+checked against the field's type.
+
+The defaults here are the defaults of ``configs/ppo_selfplay.yaml``; the
+YAML file exists so that a run is reproducible from a file on disk.
+"""
+from __future__ import annotations
+
+import dataclasses
+import typing
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+
+import yaml
+
+REWARD_MODES = ("win", "points", "tokens", "mixed")
+POOL_MEMBERS = ("self", "rule", "random")
+
+
+@dataclass
+class TrainConfig:
+    # --- run -------------------------------------------------------------
+    run_name: str = "ppo_selfplay"
+    out_dir: str = "runs"  # the run writes to out_dir/run_name/
+    seed: int = 0
+    total_timesteps: int = 2_000_000  # learner decisions (env steps of the wrapper)
+    max_minutes: float = 0.0  # wall-clock cap on the learning phase; 0 = none
+    n_envs: int = 16
+    vec_env: str = "subproc"  # subproc | dummy
+    torch_threads: int = 1
+    progress_bar: bool = True
+    tensorboard: bool = True
+    resume: str = ""  # checkpoint .zip to continue from
+    # --- environment ----------------------------------------------------
+    # win: +1/-1/0; points: (own - opponent total) / points_scale;
+    # tokens: net tokens / tokens_scale; mixed: win + points_weight * points.
+    reward_mode: str = "mixed"
+    points_scale: float = 60.0
+    tokens_scale: float = 30.0
+    points_weight: float = 0.5
+    # --- network and PPO ------------------------------------------------
+    net_arch: list = field(default_factory=lambda: [256, 256])
+    activation: str = "relu"  # relu | tanh
+    learning_rate: float = 3e-4
+    lr_final_fraction: float = 0.2  # linear decay to this fraction of learning_rate
+    n_steps: int = 256  # per env
+    batch_size: int = 512
+    n_epochs: int = 4
+    gamma: float = 1.0  # episodic, ~10 learner decisions: no discounting needed
+    gae_lambda: float = 0.95
+    clip_range: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    target_kl: float = 0.0  # 0 = none
+    # --- opponent pool --------------------------------------------------
+    # Draw weights per episode: "self" = a frozen snapshot of the learner.
+    pool: dict = field(default_factory=lambda: {"self": 0.5, "rule": 0.4, "random": 0.1})
+    snapshot_every: int = 100_000  # learner steps between snapshots added to the pool
+    pool_size: int = 8  # most recent snapshots kept
+    snapshot_latest_prob: float = 0.5  # else a uniformly drawn older snapshot
+    opponent_deterministic: bool = False  # snapshots sample their moves by default
+    # --- behaviour cloning warm start ------------------------------------
+    bc: bool = True
+    bc_teacher: str = "rule"
+    bc_deals: int = 20_000  # each deal gives both seats' decisions
+    bc_epochs: int = 8
+    bc_batch_size: int = 1024
+    bc_learning_rate: float = 1e-3
+    bc_value_coef: float = 0.5  # also fit the value head to the teacher games' returns
+    # --- evaluation and checkpoints -------------------------------------
+    eval_every: int = 200_000  # learner steps
+    eval_deals: int = 300  # duplicate: each deal is played twice, seats swapped
+    eval_opponent: str = "rule"
+    checkpoint_every: int = 500_000
+    # --- Pro decision (bulka sessions) -----------------------------------
+    pro_train: bool = False  # train the Pro decision after self-play
+
+    def __post_init__(self):
+        self.validate()
+
+    def validate(self) -> None:
+        if self.reward_mode not in REWARD_MODES:
+            raise ValueError(f"reward_mode must be one of {REWARD_MODES}, got {self.reward_mode!r}")
+        if self.vec_env not in ("subproc", "dummy"):
+            raise ValueError(f"vec_env must be 'subproc' or 'dummy', got {self.vec_env!r}")
+        if self.activation not in ("relu", "tanh"):
+            raise ValueError(f"activation must be 'relu' or 'tanh', got {self.activation!r}")
+        for name in ("n_envs", "n_steps", "batch_size", "n_epochs", "pool_size", "torch_threads"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)!r}")
+        for name in ("total_timesteps", "snapshot_every", "eval_every", "checkpoint_every", "eval_deals",
+                     "bc_deals"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)!r}")
+        if not self.net_arch or any(not isinstance(n, int) or n < 1 for n in self.net_arch):
+            raise ValueError(f"net_arch must be a non-empty list of positive ints, got {self.net_arch!r}")
+        unknown = set(self.pool) - set(POOL_MEMBERS)
+        if unknown:
+            raise ValueError(f"pool has unknown members {sorted(unknown)}; allowed: {POOL_MEMBERS}")
+        if any(not isinstance(w, (int, float)) or w < 0 for w in self.pool.values()):
+            raise ValueError(f"pool weights must be numbers >= 0, got {self.pool!r}")
+        if sum(self.pool.values()) <= 0:
+            raise ValueError(f"pool weights must not all be 0, got {self.pool!r}")
+        if (self.n_steps * self.n_envs) % self.batch_size:
+            raise ValueError(f"n_steps * n_envs ({self.n_steps * self.n_envs}) must be a multiple of "
+                             f"batch_size ({self.batch_size})")
+        if not 0 < self.lr_final_fraction <= 1:
+            raise ValueError(f"lr_final_fraction must be in (0, 1], got {self.lr_final_fraction!r}")
+
+    @property
+    def run_dir(self) -> Path:
+        return Path(self.out_dir) / self.run_name
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+_FIELDS = {f.name: f for f in fields(TrainConfig)}
+
+
+def _coerce(name: str, value, annotation: str):
+    """Check ``value`` against the field's declared type; ints are accepted
+    where floats are expected (``lr=1`` means 1.0)."""
+    kind = {"str": str, "int": int, "float": float, "bool": bool, "list": list, "dict": dict}[annotation]
+    if kind is float and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    if kind is int and isinstance(value, float) and value.is_integer():
+        return int(value)
+    if kind is str and value is None:
+        return ""
+    if kind is not bool and isinstance(value, bool) or not isinstance(value, kind):
+        raise ValueError(f"config key {name!r} expects {annotation}, got {value!r}")
+    return value
+
+
+def config_from_dict(data: dict, base: TrainConfig | None = None) -> TrainConfig:
+    """A new config: ``base`` (default: the defaults) updated with ``data``.
+    Dotted keys (``pool.rule``) update one entry of a mapping field."""
+    values = asdict(base) if base is not None else asdict(TrainConfig())
+    for key, value in data.items():
+        top, _, sub = str(key).partition(".")
+        if top not in _FIELDS:
+            close = [n for n in _FIELDS if n.startswith(top[:3])]
+            raise ValueError(f"unknown config key {key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+        annotation = _FIELDS[top].type
+        if sub:
+            if annotation != "dict":
+                raise ValueError(f"config key {top!r} is not a mapping; cannot set {key!r}")
+            values[top] = {**values[top], sub: value}
+        else:
+            values[top] = _coerce(top, value, annotation)
+    return TrainConfig(**values)
+
+
+def parse_overrides(argv: typing.Sequence[str]) -> dict:
+    """``["a=1", "--b", "2", "--c=x"]`` -> ``{"a": 1, "b": 2, "c": "x"}``,
+    values parsed as YAML scalars."""
+    out = {}
+    argv = list(argv)
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg.startswith("--"):
+            arg = arg[2:]
+            if "=" not in arg:
+                if i + 1 >= len(argv):
+                    raise ValueError(f"option --{arg} needs a value")
+                arg = f"{arg}={argv[i + 1]}"
+                i += 1
+        if "=" not in arg:
+            raise ValueError(f"override {arg!r} must be key=value or --key value")
+        key, _, raw = arg.partition("=")
+        key = key.strip().replace("-", "_")
+        try:
+            out[key] = yaml.safe_load(raw) if raw.strip() else ""
+        except yaml.YAMLError as exc:
+            raise ValueError(f"cannot parse the value of {key!r}: {raw!r} ({exc})") from None
+        i += 1
+    return out
+
+
+def load_config(path: str | Path | None = None, overrides: typing.Sequence[str] | dict = ()) -> TrainConfig:
+    """The config of ``path`` (YAML; None = defaults) with ``overrides``."""
+    cfg = TrainConfig()
+    if path is not None:
+        path = Path(path)
+        if not path.is_file():
+            raise FileNotFoundError(f"config file not found: {path}")
+        data = yaml.safe_load(path.read_text()) or {}
+        if not isinstance(data, dict):
+            raise ValueError(f"config file {path} must hold a mapping of settings, got {type(data).__name__}")
+        cfg = config_from_dict(data)
+    if isinstance(overrides, dict):
+        extra = overrides
+    else:
+        extra = parse_overrides(overrides)
+    return config_from_dict(extra, cfg) if extra else cfg
+
+
+def replace(cfg: TrainConfig, **changes) -> TrainConfig:
+    return dataclasses.replace(cfg, **changes)

@@ -1,0 +1,189 @@
+"""Self-play MaskablePPO on ``trappola_v0`` (read top to bottom).
+
+    trappola train --config configs/ppo_selfplay.yaml [key=value | --key value ...]
+    python -m train.ppo_selfplay --config configs/ppo_selfplay.yaml total_timesteps=20000
+
+The run writes to ``out_dir/run_name/``: ``config.yaml`` (the settings
+used), ``train.log``, TensorBoard logs in ``tb/``, ``best.zip`` (best
+duplicate score against ``eval_opponent``), ``last.zip`` (periodic) and
+``final.zip`` (end of the run). Every checkpoint carries its metadata
+(``train.checkpoint``). ``resume=path/to.zip`` continues a run from a
+checkpoint (its optimizer state and step count included).
+
+Steps:
+
+1. settings and seeds (``seed`` fixes the deals, roles, opponent draws,
+   network initialisation and minibatch order: the same config reproduces
+   the same run on the same machine; a run cut by ``max_minutes`` only up
+   to where it was cut);
+2. ``n_envs`` environment workers (``SelfPlayEnv`` behind ``SubprocVecEnv``);
+3. the model: new, or loaded with ``resume``;
+4. optional behaviour cloning on the teacher's moves (``bc=true``);
+5. PPO with the opponent pool, evaluation and checkpoint callbacks;
+6. final evaluation and ``final.zip``.
+"""
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+from .config import TrainConfig, load_config
+
+
+def train(cfg: TrainConfig, log=None) -> dict:
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import configure
+    from stable_baselines3.common.utils import set_random_seed
+
+    from . import bc as bc_mod
+    from .callbacks import EvalCheckpointCallback, ProgressBarCallback, SelfPlayCallback, TimeLimitCallback
+    from .checkpoint import build_metadata, load_model, save_checkpoint
+    from .vec import make_vec_env
+
+    # 1. settings and seeds ---------------------------------------------
+    run_dir = cfg.run_dir
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+    log_file = open(run_dir / "train.log", "a")
+
+    def say(msg: str) -> None:
+        line = f"{time.strftime('%H:%M:%S')} {msg}"
+        print(line, file=log_file, flush=True)
+        (log or print)(line)
+
+    t_start = time.time()
+    torch.set_num_threads(cfg.torch_threads)
+    set_random_seed(cfg.seed)
+    say(f"run {run_dir}: {cfg.total_timesteps:,} steps, {cfg.n_envs} envs, pool {cfg.pool}, "
+        f"reward {cfg.reward_mode}, net {cfg.net_arch}, bc={cfg.bc}")
+
+    # 2. environments ----------------------------------------------------
+    venv = make_vec_env(cfg)
+
+    # 3. model -----------------------------------------------------------
+    lr0, frac = cfg.learning_rate, cfg.lr_final_fraction
+
+    def lr_schedule(progress_remaining: float) -> float:  # 1 -> 0 over the run
+        return lr0 * (frac + (1 - frac) * progress_remaining)
+
+    activation = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[cfg.activation]
+    if cfg.resume:
+        model, meta = load_model(cfg.resume, env=venv)
+        model.learning_rate = lr_schedule
+        model._setup_lr_schedule()
+        say(f"resumed from {cfg.resume} at {model.num_timesteps:,} steps")
+    else:
+        model = MaskablePPO(
+            "MlpPolicy", venv, seed=cfg.seed, device="cpu", verbose=0,
+            learning_rate=lr_schedule, n_steps=cfg.n_steps, batch_size=cfg.batch_size, n_epochs=cfg.n_epochs,
+            gamma=cfg.gamma, gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range, ent_coef=cfg.ent_coef,
+            vf_coef=cfg.vf_coef, max_grad_norm=cfg.max_grad_norm, target_kl=cfg.target_kl or None,
+            policy_kwargs=dict(net_arch=dict(pi=list(cfg.net_arch), vf=list(cfg.net_arch)),
+                               activation_fn=activation),
+        )
+    formats = ["csv"] + (["tensorboard"] if cfg.tensorboard else [])
+    model.set_logger(configure(str(run_dir / "tb"), formats))
+
+    # 4. behaviour cloning warm start -------------------------------------
+    evaluator = EvalCheckpointCallback(cfg, run_dir, log=say)
+    evaluator.init_callback(model)
+    bc_stats = None
+    if cfg.bc and not cfg.resume:
+        t0 = time.time()
+        data = bc_mod.collect(cfg.bc_teacher, cfg.bc_deals, seed=cfg.seed + 1, reward_mode=cfg.reward_mode,
+                              points_scale=cfg.points_scale, tokens_scale=cfg.tokens_scale,
+                              points_weight=cfg.points_weight)
+        say(f"bc: {len(data['action']):,} {cfg.bc_teacher} decisions from {cfg.bc_deals:,} deals "
+            f"in {time.time() - t0:.0f}s")
+        bc_stats = bc_mod.clone(model, data, cfg.bc_epochs, cfg.bc_batch_size, cfg.bc_learning_rate,
+                                cfg.bc_value_coef, seed=cfg.seed, log=say)
+        del data
+        say(f"bc done in {time.time() - t0:.0f}s")
+        if cfg.eval_deals:
+            evaluator.evaluate_and_keep_best()
+
+    # 5. PPO with the opponent pool ---------------------------------------
+    callbacks = [SelfPlayCallback(cfg.snapshot_every, cfg.activation), evaluator]
+    if cfg.max_minutes > 0:
+        callbacks.append(TimeLimitCallback(cfg.max_minutes - (time.time() - t_start) / 60.0, log=say))
+    if cfg.progress_bar:
+        callbacks.append(ProgressBarCallback(cfg.total_timesteps))
+    steps_before = model.num_timesteps
+    t_learn = time.time()
+    model.learn(total_timesteps=cfg.total_timesteps, callback=callbacks, reset_num_timesteps=not cfg.resume)
+    learn_s = time.time() - t_learn
+    steps = model.num_timesteps - steps_before
+    say(f"learned {steps:,} steps in {learn_s / 60:.1f} min ({steps / max(learn_s, 1e-9):.0f} steps/s)")
+
+    # 6. final evaluation and checkpoint ----------------------------------
+    final_eval = None
+    if cfg.eval_deals:
+        done_now = evaluator.history and evaluator.history[-1]["timesteps"] == model.num_timesteps
+        final_eval = evaluator.history[-1] if done_now else evaluator.evaluate_and_keep_best()
+    meta = build_metadata(cfg.to_dict(), cfg.seed, model.num_timesteps, bc=bc_stats,
+                          eval={cfg.eval_opponent: final_eval and {k: final_eval[k] for k in
+                                                                   ("win_rate", "score", "score_ci", "deals")}})
+    final = save_checkpoint(model, run_dir / "final.zip", meta)
+    venv.close()
+    summary = {
+        "run_dir": str(run_dir), "final": str(final),
+        "best": str(evaluator.best_path) if evaluator.best_path else str(final),
+        "best_score": evaluator.best_score, "timesteps": model.num_timesteps, "learn_steps_per_second":
+        steps / max(learn_s, 1e-9), "minutes": (time.time() - t_start) / 60.0,
+        "evals": [{k: r[k] for k in ("timesteps", "win_rate", "score", "points_diff")} for r in evaluator.history],
+    }
+    (run_dir / "summary.json").write_text(json.dumps(summary, indent=1))
+    say(f"done in {summary['minutes']:.1f} min; best {summary['best']} (score {evaluator.best_score:.3f})")
+    log_file.close()
+    return summary
+
+
+USAGE = """usage: trappola train [--config FILE] [key=value | --key value ...]
+
+Self-play MaskablePPO training. Settings: see train/config.py (TrainConfig)
+and configs/ppo_selfplay.yaml. Examples:
+  trappola train --config configs/ppo_selfplay.yaml
+  trappola train --config configs/ppo_selfplay.yaml total_timesteps=200000 run_name=short
+  trappola train --config configs/ppo_selfplay.yaml resume=runs/ppo_selfplay/last.zip
+"""
+
+
+def cli_main(argv=None) -> int:
+    """Entry point of ``trappola train`` (argv without the subcommand)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if any(a in ("-h", "--help") for a in argv):
+        print(USAGE)
+        return 0
+    config = None
+    rest = []
+    i = 0
+    while i < len(argv):
+        if argv[i] == "--config":
+            if i + 1 >= len(argv):
+                print("error: --config needs a file", file=sys.stderr)
+                return 2
+            config = argv[i + 1]
+            i += 2
+        elif argv[i].startswith("--config="):
+            config = argv[i].split("=", 1)[1]
+            i += 1
+        else:
+            rest.append(argv[i])
+            i += 1
+    try:
+        cfg = load_config(config, rest)
+    except (ValueError, FileNotFoundError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    summary = train(cfg)
+    print(json.dumps({k: summary[k] for k in ("best", "final", "best_score", "timesteps", "minutes")}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(cli_main())
