@@ -318,8 +318,9 @@ def _field(vec, name):
 
 def decode_observation(vec) -> dict:
     """Named fields of an observation vector (cards as names), for
-    debugging. Reads the first ``OBS_SIZE`` entries, so a longer vector
-    that starts with this layout (``bulka_v0``) decodes too.
+    debugging. Accepts the vector or an environment's observation dict.
+    Reads the first ``OBS_SIZE`` entries, so a longer vector that starts
+    with this layout (``bulka_v0``) decodes too.
 
     Keys: ``role``, ``hand``, ``dealt_hand``, ``stock_bottom``,
     ``played_by_me`` / ``played_by_opponent`` (card name -> trick number),
@@ -329,6 +330,8 @@ def decode_observation(vec) -> dict:
     ``alifer_proposed`` (each ``{"me": ..., "opponent": ...}``),
     ``trick_number`` (completed tricks), ``multiplier``, ``alifer_pending``
     (None, "me" or "opponent")."""
+    if isinstance(vec, dict):  # an environment observation
+        vec = vec["observation"]
     vec = np.asarray(vec, dtype=np.float32)
     if vec.ndim != 1 or vec.shape[0] < OBS_SIZE:
         raise ValueError(f"an observation is a 1-d vector of at least {OBS_SIZE} values, got shape {vec.shape}")
