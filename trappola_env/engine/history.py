@@ -1,0 +1,175 @@
+"""One record per partie played in a Bulka session (Alifer replays
+included): ``Session.history``.
+
+A record reads as attributes (``rec.winner``) or as a mapping
+(``rec["winner"]``, ``rec.to_dict()``); ``to_dict`` is JSON-serialisable.
+Player-keyed fields use the players' names. Fields:
+
+| field | meaning |
+|---|---|
+| ``index`` | 0-based number of the partie in the session |
+| ``dealer``, ``challenger`` | the two players |
+| ``queue`` | waiting players when the partie began, head (waiting longest) first |
+| ``pro_declared`` | whether this is a Pro partie (also on its Alifer replays) |
+| ``pro_declarer`` | the Pro declarer's name, or ``None`` |
+| ``replay`` | whether this partie replays an Alifer |
+| ``multiplier`` | the Alifer multiplier ``m`` of this partie |
+| ``stake`` | what each of the two paid in: ``10 * stake_multiple * m`` |
+| ``pro_stake`` | the extra Pro stake paid before this partie (0 on replays and non-Pro parties) |
+| ``outcome`` | ``decided``, ``tie``, ``agreed_alifer`` or ``forfeit`` |
+| ``winner``, ``loser`` | names, ``None`` for an Alifer (tie or agreed) |
+| ``forfeited_by`` | the offender's name after a forfeit (Art. 12), else ``None`` |
+| ``scores`` | ``{name: total points}`` |
+| ``tokens`` | ``{name: net tokens of the partie}``: stake, declaration and bonus payments (not the Pro stake, not the Bulka won) |
+| ``bulka_in`` | tokens the partie put into the Bulka (stakes and trick bonuses) |
+| ``bulka_won`` | tokens the Pro winner took (0 unless Pro won) |
+| ``pro_result`` | ``"won"``, ``"lost"``, ``"alifer"`` for a Pro partie, else ``None`` |
+| ``bulka`` | the Bulka after settlement and any Pro award |
+| ``details`` | declarations and trick bonuses: ``[{"player", "what", "points", "tokens"}]`` |
+| ``deal`` | the deal as card names (``None`` for a forfeit before the deal) |
+
+Storage: the session logs each partie as one flat plain tuple of ints,
+strings and tuples of those, and ``History`` wraps the log, building a
+record when one is read. CPython's garbage collector stops tracking such
+tuples after one look, so a long session costs no collector time; keeping
+``PartieResult`` or ``Deal`` objects alive made the collector re-scan them
+and cost the fast runner microseconds per partie.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from .cards import CARD_NAMES
+
+FIELDS = (
+    "index", "dealer", "challenger", "queue", "pro_declared", "pro_declarer", "replay",
+    "multiplier", "stake", "pro_stake", "outcome", "winner", "loser", "forfeited_by", "scores",
+    "tokens", "bulka_in", "bulka_won", "pro_result", "bulka", "details", "deal",
+)
+
+
+class PartieRecord(NamedTuple):
+    # Raw, seat-indexed fields (seat 0 = challenger, 1 = dealer), in the
+    # order the session logs them; the player-keyed views are properties.
+    index: int
+    dealer: str
+    challenger: str
+    queue: tuple
+    pro_declarer: str | None
+    replay: bool
+    multiplier: int
+    stake: int
+    pro_stake: int
+    outcome: str
+    winner_seat: int | None
+    forfeited_seat: int | None
+    challenger_score: int
+    dealer_score: int
+    seat_tokens: tuple
+    bulka_in: int
+    bulka_won: int
+    bulka: int
+    seat_details: tuple  # (seat, what, points, tokens)
+    challenger_cards: tuple | None  # card ids as dealt; None for a forfeit before the deal
+    dealer_cards: tuple | None
+    stock_cards: tuple | None
+
+    def _name(self, seat):
+        return None if seat is None else (self.challenger, self.dealer)[seat]
+
+    @property
+    def pro_declared(self) -> bool:
+        return self.pro_declarer is not None
+
+    @property
+    def winner(self):
+        return self._name(self.winner_seat)
+
+    @property
+    def loser(self):
+        w = self.winner_seat
+        return None if w is None else self._name(1 - w)
+
+    @property
+    def forfeited_by(self):
+        return self._name(self.forfeited_seat)
+
+    @property
+    def scores(self) -> dict:
+        return {self.challenger: self.challenger_score, self.dealer: self.dealer_score}
+
+    @property
+    def tokens(self) -> dict:
+        return {self.challenger: self.seat_tokens[0], self.dealer: self.seat_tokens[1]}
+
+    @property
+    def pro_result(self):
+        if self.pro_declarer is None:
+            return None
+        w = self.winner_seat
+        if w is None:
+            return "alifer"
+        return "won" if self._name(w) == self.pro_declarer else "lost"
+
+    @property
+    def details(self) -> list:
+        return [{"player": self._name(s), "what": what, "points": pts, "tokens": tok}
+                for s, what, pts, tok in self.seat_details]
+
+    @property
+    def deal(self):
+        if self.challenger_cards is None:
+            return None
+        return {"challenger": [CARD_NAMES[c] for c in self.challenger_cards],
+                "dealer": [CARD_NAMES[c] for c in self.dealer_cards],
+                "stock": [CARD_NAMES[c] for c in self.stock_cards]}
+
+    def __getitem__(self, key):
+        if isinstance(key, str):
+            if key not in FIELDS:
+                raise KeyError(key)
+            return getattr(self, key)
+        return tuple.__getitem__(self, key)
+
+    def keys(self):
+        return FIELDS
+
+    def to_dict(self) -> dict:
+        d = {k: getattr(self, k) for k in FIELDS}
+        d["queue"] = list(self.queue)
+        return d
+
+    def __repr__(self) -> str:
+        w = self.winner or "Alifer"
+        pro = f" Pro({self.pro_declarer}, {self.pro_result})" if self.pro_declarer else ""
+        return (f"PartieRecord(#{self.index} {self.challenger} vs {self.dealer} (deals), m={self.multiplier}, "
+                f"{self.outcome} -> {w}{pro}, bulka {self.bulka})")
+
+
+class History(Sequence):
+    """A live, read-only view of a session's partie log: ``len``, indexing,
+    slicing and iteration give ``PartieRecord`` objects."""
+
+    __slots__ = ("_log",)
+
+    def __init__(self, log: list):
+        self._log = log
+
+    def __len__(self) -> int:
+        return len(self._log)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [PartieRecord._make(raw) for raw in self._log[i]]
+        return PartieRecord._make(self._log[i])
+
+    def __iter__(self):
+        for raw in self._log:
+            yield PartieRecord._make(raw)
+
+    def to_dicts(self) -> list[dict]:
+        return [r.to_dict() for r in self]
+
+    def __repr__(self) -> str:
+        return f"History({len(self._log)} parties)"
