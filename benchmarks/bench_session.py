@@ -1,0 +1,108 @@
+"""Cost of the session layer: the fast runner (``trappola_env.runner``)
+with random players vs the same number of parties played bare (deal,
+play, ``result()``) with the same random policy, called the same way
+(an ``InfoState`` and the legal mask per action). The difference is what
+seating, stakes, settlement, streaks, Pro, rotation and history cost.
+Acceptance: overhead <= 15 %.
+
+Also: a random 4-player session of 1,000 parties through ``bulka_v0``
+with the ledger checked after every step (skipped when the env is absent
+or with --no-env).
+
+    .venv/bin/python benchmarks/bench_session.py [--parties 3000] [--repeats 5]
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import time
+
+from trappola_env.engine import DEFAULT_CONFIG, Partie, mask_to_actions, random_deal
+from trappola_env.runner import play_partie, play_session
+
+
+class RandomPlayer:
+    """Uniform over the legal actions; declares Pro with probability 1/2."""
+
+    def __init__(self, seed):
+        self.rng = random.Random(seed)
+
+    def act(self, info_state, legal_mask):
+        acts = mask_to_actions(legal_mask)
+        return acts[int(self.rng.random() * len(acts))]
+
+    def decide_pro(self, decision):
+        return self.rng.random() < 0.5
+
+
+def run_session(n_players, parties, seed):
+    players = [RandomPlayer(seed * 10 + i) for i in range(n_players)]
+    t = time.process_time()
+    res = play_session(players, max_parties=parties, seed=seed)
+    return time.process_time() - t, res.parties_played
+
+
+def run_bare(parties, seed):
+    player = RandomPlayer(seed)
+    rng = random.Random(seed)
+    pols = (player.act, player.act)
+    t = time.process_time()
+    for _ in range(parties):
+        partie = Partie(random_deal(rng), DEFAULT_CONFIG)
+        play_partie(partie, pols)
+        partie.result()
+    return time.process_time() - t
+
+
+def bench_overhead(n_players, parties, repeats):
+    best_s = best_b = float("inf")
+    played = parties
+    for r in range(repeats):  # interleaved so that machine load hits both alike
+        dt, played = run_session(n_players, parties, seed=r + 1)
+        best_s = min(best_s, dt / played)
+        best_b = min(best_b, run_bare(played, seed=r + 1) / played)
+    over = 100 * (best_s / best_b - 1)
+    print(f"{n_players} players: session runner {best_s * 1e6:7.1f} us/partie, bare {best_b * 1e6:7.1f} us/partie, "
+          f"overhead {over:+5.1f} %  ({played} parties, best of {repeats})")
+    return over
+
+
+def bench_env(parties, seed=0):
+    try:
+        from trappola_env import bulka_v0
+    except ImportError:
+        print("bulka_v0 not available; env run skipped")
+        return
+    import numpy as np
+
+    env = bulka_v0.env(n_players=4, max_parties=parties)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    session = env.unwrapped.session
+    steps = 0
+    t = time.process_time()
+    for agent in env.agent_iter():
+        obs, rew, term, trunc, info = env.last()
+        action = None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        env.step(action)
+        session.check()
+        steps += 1
+    dt = time.process_time() - t
+    print(f"bulka_v0, 4 random players: {session.parties_played} parties, {steps} steps in {dt:.1f} s "
+          f"({dt / steps * 1e6:.0f} us/step); ledger exact after every step; final {session.balances}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--parties", type=int, default=3000)
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--no-env", action="store_true")
+    args = ap.parse_args()
+    worst = max(bench_overhead(n, args.parties, args.repeats) for n in (2, 3, 4))
+    print(f"worst overhead {worst:+.1f} % (acceptance: <= 15 %)")
+    if not args.no_env:
+        bench_env(1000)
+
+
+if __name__ == "__main__":
+    main()
