@@ -204,8 +204,16 @@ ROLES = ("challenger", "dealer")
 REWARD_MODES = ("win", "points", "tokens")
 RENDER_MODES = ("human", "ansi")
 OPTION_KEYS = ("deal", "dealer", "multiplier")
-_MASK_FORMAT = f"0{N_ACTIONS}b"
-_DIGIT_TO_BYTE = bytes.maketrans(b"01", b"\x00\x01")
+# bytes of 0/1 of every 9-bit (and 4-bit) number, lowest bit first
+_BYTES9 = tuple(bytes(i >> k & 1 for k in range(9)) for i in range(512))
+_BYTES4 = tuple(bytes(i >> k & 1 for k in range(4)) for i in range(16))
+_EMPTY = bytearray()
+_frombuffer = np.frombuffer
+_INT8 = np.int8
+assert N_ACTIONS == 4 * 9 + 9 + 4
+# engine seat -> agent, and agent -> engine seat, by the dealer's agent
+_BY_SEAT = {AGENTS[1]: (AGENTS[0], AGENTS[1]), AGENTS[0]: (AGENTS[1], AGENTS[0])}
+_SEAT_OF = {d: {a: i for i, a in enumerate(by_seat)} for d, by_seat in _BY_SEAT.items()}
 
 
 def env(**kwargs):
@@ -214,10 +222,13 @@ def env(**kwargs):
 
 
 def mask_array(mask: int) -> np.ndarray:
-    """An engine action bit set as a new int8 array of 49 zeros and ones."""
-    # Binary digits, lowest action first, mapped to bytes 0/1: about twice as
-    # fast as np.unpackbits for one short mask.
-    return np.frombuffer(bytearray(format(mask, _MASK_FORMAT)[::-1].encode().translate(_DIGIT_TO_BYTE)), np.int8)
+    """An engine action bit set as a new (writable) int8 array of 49 zeros
+    and ones."""
+    # Table lookups of 9-bit chunks joined into one buffer: about three
+    # times as fast as np.unpackbits for one short mask.
+    return _frombuffer(_EMPTY.join((_BYTES9[mask & 511], _BYTES9[mask >> 9 & 511], _BYTES9[mask >> 18 & 511],
+                                    _BYTES9[mask >> 27 & 511], _BYTES9[mask >> 36 & 511], _BYTES4[mask >> 45])),
+                       _INT8)
 
 
 def reward_of(result, seat: int, reward_mode: str) -> float:
@@ -285,8 +296,8 @@ class raw_env(AECEnv, EzPickle):
         self.result = None
         self._observer = None
         self._rng = None
-        self._by_seat = AGENTS  # engine seat -> agent
-        self._seat = {a: i for i, a in enumerate(AGENTS)}  # agent -> engine seat
+        self._by_seat = _BY_SEAT[AGENTS[1]]  # engine seat -> agent
+        self._seat = _SEAT_OF[AGENTS[1]]  # agent -> engine seat (shared, never modified)
         self._obs = {}
 
     def observation_space(self, agent):
@@ -299,27 +310,29 @@ class raw_env(AECEnv, EzPickle):
     def reset(self, seed=None, options=None):
         if seed is not None or self._rng is None:
             self._rng = np.random.default_rng(seed)
-        options = {} if options is None else options
-        if not isinstance(options, dict):
-            raise ValueError(f"options must be a dict, got {type(options).__name__}")
-        unknown = [k for k in options if k not in OPTION_KEYS]
-        if unknown:
-            warnings.warn(f"trappola_v0.reset ignores unknown options {unknown}; known: {list(OPTION_KEYS)}",
-                          stacklevel=2)
-        dealer = options.get("dealer", "player_1")
-        if dealer not in AGENTS:
-            raise ValueError(f"options['dealer'] must be 'player_0' or 'player_1', got {dealer!r}")
-        multiplier = options.get("multiplier", 1)
-        if "deal" in options:
-            deal = deal_from_names(options["deal"])
-        else:
+        dealer = AGENTS[1]
+        multiplier = 1
+        deal = None
+        if options is not None:
+            if not isinstance(options, dict):
+                raise ValueError(f"options must be a dict, got {type(options).__name__}")
+            unknown = [k for k in options if k not in OPTION_KEYS]
+            if unknown:
+                warnings.warn(f"trappola_v0.reset ignores unknown options {unknown}; known: {list(OPTION_KEYS)}",
+                              stacklevel=2)
+            dealer = options.get("dealer", dealer)
+            if dealer not in AGENTS:
+                raise ValueError(f"options['dealer'] must be 'player_0' or 'player_1', got {dealer!r}")
+            multiplier = options.get("multiplier", 1)
+            if "deal" in options:
+                deal = deal_from_names(options["deal"])
+        if deal is None:
             deal = deal_from_order(self._rng.permutation(N_CARDS).tolist())
         self.partie = Partie(deal, self.config, self.stake_multiple, multiplier)
         self._observer = Observer(self.partie)
         self.result = None
-        self._by_seat = tuple(a for a in AGENTS if a != dealer) + (dealer,)
-        a0, a1 = self._by_seat
-        self._seat = {a0: 0, a1: 1}
+        self._by_seat = a0, a1 = _BY_SEAT[dealer]
+        self._seat = _SEAT_OF[dealer]
         self.agents = [AGENTS[0], AGENTS[1]]
         self.rewards = {AGENTS[0]: 0, AGENTS[1]: 0}
         self._cumulative_rewards = {AGENTS[0]: 0, AGENTS[1]: 0}
@@ -335,7 +348,7 @@ class raw_env(AECEnv, EzPickle):
     def step(self, action):
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
+            self._dead_step(action, agent)
             return
         partie = self.partie
         try:
@@ -349,6 +362,22 @@ class raw_env(AECEnv, EzPickle):
             self.agent_selection = self._by_seat[partie.to_act]
         if self.render_mode == "human":
             self.render()
+
+    def _dead_step(self, action, agent: str) -> None:
+        """``AECEnv._was_dead_step`` for this env, where both agents end
+        together: remove ``agent`` and select the other one, if any."""
+        if action is not None:
+            raise ValueError("when an agent is dead, the only valid action is None")
+        del self.terminations[agent]
+        del self.truncations[agent]
+        del self.rewards[agent]
+        del self._cumulative_rewards[agent]
+        del self.infos[agent]
+        agents = self.agents
+        agents.remove(agent)
+        if agents:
+            self.agent_selection = agents[0]
+            self.rewards[agents[0]] = 0
 
     def _finish(self, last_mover: str) -> None:
         result = self.result = self.partie.result()
@@ -371,16 +400,17 @@ class raw_env(AECEnv, EzPickle):
     # ----------------------------------------------------------- observe
     def observe(self, agent):
         obs = self._obs.get(agent)
-        if obs is None:
-            partie = self.partie
-            seat = self._seat[agent]
-            if partie.to_act == seat and partie.phase != DONE:
-                mask = mask_array(partie.legal_mask())
-            else:
-                mask = np.zeros(N_ACTIONS, np.int8)
-            observer = self._observer
-            observer.sync()
-            obs = self._obs[agent] = {"observation": observer.vectors[seat].copy(), "action_mask": mask}
+        if obs is not None:
+            return obs
+        partie = self.partie
+        seat = self._seat[agent]
+        observer = self._observer
+        observer.sync()
+        if partie.to_act == seat and partie.phase != DONE:
+            mask = mask_array(partie.legal_mask())
+        else:
+            mask = np.zeros(N_ACTIONS, np.int8)
+        obs = self._obs[agent] = {"observation": observer.vectors[seat].copy(), "action_mask": mask}
         return obs
 
     # ------------------------------------------------------------ render
