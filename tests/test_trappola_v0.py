@@ -223,6 +223,17 @@ def test_s1_rewards_in_each_mode(reward_mode, stake_multiple, multiplier, expect
     assert finish(env) == {P1: expected[1], P0: expected[0]}
 
 
+def test_a_dead_agent_accepts_only_none():
+    env = make()
+    play(env, *S1)
+    with pytest.raises(ValueError, match="only valid action is None"):
+        env.step(0)
+    assert env.agents == [P0, P1]
+    env.step(None)
+    assert env.agents == [P0] and env.agent_selection == P0
+    assert set(env.rewards) == set(env.infos) == set(env.terminations) == {P0}
+
+
 def test_rewards_are_zero_until_the_end():
     env = make()
     for a in S1[:-1]:
