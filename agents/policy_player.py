@@ -68,7 +68,7 @@ class _SeatView:
     takes from the opponent) is its public record and nothing more."""
 
     __slots__ = ("hands", "dealt", "bottom", "tricks", "lead", "trick", "counts", "done", "manko_answer",
-                 "phase", "alifer_proposer", "card_points", "multiplier")
+                 "phase", "alifer_proposer", "card_points", "multiplier", "history")
 
     def __init__(self, info):
         seat = info.seat
@@ -86,6 +86,9 @@ class _SeatView:
         self.alifer_proposer = info.alifer_proposer
         self.card_points = info.card_points
         self.multiplier = info.multiplier
+        # The encoder only asks whether anything happened yet; every action
+        # leaves a public trace (a card, or a declaration/question/proposal bit).
+        self.history = (True,) if (info.tricks or info.lead >= 0 or info.used[0] or info.used[1]) else ()
 
 
 def observation_of_info(info) -> np.ndarray:
@@ -106,27 +109,36 @@ class PolicyPlayer(Player):
     }
 
     def __init__(self, **settings):
-        import random
-
-        self.settings = self._validate(settings)
-        from .base import _settings_suffix
-
-        self.name = self.kind + _settings_suffix(self.settings, self.SETTINGS)
-        self.rng = random.Random(0)
+        learned = str(settings.get("pro", "learned")).strip().lower() == "learned"
+        # Player.__init__ builds a shared ProRule, which knows no "learned" mode.
+        super().__init__(**({**settings, "pro": "never"} if learned else settings))
+        if learned:
+            self.settings["pro"] = "learned"
+            self.name = self._canonical_name(self.settings)
         self.policy, self.meta = load_checkpoint_policy(self.settings["path"])
         if self.policy.obs_dim != OBS_SIZE:
             raise ValueError(f"checkpoint {self.settings['path']!r} expects {self.policy.obs_dim} inputs, "
                              f"trappola_v0 observations have {OBS_SIZE}")
         self.learned_pro = None
-        mode = self.settings["pro"]
-        if mode == "learned":
+        if learned:
             from train.pro import ProPolicy
 
             spec = self.meta.get("pro_policy")
             self.learned_pro = ProPolicy.from_dict(spec) if spec else None
-            mode = "threshold" if self.learned_pro is None else "never"
-        self.pro_rule = ProRule.from_settings({**self.settings, "pro": mode})
+            if self.learned_pro is None:  # an older checkpoint: the shared threshold rule
+                self.pro_rule = ProRule.from_settings({**self.settings, "pro": "threshold"})
         self._np_rng = np.random.default_rng(0)
+
+    @classmethod
+    def _canonical_name(cls, values: dict) -> str:
+        """``policy[:path][,key=value...]`` with defaults left out, the
+        registry's spec format (``make_player(player.name)`` rebuilds it)."""
+        items = [str(values["path"])] if values["path"] != DEFAULT_MODEL else []
+        for k, s in cls.SETTINGS.items():
+            if k != "path" and values[k] != s.default:
+                v = values[k]
+                items.append(f"{k}={str(v).lower() if isinstance(v, bool) else v}")
+        return cls.kind + (":" + ",".join(items) if items else "")
 
     @classmethod
     def from_numpy(cls, policy, meta: dict | None = None, name: str = "learner", **settings) -> "PolicyPlayer":

@@ -119,6 +119,9 @@ def save_checkpoint(model, path: str | Path, meta: dict) -> Path:
         path = path.with_suffix(".zip")
     path.parent.mkdir(parents=True, exist_ok=True)
     model.save(path)
+    # Taken from the model itself, so a config that disagrees cannot mislead the loader.
+    meta = {**meta, "policy_arch": {"activation": model.policy.activation_fn.__name__.lower(),
+                                    "net_arch": model.policy.net_arch}}
     write_metadata(path, meta)
     return path
 
@@ -198,7 +201,7 @@ def load_policy(path: str | Path, env: str | None = None):
 
     meta = read_metadata(path)
     check_compatible(meta, path, env)
-    activation = meta.get("config", {}).get("activation", "relu")
+    activation = meta.get("policy_arch", {}).get("activation", "relu")
     try:
         policy = NumpyPolicy.from_state_dict(load_state_dict(path), activation)
     except (KeyError, ValueError) as exc:

@@ -1,0 +1,157 @@
+"""Checkpoints: round trip with metadata, and each refusal (missing,
+corrupt, not ours, incompatible layout or action table)."""
+from __future__ import annotations
+
+import json
+import zipfile
+
+import numpy as np
+import pytest
+import torch
+
+from train.checkpoint import (
+    META_NAME,
+    CheckpointError,
+    CheckpointNotFoundError,
+    build_metadata,
+    check_compatible,
+    load_model,
+    load_policy,
+    read_metadata,
+    save_checkpoint,
+    write_metadata,
+)
+from train.config import TrainConfig
+from train.numpy_policy import NumpyPolicy
+
+
+@pytest.fixture(scope="module")
+def tiny_model():
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from train.selfplay_env import SelfPlayEnv
+
+    env = DummyVecEnv([lambda: SelfPlayEnv(pool={"random": 1.0}, seed=0)])
+    model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=32, seed=0, device="cpu",
+                        policy_kwargs=dict(net_arch=dict(pi=[16, 8], vf=[16])))
+    model.num_timesteps = 1234
+    return model
+
+
+@pytest.fixture()
+def saved(tiny_model, tmp_path):
+    cfg = TrainConfig(net_arch=[16, 8], seed=7)
+    meta = build_metadata(cfg.to_dict(), 7, tiny_model.num_timesteps)
+    path = save_checkpoint(tiny_model, tmp_path / "m.zip", meta)
+    return path
+
+
+def test_round_trip_metadata_and_weights(tiny_model, saved):
+    meta = read_metadata(saved)
+    assert meta["seed"] == 7 and meta["num_timesteps"] == 1234
+    assert meta["config"]["net_arch"] == [16, 8]
+    assert meta["signature"]["actions"]["n_actions"] == 49
+    assert meta["signature"]["observation"]["dim"] == 347
+    assert meta["package_version"]
+    policy, meta2 = load_policy(saved)
+    assert meta2 == meta
+    rng = np.random.default_rng(0)
+    obs = rng.random((5, 347), dtype=np.float32)
+    with torch.no_grad():
+        feats = tiny_model.policy.extract_features(torch.as_tensor(obs))
+        want = tiny_model.policy.action_net(tiny_model.policy.mlp_extractor.forward_actor(feats)).numpy()
+    np.testing.assert_allclose(policy.logits(obs), want, rtol=1e-5, atol=1e-5)
+    model, _ = load_model(saved)
+    for (k, a), (_, b) in zip(tiny_model.policy.state_dict().items(), model.policy.state_dict().items()):
+        assert torch.equal(a, b), k
+    assert model.num_timesteps == 1234
+
+
+def test_numpy_policy_never_picks_illegal(saved):
+    policy, _ = load_policy(saved)
+    rng = np.random.default_rng(1)
+    for _ in range(200):
+        mask = rng.random(49) < 0.1
+        mask[rng.integers(49)] = True
+        obs = rng.random(347, dtype=np.float32)
+        assert mask[policy.act(obs, mask, rng, deterministic=False)]
+        assert mask[policy.act(obs, mask)]
+
+
+def test_missing_file_refused(tmp_path):
+    with pytest.raises(CheckpointNotFoundError, match="not found"):
+        load_policy(tmp_path / "nope.zip")
+    with pytest.raises(FileNotFoundError):
+        read_metadata(tmp_path / "nope.zip")
+
+
+def test_corrupt_files_refused(saved, tmp_path):
+    garbage = tmp_path / "garbage.zip"
+    garbage.write_bytes(b"this is not a zip file at all")
+    with pytest.raises(CheckpointError, match="corrupt"):
+        load_policy(garbage)
+    truncated = tmp_path / "truncated.zip"
+    truncated.write_bytes(saved.read_bytes()[:2000])
+    with pytest.raises(CheckpointError, match="corrupt"):
+        load_policy(truncated)
+    # Flip bytes inside the compressed policy weights: the CRC check catches it.
+    data = bytearray(saved.read_bytes())
+    with zipfile.ZipFile(saved) as zf:
+        info = zf.getinfo("policy.pth")
+    start = info.header_offset + 30 + len(info.filename) + len(info.extra) + 10
+    for i in range(start, start + 20):
+        data[i] ^= 0xFF
+    flipped = tmp_path / "flipped.zip"
+    flipped.write_bytes(bytes(data))
+    with pytest.raises(CheckpointError, match="corrupt"):
+        load_policy(flipped)
+
+
+def test_foreign_zip_refused(tiny_model, tmp_path):
+    plain = tmp_path / "plain.zip"
+    tiny_model.save(plain)  # an SB3 model without Trappola metadata
+    with pytest.raises(CheckpointError, match="not a Trappola checkpoint"):
+        load_policy(plain)
+
+
+@pytest.mark.parametrize("part, key, value, message", [
+    ("observation", "dim", 300, "observation layout dim"),
+    ("observation", "hash", "0000", "observation layout hash"),
+    ("observation", "version", "v9", "observation layout version"),
+    ("actions", "hash", "ffff", "action table"),
+])
+def test_incompatible_layout_refused(saved, part, key, value, message):
+    meta = read_metadata(saved)
+    meta["signature"][part][key] = value
+    write_metadata(saved, meta)
+    with pytest.raises(CheckpointError, match="incompatible") as err:
+        load_policy(saved)
+    assert message in str(err.value)
+    with pytest.raises(CheckpointError, match="incompatible"):
+        load_model(saved)
+
+
+def test_format_version_refused(saved):
+    meta = read_metadata(saved)
+    meta["format_version"] = 99
+    with pytest.raises(CheckpointError, match="format 99"):
+        check_compatible(meta, saved)
+
+
+def test_metadata_entry_replaced_not_duplicated(saved):
+    meta = read_metadata(saved)
+    meta["note"] = "x"
+    write_metadata(saved, meta)
+    with zipfile.ZipFile(saved) as zf:
+        assert zf.namelist().count(META_NAME) == 1
+        assert json.loads(zf.read(META_NAME))["note"] == "x"
+
+
+def test_numpy_policy_weights_round_trip(saved):
+    policy, _ = load_policy(saved)
+    again = NumpyPolicy.from_weights(policy.get_weights())
+    obs = np.random.default_rng(2).random(347, dtype=np.float32)
+    np.testing.assert_array_equal(policy.logits(obs), again.logits(obs))
+    with pytest.raises(ValueError, match="activation"):
+        NumpyPolicy(policy.layers, policy.head, "gelu")
