@@ -13,6 +13,7 @@ from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from trappola_env import trappola_v0
 from trappola_env.engine import action_id, mask_to_actions
+from trappola_env.envs_common import mask_array, observation_space
 from trappola_env.observation import OBS_SIZE, decode_observation
 
 from helpers import make_deal_spec, state_key
@@ -151,6 +152,22 @@ def test_action_name_is_reexported():
     assert trappola_v0.action_name(48) == "do not declare Pro"
     with pytest.raises(ValueError):
         trappola_v0.action_name(49)
+
+
+def test_mask_array_expands_any_bit_set():
+    rng = random.Random(1)
+    for _ in range(500):
+        mask = rng.getrandbits(49)
+        arr = mask_array(mask)
+        assert arr.dtype == np.int8 and arr.shape == (49,) and arr.flags.writeable
+        assert np.flatnonzero(arr).tolist() == mask_to_actions(mask)
+    assert mask_array(0).sum() == 0 and mask_array((1 << 49) - 1).sum() == 49
+
+
+def test_observation_space_for_a_longer_vector():
+    assert observation_space(OBS_SIZE + 5)["observation"].shape == (OBS_SIZE + 5,)
+    with pytest.raises(ValueError, match="at least"):
+        observation_space(OBS_SIZE - 1)
 
 
 @pytest.mark.parametrize("kwargs, match", [

@@ -161,6 +161,15 @@ legal actions; the state is unchanged and the same agent is still to act.
 With ``illegal_action="forfeit"`` the offender loses the partie at once
 (result "loss", ``forfeit`` True), with no declaration or bonus payments.
 
+## State and length
+
+``env.unwrapped.partie`` is the engine's ``Partie`` (the whole table, for
+analysis and search players: ``copy()`` it before changing anything) and
+``env.unwrapped.result`` the settled ``PartieResult`` once the partie is
+over. A partie ends by itself within 9 tricks (fewer than 50 steps, all
+declarations and Alifer answers included), so there is no truncation and
+no ``max_cycles``.
+
 ## Rendering
 
 ``render()`` shows the whole table, both hands included, as a spectator
@@ -183,10 +192,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from .engine import (
-    AGREED_ALIFER,
-    FORFEIT,
     N_ACTIONS,
-    TIE,
     IllegalActionError,
     Partie,
     RuleConfig,
@@ -197,20 +203,21 @@ from .engine import (
 from .engine.cards import N_CARDS
 from .engine.partie import DONE
 from .engine.render import render_partie
+from .envs_common import (
+    REWARD_MODES,
+    ROLES,
+    check_positive_int,
+    check_reward_mode,
+    end_info,
+    mask_array,
+    observation_space,
+    partie_reward,
+)
 from .observation import OBS_SIZE, Observer, decode_observation, encode
 
 AGENTS = ("player_0", "player_1")
-ROLES = ("challenger", "dealer")
-REWARD_MODES = ("win", "points", "tokens")
 RENDER_MODES = ("human", "ansi")
 OPTION_KEYS = ("deal", "dealer", "multiplier")
-# bytes of 0/1 of every 9-bit (and 4-bit) number, lowest bit first
-_BYTES9 = tuple(bytes(i >> k & 1 for k in range(9)) for i in range(512))
-_BYTES4 = tuple(bytes(i >> k & 1 for k in range(4)) for i in range(16))
-_EMPTY = bytearray()
-_frombuffer = np.frombuffer
-_INT8 = np.int8
-assert N_ACTIONS == 4 * 9 + 9 + 4
 # engine seat -> agent, and agent -> engine seat, by the dealer's agent
 _BY_SEAT = {AGENTS[1]: (AGENTS[0], AGENTS[1]), AGENTS[0]: (AGENTS[1], AGENTS[0])}
 _SEAT_OF = {d: {a: i for i, a in enumerate(by_seat)} for d, by_seat in _BY_SEAT.items()}
@@ -219,48 +226,6 @@ _SEAT_OF = {d: {a: i for i, a in enumerate(by_seat)} for d, by_seat in _BY_SEAT.
 def env(**kwargs):
     """``raw_env(**kwargs)`` in PettingZoo's ``OrderEnforcingWrapper``."""
     return OrderEnforcingWrapper(raw_env(**kwargs))
-
-
-def mask_array(mask: int) -> np.ndarray:
-    """An engine action bit set as a new (writable) int8 array of 49 zeros
-    and ones."""
-    # Table lookups of 9-bit chunks joined into one buffer: about three
-    # times as fast as np.unpackbits for one short mask.
-    return _frombuffer(_EMPTY.join((_BYTES9[mask & 511], _BYTES9[mask >> 9 & 511], _BYTES9[mask >> 18 & 511],
-                                    _BYTES9[mask >> 27 & 511], _BYTES9[mask >> 36 & 511], _BYTES4[mask >> 45])),
-                       _INT8)
-
-
-def reward_of(result, seat: int, reward_mode: str) -> float:
-    """The final reward of ``seat`` for a settled ``PartieResult``."""
-    if reward_mode == "tokens":
-        return float(result.tokens[seat])
-    outcome = result.outcome
-    if outcome == TIE or outcome == AGREED_ALIFER:
-        return 0.0
-    won = result.winner == seat
-    if reward_mode == "win":
-        return 1.0 if won else -1.0
-    diff = result.scores[seat].total - result.scores[1 - seat].total
-    if outcome == FORFEIT:
-        # A forfeit is a loss whatever the score (Art. 12): at least one point.
-        offender_diff = diff if not won else -diff
-        offender_reward = float(min(offender_diff, -1))
-        return -offender_reward if won else offender_reward
-    return float(diff)
-
-
-def score_dict(score) -> dict:
-    """An engine ``Score`` as the info dict (``Score.to_dict`` goes through
-    ``dataclasses.asdict``, a fifth of a random partie's run time)."""
-    return {"card_points": score.card_points, "declaration_points": score.declaration_points,
-            "bonus_points": score.bonus_points, "total": score.total}
-
-
-def result_name(result, seat: int) -> str:
-    if result.winner is None:
-        return "alifer"
-    return "win" if result.winner == seat else "loss"
 
 
 class raw_env(AECEnv, EzPickle):
@@ -275,23 +240,15 @@ class raw_env(AECEnv, EzPickle):
         super().__init__()
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
-        if reward_mode not in REWARD_MODES:
-            raise ValueError(f"reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
-        if isinstance(stake_multiple, bool) or not isinstance(stake_multiple, int) or stake_multiple < 1:
-            raise ValueError(f"stake_multiple must be a positive int, got {stake_multiple!r}")
+        check_reward_mode(reward_mode)
+        check_positive_int("stake_multiple", stake_multiple)
         self.config = RuleConfig(ace_declaration=ace_declaration, illegal_action=illegal_action)
         self.render_mode = render_mode
         self.reward_mode = reward_mode
         self.stake_multiple = stake_multiple
         self.possible_agents = list(AGENTS)
         self.action_spaces = {a: spaces.Discrete(N_ACTIONS) for a in AGENTS}
-        self.observation_spaces = {
-            a: spaces.Dict({
-                "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
-                "action_mask": spaces.Box(0, 1, (N_ACTIONS,), np.int8),
-            })
-            for a in AGENTS
-        }
+        self.observation_spaces = {a: observation_space() for a in AGENTS}
         self.partie = None
         self.result = None
         self._observer = None
@@ -381,18 +338,11 @@ class raw_env(AECEnv, EzPickle):
 
     def _finish(self, last_mover: str) -> None:
         result = self.result = self.partie.result()
-        forfeited_by = result.forfeited_by
         for agent in AGENTS:
             seat = self._seat[agent]
-            self.rewards[agent] = reward_of(result, seat, self.reward_mode)
+            self.rewards[agent] = partie_reward(result, seat, self.reward_mode)
             self.terminations[agent] = True
-            self.infos[agent].update(
-                result=result_name(result, seat),
-                outcome=result.outcome,
-                score=score_dict(result.scores[seat]),
-                tokens=result.tokens[seat],
-                forfeit=forfeited_by == seat,
-            )
+            self.infos[agent].update(end_info(result, seat))
         self._accumulate_rewards()
         # The opponent of the last mover is stepped (and sees its reward) first.
         self.agent_selection = AGENTS[1] if last_mover == AGENTS[0] else AGENTS[0]
@@ -430,4 +380,4 @@ class raw_env(AECEnv, EzPickle):
 
 
 __all__ = ["env", "raw_env", "action_name", "decode_observation", "encode", "mask_array", "OBS_SIZE",
-           "AGENTS", "ROLES", "REWARD_MODES"]
+           "AGENTS", "ROLES", "REWARD_MODES", "OPTION_KEYS"]
