@@ -212,6 +212,8 @@ from .envs_common import (
     mask_array,
     observation_space,
     partie_reward,
+    result_name,
+    score_dict,
 )
 from .observation import OBS_SIZE, Observer, decode_observation, encode
 
@@ -221,6 +223,9 @@ OPTION_KEYS = ("deal", "dealer", "multiplier")
 # engine seat -> agent, and agent -> engine seat, by the dealer's agent
 _BY_SEAT = {AGENTS[1]: (AGENTS[0], AGENTS[1]), AGENTS[0]: (AGENTS[1], AGENTS[0])}
 _SEAT_OF = {d: {a: i for i, a in enumerate(by_seat)} for d, by_seat in _BY_SEAT.items()}
+
+
+reward_of = partie_reward  # its name here before envs_common existed; callers use it
 
 
 def env(**kwargs):
@@ -380,4 +385,4 @@ class raw_env(AECEnv, EzPickle):
 
 
 __all__ = ["env", "raw_env", "action_name", "decode_observation", "encode", "mask_array", "OBS_SIZE",
-           "AGENTS", "ROLES", "REWARD_MODES", "OPTION_KEYS"]
+           "AGENTS", "ROLES", "REWARD_MODES", "OPTION_KEYS", "reward_of", "result_name", "score_dict"]
