@@ -388,6 +388,15 @@ def test_manko_answers_every_3_card_figura_and_both_observe():
     assert r.declaration_tokens == (10, 15)
 
 
+def test_manko_answer_uses_the_dealt_hand_after_a_figura_card_was_played():
+    # 3 Re: RS RC RD, RB missing. The challenger leads RS at trick 1, so its
+    # current hand lacks both RS and RB; the answer must still be Bastoni.
+    p = make_partie("RS RC RD 7S 7C 7D 8S 8C 8D", "AS 9S 9C 9D TS TC TD 2B 7B")
+    act(p, "declare Figura Re", "RS", "AS")  # AS wins; the dealer leads: its 2nd card
+    act(p, "ask Manko")
+    assert p.manko_answer[0] == ((RE, B),)
+
+
 def test_manko_not_at_first_or_third_card():
     p = make_partie(MANKO_CH, MANKO_DE)
     act(p, "declare Figura Re", "7S")
