@@ -1,0 +1,146 @@
+"""Players behind one interface (``agents.base``) and the registry that
+builds them from a name.
+
+    from agents import make_player
+    make_player("rule")                       # defaults
+    make_player("random:alifer=false")        # name:key=value,key=value
+    make_player("pimc:samples=32")            # agents/pimc.py (solver issue)
+    make_player("policy:path/to/model.zip")   # a bare first value is the positional setting
+
+A spec is ``name`` or ``name:item,item,...`` where each item is
+``key=value``; a player class may name one setting ``POSITIONAL`` so that
+its first item may be given bare (``policy:model.zip``). Unknown names or
+settings, and values of the wrong type, raise ``ValueError`` listing what
+exists. Every player's ``name`` is its canonical spec (defaults left out),
+so ``make_player(player.name)`` rebuilds an equivalent player; the
+evaluator relies on that to build players inside worker processes.
+
+Players are registered as ``"module:Class"`` and imported on first use:
+``pimc`` and ``policy`` live in modules other issues write
+(``agents/pimc.py`` with ``PimcPlayer``; ``agents/policy_player.py`` with
+``PolicyPlayer``); until those exist, asking for them raises a clear
+``ValueError``. To add a player: subclass ``agents.base.Player``, set
+``kind`` and ``SETTINGS``, and add a line to ``REGISTRY``.
+"""
+from __future__ import annotations
+
+import importlib
+
+from .base import Player, ProView, TurnView, play_partie
+
+#: name -> ("module:Class", one-line description, message when the module is missing)
+REGISTRY: dict[str, tuple[str, str, str | None]] = {
+    "random": ("agents.random_player:RandomPlayer", "uniform over legal actions", None),
+    "rule": ("agents.rule_player:RulePlayer", "hand-written heuristics (declares, tracks voids, plays for Twos)",
+             None),
+    "human": ("agents.human_player:HumanPlayer", "you, in the terminal", None),
+    "pimc": ("agents.pimc:PimcPlayer", "perfect-information Monte Carlo over the double-dummy solver",
+             "player 'pimc' is not available yet: agents/pimc.py (the PIMC search player, solver issue) "
+             "does not exist in this checkout"),
+    "policy": ("agents.policy_player:PolicyPlayer", "a trained MaskablePPO policy checkpoint",
+               "player 'policy' is not available yet: needs a trained checkpoint (train issue); "
+               "agents/policy_player.py does not exist in this checkout"),
+}
+
+
+def available_players() -> list[str]:
+    return list(REGISTRY)
+
+
+def parse_spec(spec: str) -> tuple[str, list[str], dict[str, str]]:
+    """Split ``name:item,item`` into (name, bare items, {key: value})."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"a player spec must be a non-empty string like 'rule' or 'random:alifer=false', "
+                         f"got {spec!r}")
+    name, _, rest = spec.strip().partition(":")
+    name = name.strip().lower()
+    bare: list[str] = []
+    settings: dict[str, str] = {}
+    if rest.strip():
+        for item in rest.split(","):
+            item = item.strip()
+            if not item:
+                raise ValueError(f"empty setting in player spec {spec!r}")
+            key, eq, value = item.partition("=")
+            if not eq:
+                if settings:
+                    raise ValueError(f"in {spec!r}: the bare value {item!r} must come first")
+                bare.append(item)
+                continue
+            key = key.strip().lower()
+            if not key:
+                raise ValueError(f"in {spec!r}: setting {item!r} has no name")
+            if key in settings:
+                raise ValueError(f"in {spec!r}: setting {key!r} given twice")
+            settings[key] = value.strip()
+    return name, bare, settings
+
+
+def player_class(name: str) -> type[Player]:
+    """The class registered under ``name`` (imported on first use)."""
+    key = name.strip().lower()
+    if key not in REGISTRY:
+        raise ValueError(f"unknown player {name!r}; available: {', '.join(REGISTRY)}")
+    target, _, missing = REGISTRY[key]
+    module_name, _, cls_name = target.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as e:
+        if missing and e.name == module_name:
+            raise ValueError(missing) from None
+        raise
+    cls = getattr(module, cls_name, None)
+    if cls is None:
+        raise ValueError(f"player {key!r}: {module_name} defines no {cls_name}")
+    return cls
+
+
+def make_player(spec: str, **overrides) -> Player:
+    """Build a player from a spec (see the module docstring); keyword
+    ``overrides`` win over settings in the spec (e.g. ``stdin=`` for human)."""
+    name, bare, settings = parse_spec(spec)
+    cls = player_class(name)
+    if bare:
+        positional = getattr(cls, "POSITIONAL", None)
+        if positional is None or len(bare) > 1:
+            known = ", ".join(sorted(cls.SETTINGS)) or "none"
+            raise ValueError(f"in {spec!r}: settings are key=value (player {name!r} settings: {known})")
+        settings = {positional: bare[0], **settings}
+    settings.update(overrides)
+    return cls(**settings)
+
+
+def describe_players() -> str:
+    """Every registered player with its settings, for ``--help`` texts."""
+    lines = []
+    for name, (_, doc, _) in REGISTRY.items():
+        lines.append(f"  {name:<8} {doc}")
+        try:
+            cls = player_class(name)
+        except ValueError as e:
+            lines.append(f"           ({e})")
+            continue
+        for key, s in cls.SETTINGS.items():
+            default = s.default if not isinstance(s.default, bool) else str(s.default).lower()
+            lines.append(f"           {key}={default!s:<10} {s.help}")
+    return "\n".join(lines)
+
+
+def split_player_list(text: str) -> list[str]:
+    """Split ``"rule:declare=never,manko=false,random"`` into player specs:
+    a comma starts a new player unless the next item is a ``key=value``
+    (player names never contain ``=``)."""
+    out: list[str] = []
+    for item in text.split(","):
+        item = item.strip()
+        if not item:
+            raise ValueError(f"empty player in {text!r}")
+        if "=" in item and ":" not in item.split("=", 1)[0] and out:
+            out[-1] += "," + item
+        else:
+            out.append(item)
+    return out
+
+
+__all__ = ["REGISTRY", "Player", "ProView", "TurnView", "available_players", "describe_players",
+           "make_player", "parse_spec", "play_partie", "player_class", "split_player_list"]

@@ -1,0 +1,121 @@
+"""What a seat can infer about its opponent from public information only.
+
+Built from an ``InfoState``: cards seen, suits the opponent has shown void
+in, and what its declarations reveal about its dealt hand (a 4-card Figura
+or Aces names every card of that rank; a 3-card Figura names three, and all
+of them once Manko has been asked or the fourth card is accounted for;
+Blans excludes court cards, Bianka court cards and Aces). Search players can
+use ``opponent_cards`` to sample hidden hands consistent with the record.
+
+Points "so far" (``public_points``) are card points won plus declaration
+points as they stand (an Aces declaration counts its full value until one of
+the declared Aces loses a trick); trick bonuses are not known until the end.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import comb
+
+from trappola_env.engine.actions import ACES, BIANKA, BLANS
+from trappola_env.engine.cards import ACE, ACE_MASK, COURT_MASK, RANK_MASK, SUIT_MASK, cards_of, mask_of
+from trappola_env.engine.declarations import FIGURA_RANK, declaration_value
+from trappola_env.engine.infostate import InfoState
+
+
+@dataclass(frozen=True)
+class OpponentCards:
+    """``possible``: cards that may be in the opponent's hand now;
+    ``known``: cards certainly in it (a subset of ``possible``);
+    ``count``: how many cards it holds."""
+
+    possible: int
+    known: int
+    count: int
+
+    def suit_void(self, suit: int) -> bool:
+        """Whether the opponent certainly holds no card of ``suit``."""
+        return not self.possible & SUIT_MASK[suit]
+
+    def higher_in_suit(self, card: int) -> int:
+        """Bit set of cards the opponent may hold that beat ``card`` in its suit."""
+        suit_mask = SUIT_MASK[card // 9]
+        above = suit_mask & ~((2 << card) - 1)
+        return self.possible & above
+
+    def p_none_of(self, cards: int) -> float:
+        """Chance the opponent holds none of ``cards``, if its cards not yet
+        pinned down are a uniform draw from the ones it may hold (exact given
+        only the public record; it ignores what its play style suggests)."""
+        if self.known & cards:
+            return 0.0
+        pool = self.possible & ~self.known
+        k = self.count - self.known.bit_count()
+        n = pool.bit_count()
+        h = (pool & cards).bit_count()
+        if h == 0 or k <= 0:
+            return 1.0
+        if k > n - h:
+            return 0.0
+        return comb(n - h, k) / comb(n, k)
+
+    def sample(self, rng) -> int:
+        """One hand the opponent may hold: the known cards plus a uniform
+        draw from the rest of ``possible``."""
+        pool = cards_of(self.possible & ~self.known)
+        k = self.count - self.known.bit_count()
+        if k > len(pool):
+            raise ValueError(f"inconsistent knowledge: {k} cards to draw from {len(pool)}")
+        return self.known | mask_of(rng.sample(pool, k))
+
+
+def opponent_cards(info: InfoState) -> OpponentCards:
+    opp = 1 - info.seat
+    unseen = info.unseen()
+    count = 9 - info.ncards[opp]
+    possible = unseen
+    for s in info.void_suits(opp):
+        possible &= ~SUIT_MASK[s]
+    decl = info.declarations[opp]
+    if BIANKA in decl:
+        possible &= ~(COURT_MASK | ACE_MASK)
+    if BLANS in decl:
+        possible &= ~COURT_MASK
+    known = 0
+    # Cards of a rank that this seat knows are not in the opponent's dealt hand.
+    elsewhere = info.dealt | (1 << info.bottom)
+    for action, n in decl.items():
+        if action in FIGURA_RANK or action == ACES:
+            rank = ACE if action == ACES else FIGURA_RANK[action]
+            of_rank = RANK_MASK[rank]
+            candidates = of_rank & ~elsewhere
+            answer = info.manko_answer[opp]
+            if n == 3 and answer:
+                for r, missing in answer:
+                    if r == rank:
+                        candidates &= ~(1 << (missing * 9 + rank))
+            if candidates.bit_count() == n:
+                known |= candidates & unseen
+                possible &= ~(of_rank & ~candidates)
+    if possible.bit_count() == count:
+        known = possible
+    return OpponentCards(possible, known, count)
+
+
+def aces_failed(info: InfoState, seat: int) -> bool:
+    """Whether one of ``seat``'s Aces has lost a trick (which breaks an Aces
+    declaration)."""
+    for leader, lead, follow, winner in info.tricks:
+        card = lead if leader == seat else follow
+        if card % 9 == ACE and winner != seat:
+            return True
+    return False
+
+
+def public_points(info: InfoState, seat: int) -> int:
+    """Card points won by ``seat`` plus the points of its declarations so far."""
+    total = info.card_points[seat]
+    failed = aces_failed(info, seat)
+    for action, n in info.declarations[seat].items():
+        total += declaration_value(action, n, not failed)[0]
+    return total
+

@@ -1,0 +1,192 @@
+"""``rule``: a hand-written player that uses only its seat's knowledge.
+
+Card play (``agents.knowledge`` tracks seen cards, the opponent's shown
+voids and what its declarations reveal):
+
+* Following a suit it can win: capture with its highest card that could
+  otherwise be lost later (a court card some unseen card still beats), else
+  win with the lowest winning card. Cannot win: play the cheapest card of
+  the suit, keeping its Two. Void: discard the card worth least to keep
+  (no points, not a sure winner, not a Two that can still score, never a
+  declared Ace while another card will do).
+* Leading: with Twos in suits the opponent is certainly void in ("live
+  Twos", each a sure trick and a bonus) it keeps them for the last tricks
+  when its sure winners can carry it there (bonuses 4a-4c: 26/52/78 instead
+  of 10 per Two), else cashes them (10 each). Otherwise it cashes sure
+  winners (declared Aces first: they must win their tricks), and with none
+  left leads the card with the best estimated value: chance of winning the
+  trick (hypergeometric over the cards the opponent may hold) times what it
+  gains, including the Two bonuses (52 at trick 1: a Two lead on a long
+  suit is worth it when ``first_two`` allows).
+
+Declarations: ``declare=always`` (default) makes every legal scoring
+declaration at the first chance; ``never``; ``no_aces`` (all but Aces).
+``manko=true`` asks Manko whenever legal (free information).
+Alifer: ``alifer=losing`` (default) proposes when its public points trail
+by at least ``alifer_margin`` and accepts a proposal on the same condition;
+``never`` never proposes and always declines. Pro: ``agents.pro_rules``
+(default ``threshold`` at 3 base stakes).
+"""
+from __future__ import annotations
+
+from trappola_env.engine.actions import (
+    ACCEPT_ALIFER,
+    ACES,
+    BIANKA,
+    DECLINE_ALIFER,
+    FIGURA_RE,
+    MANKO,
+    PROPOSE_ALIFER,
+)
+from trappola_env.engine.cards import ACE, CARD_POINTS, SUIT_MASK, TWO, cards_of
+from trappola_env.engine.infostate import InfoState
+
+from .base import Player, TurnView, pro_settings
+from .endgame import card_values, win_chance
+from .knowledge import OpponentCards, aces_failed, opponent_cards, public_points
+from .settings import Setting
+
+_SCORING = tuple(range(FIGURA_RE, BIANKA + 1))  # 36..42
+_CARDS = (1 << 36) - 1
+# Bonus for a trick won with a Two: trick 1 (bonus 2), tricks 2-8 (bonus 3), trick 9 (4a).
+_TWO_BONUS = (52,) + (10,) * 7 + (26,)
+
+
+class RulePlayer(Player):
+    kind = "rule"
+    SETTINGS = {
+        "declare": Setting(("always", "never", "no_aces"), "always",
+                           "scoring declarations: always (first chance), never, no_aces"),
+        "manko": Setting(bool, True, "ask Manko whenever legal"),
+        "alifer": Setting(("losing", "never"), "losing",
+                          "propose/accept Alifer when trailing by alifer_margin points, or never"),
+        "alifer_margin": Setting(int, 20, "before the endgame: points behind that count as losing clearly"),
+        "answer_depth": Setting(int, 5, "answering a proposal: search once a hand holds this many cards"),
+        "alifer_p": Setting(float, 0.5, "in the endgame: win chance below which it counts as losing"),
+        "twos": Setting(bool, True, "play for the Two bonuses (keep live Twos for the last tricks)"),
+        "first_two": Setting(float, 0.05,
+                             "least chance the opponent is void for a Two lead at trick 1 (1 disables)"),
+        "cash": Setting(("early", "late"), "early", "lead sure winners first (early) or keep them as entries (late)"),
+        "endgame": Setting(int, 3, "solve exactly once a hand holds this many cards or fewer (0: never)"),
+        "samples": Setting(int, 12, "endgame: guesses of the opponent's hand to average over"),
+        **pro_settings("threshold"),
+    }
+
+    def act(self, view: TurnView) -> int:
+        info = view.info
+        mask = view.legal_mask
+        cfg = self.settings
+        if mask >> ACCEPT_ALIFER & 1:
+            return ACCEPT_ALIFER if self._losing(info, opponent_cards(info), answering=True) else DECLINE_ALIFER
+        declare = cfg["declare"]
+        if declare != "never":
+            for a in _SCORING:
+                if mask >> a & 1 and not (a == ACES and declare == "no_aces"):
+                    return a
+        if cfg["manko"] and mask >> MANKO & 1:
+            return MANKO
+        cards = mask & _CARDS
+        opp = opponent_cards(info)
+        if info.hand.bit_count() <= cfg["endgame"]:
+            totals, p_win = self._endgame(info, cards, opp)
+            if (mask >> PROPOSE_ALIFER & 1 and cfg["alifer"] != "never"
+                    and p_win < cfg["alifer_p"]):
+                return PROPOSE_ALIFER
+            return max(totals, key=lambda c: (totals[c], -c))
+        if mask >> PROPOSE_ALIFER & 1 and self._losing(info, opp):
+            return PROPOSE_ALIFER
+        if info.lead >= 0:
+            return self._follow(info, cards, opp)
+        return self._lead(info, cards, opp)
+
+    # ---------------------------------------------------------------- alifer
+    def _losing(self, info: InfoState, opp: OpponentCards, answering: bool = False) -> bool:
+        """Trailing clearly: by a search once the hands are small enough
+        (``endgame`` cards; ``answer_depth`` when answering a proposal, which
+        happens at most once a partie and so may search deeper), else by
+        ``alifer_margin`` public points."""
+        cfg = self.settings
+        if cfg["alifer"] == "never":
+            return False
+        depth = max(cfg["endgame"], cfg["answer_depth"]) if answering else cfg["endgame"]
+        if info.hand.bit_count() <= depth:
+            n = max(1, cfg["samples"] if info.hand.bit_count() <= cfg["endgame"] else cfg["samples"] // 2)
+            return win_chance(info, [opp.sample(self.rng) for _ in range(n)]) < cfg["alifer_p"]
+        me = info.seat
+        return public_points(info, 1 - me) - public_points(info, me) >= self.settings["alifer_margin"]
+
+    def _endgame(self, info: InfoState, cards: int, opp: OpponentCards) -> tuple[dict[int, float], float]:
+        """Mean endgame value of each legal card over sampled opponent
+        hands, and the share of samples this seat wins with its best card."""
+        candidates = cards_of(cards)
+        n = max(1, self.settings["samples"])
+        totals = dict.fromkeys(candidates, 0.0)
+        wins = 0.0
+        for _ in range(n):
+            values = card_values(info, opp.sample(self.rng), candidates)
+            best = max(values.values())
+            wins += 1.0 if best > 0 else 0.5 if best == 0 else 0.0
+            for c in candidates:
+                totals[c] += values[c] / n
+        return totals, wins / n
+
+    # ------------------------------------------------------------- following
+    def _follow(self, info: InfoState, cards: int, opp: OpponentCards) -> int:
+        lead = info.lead
+        in_suit = cards & SUIT_MASK[lead // 9]
+        if not in_suit:
+            return min(cards_of(cards), key=lambda c: self._keep_value(info, c, opp))
+        mine = cards_of(in_suit)
+        winners = [c for c in mine if c > lead]
+        if winners:
+            # A court card that an unseen card still beats is safest won now.
+            exposed = [c for c in winners if CARD_POINTS[c] and opp.higher_in_suit(c)]
+            if exposed:
+                return max(exposed, key=lambda c: CARD_POINTS[c])
+            return winners[0]
+        return min(mine, key=lambda c: (CARD_POINTS[c], c % 9 == TWO, c))
+
+    def _keep_value(self, info: InfoState, card: int, opp: OpponentCards) -> float:
+        """How much keeping ``card`` is worth when something must be thrown."""
+        value = 3.0 * CARD_POINTS[card] + (card % 9) / 100
+        if not opp.higher_in_suit(card):
+            value += 4  # wins whenever led: a way back to the lead
+        if card % 9 == TWO:
+            value += 8 if opp.suit_void(card // 9) and self.settings["twos"] else 1
+        if card % 9 == ACE and ACES in info.declarations[info.seat] and not aces_failed(info, info.seat):
+            value += 100
+        return value
+
+    # --------------------------------------------------------------- leading
+    def _lead(self, info: InfoState, cards: int, opp: OpponentCards) -> int:
+        hand = cards_of(cards)
+        left = 9 - info.trick
+        sure = [c for c in hand if not opp.higher_in_suit(c)]
+        live_twos = [c for c in sure if c % 9 == TWO] if self.settings["twos"] else []
+        others = [c for c in sure if c % 9 != TWO]
+        if live_twos and not others:
+            return live_twos[0]
+        losers = [c for c in hand if c not in sure]
+        if others and (self.settings["cash"] == "early" or not losers):
+            return max(others, key=lambda c: self._cash_order(info, c, opp))
+        if others:
+            return max(losers, key=lambda c: self._lead_value(info, c, opp))
+        return max(hand, key=lambda c: self._lead_value(info, c, opp))
+
+    def _cash_order(self, info: InfoState, card: int, opp: OpponentCards) -> tuple:
+        declared_ace = card % 9 == ACE and ACES in info.declarations[info.seat]
+        # Into a void the opponent must throw something away; else cash points.
+        return (declared_ace, opp.suit_void(card // 9), CARD_POINTS[card], -card)
+
+    def _lead_value(self, info: InfoState, card: int, opp: OpponentCards) -> float:
+        """Rough value of leading ``card`` when no card is sure to win."""
+        points = CARD_POINTS[card]
+        if card % 9 == TWO:
+            p_win = opp.p_none_of(SUIT_MASK[card // 9])
+            if not self.settings["twos"]:
+                return p_win - 0.5
+            if info.trick == 0 and p_win < self.settings["first_two"]:
+                return -1.0
+            return p_win * (1 + _TWO_BONUS[info.trick]) - 0.5
+        p_win = opp.p_none_of(opp.higher_in_suit(card))
+        return p_win * (1 + points) - (1 - p_win) * points
