@@ -64,7 +64,10 @@ def deal_from_names(spec: dict) -> Deal:
     for key, count in keys.items():
         if key not in spec:
             raise ValueError(f"deal is missing {key!r} ({count} cards)")
-        names = list(spec[key])
+        value = spec[key]
+        if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+            raise ValueError(f"deal[{key!r}] must be a list of {count} card names, got {value!r}")
+        names = list(value)
         if len(names) != count:
             raise ValueError(f"deal[{key!r}] must have {count} cards, got {len(names)}")
         ids = []
