@@ -35,16 +35,28 @@ def rank_of(card: int) -> int:
     return card % 9
 
 
+def _int_id(x):
+    """``x`` as a plain int if it is an integer (numpy ones included), but
+    not a bool; else None."""
+    if isinstance(x, bool) or not hasattr(x, "__index__"):
+        return None
+    return x.__index__()
+
+
 def card_name(card: int) -> str:
-    if not isinstance(card, int) or not 0 <= card < N_CARDS:
+    c = _int_id(card)
+    if c is None or not 0 <= c < N_CARDS:
         raise ValueError(f"card id must be an int in 0..35, got {card!r}")
-    return CARD_NAMES[card]
+    return CARD_NAMES[c]
 
 
 def card_id(name: str) -> int:
     """The id of a card name such as ``"AS"``; accepts an id unchanged."""
-    if isinstance(name, int) and 0 <= name < N_CARDS:
-        return name
+    c = _int_id(name)
+    if c is not None:
+        if 0 <= c < N_CARDS:
+            return c
+        raise ValueError(f"card id must be an int in 0..35, got {name!r}")
     try:
         return _NAME_TO_ID[name.strip().upper()]
     except (KeyError, AttributeError):
