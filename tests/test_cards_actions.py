@@ -252,3 +252,25 @@ def test_deal_rejects_unknown_key_and_non_dict():
         deal_from_names(spec)
     with pytest.raises(ValueError, match="dict"):
         deal_from_names([["AS"] * 9])
+
+
+@pytest.mark.parametrize("bad", [None, 5, "AS 7S 8S 9S TS BS CS RS 2S"])
+def test_deal_rejects_a_hand_that_is_not_a_list_of_names(bad):
+    spec = _spec()
+    spec["challenger"] = bad
+    with pytest.raises(ValueError, match="challenger.*list"):
+        deal_from_names(spec)
+
+
+def test_card_ids_may_be_numpy_integers_but_not_bools():
+    np = pytest.importorskip("numpy")
+    assert card_id(np.int64(35)) == 35 and type(card_id(np.int64(35))) is int
+    assert card_name(np.int8(8)) == "AS"
+    spec = {k: [card_id(n) for n in v] for k, v in _spec().items()}
+    spec["stock"] = list(np.array(spec["stock"]))
+    assert deal_from_names(spec) == deal_from_names(_spec())
+    for bad in (True, False):
+        with pytest.raises(ValueError):
+            card_id(bad)
+        with pytest.raises(ValueError):
+            card_name(bad)
