@@ -1,7 +1,7 @@
 """Speed of random legal play: the bare engine and ``trappola_v0``, with
 PettingZoo's ``connect_four_v3`` and ``leduc_holdem_v4`` as yardsticks.
 
-    .venv/bin/python benchmarks/bench_env.py [--seconds 12] [--seed 0] [--rounds 3]
+    .venv/bin/python benchmarks/bench_env.py [--seconds 15] [--seed 0] [--rounds 5]
 
 (a) Bare engine, one process, one core: parties/s and actions/s of uniform
     random legal play (many parties end early by an accepted Alifer; the
@@ -134,10 +134,10 @@ def loop_run(env, seconds: float, rng: random.Random) -> tuple[int, float]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--seconds", type=float, default=12.0, help="total seconds for the env loops (default 12); "
+    ap.add_argument("--seconds", type=float, default=15.0, help="total seconds for the env loops (default 15); "
                     "each engine measurement takes a quarter of it")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds for the env loops (default 3)")
+    ap.add_argument("--rounds", type=int, default=5, help="interleaved rounds for the env loops (default 5)")
     args = ap.parse_args(argv)
     if args.seconds <= 0 or args.rounds < 1:
         ap.error("--seconds must be > 0 and --rounds >= 1")

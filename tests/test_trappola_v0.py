@@ -1,6 +1,9 @@
 """trappola_v0: the PettingZoo API, hand-built parties with known scores,
 rewards and tokens, roles, declarations and Alifer turns, illegal actions,
-malformed deals, what an agent may see, seeding and rendering."""
+malformed deals, what an agent may see, seeding and rendering.
+
+PettingZoo's max_cycles_test does not apply: the env has no max_cycles (a
+partie ends by itself within 9 tricks)."""
 import random
 import subprocess
 import sys
