@@ -148,6 +148,14 @@ def test_spaces():
         assert space.contains(obs)
 
 
+def test_env_pickles_with_its_arguments():
+    import pickle
+
+    env = pickle.loads(pickle.dumps(trappola_v0.raw_env(reward_mode="tokens", stake_multiple=4,
+                                                        illegal_action="forfeit")))
+    assert (env.reward_mode, env.stake_multiple, env.config.illegal_action) == ("tokens", 4, "forfeit")
+
+
 def test_action_name_is_reexported():
     assert trappola_v0.action_name(0) == "play 2S"
     assert trappola_v0.action_name(35) == "play AB"
