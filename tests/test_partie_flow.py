@@ -350,3 +350,21 @@ def test_copy_then_same_actions_give_same_result():
     assert state_key(p) == state_key(q)
     assert p.result() == q.result()
     assert repr(p) == repr(q)
+
+
+def test_numpy_integer_actions_apply_like_ints():
+    np = pytest.importorskip("numpy")
+    p, q = act(f1(), *PLAY_F1), f1()
+    for name in PLAY_F1:
+        q.apply(np.int64(card_id(name)))
+    assert state_key(p) == state_key(q)
+    assert all(type(a) is int for _, a in q.history)
+
+
+@pytest.mark.parametrize("bad", [True, 1.0, "7S", None])
+def test_non_integer_actions_are_illegal(bad):
+    p = f1()
+    before = state_key(p)
+    with pytest.raises(ValueError):
+        p.apply(bad)
+    assert state_key(p) == before

@@ -8,7 +8,7 @@ import pytest
 from trappola_env.engine import AGREED_ALIFER, DECIDED, FORFEIT, TIE, RuleConfig, card_id
 from trappola_env.engine.actions import BLANS
 
-from helpers import act, make_partie
+from helpers import act, make_partie, state_key
 
 # Challenger: no court, no Ace (Blans and Bianka). Dealer: 3 Bube (BS, the
 # missing one, is the face-up bottom card).
@@ -136,8 +136,6 @@ def test_dealer_forfeits_while_ahead():
 
 
 def test_raise_mode_is_the_default_and_leaves_the_state_untouched():
-    from helpers import state_key
-
     p = make_partie(TIE_CH, TIE_DE, stock=TIE_STOCK)
     act(p, "TS", "2S", "7C")  # the dealer follows 7C; it holds TC and 8C
     before = state_key(p)
