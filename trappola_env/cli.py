@@ -1,0 +1,252 @@
+"""The ``trappola`` command.
+
+    trappola play [--opponent rule] [--seat challenger|dealer] [--seed S] [--parties N]
+    trappola evaluate --players A,B --deals N [--duplicate] [--seed S] [--json PATH] [--csv PATH] [--workers K]
+    trappola evaluate --session --players A,B,C[,D] --sessions N --parties P [...]
+    trappola evaluate --ratings --players A,B,C,... --deals N [...]
+    trappola players            # the registered players and their settings
+    trappola bench [args...]    # benchmarks/bench_env.py
+    trappola demo               # a short look at the built-in players
+
+Players are registry specs (``agents.make_player``): ``rule``,
+``random:alifer=false``, ``policy:path/to/model.zip``... In ``--players``
+a comma starts a new player unless it is followed by ``key=value``, so
+``rule:declare=never,manko=false,random`` is two players. Bad arguments
+print a one-line error and exit with status 2; Ctrl-C exits with 130.
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+class CliError(Exception):
+    """A usage problem reported as one line, exit status 2."""
+
+
+def _positive(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {v}")
+    return v
+
+
+def _int(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from agents import describe_players
+
+    parser = argparse.ArgumentParser(prog="trappola", description="Trappola lab: play, evaluate and benchmark.",
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    players_help = "players (registry specs):\n" + describe_players()
+
+    p = sub.add_parser("play", help="play against a computer player in this terminal",
+                       description="Play parties against a computer player in this terminal.",
+                       epilog=players_help, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--opponent", default="rule", help="opponent spec (default: rule)")
+    p.add_argument("--seat", choices=("challenger", "dealer"), default="challenger",
+                   help="your role: the challenger leads trick 1 (default: challenger)")
+    p.add_argument("--seed", type=_int, default=None, help="seed for the deals (default: a fresh one, printed)")
+    p.add_argument("--parties", type=_positive, default=1, help="parties to play (default: 1)")
+
+    e = sub.add_parser("evaluate", help="head-to-head, session tournament or ratings",
+                       description="Evaluate players. Default: head-to-head of two players over --deals deals "
+                                   "(--duplicate plays each deal twice with seats swapped). --session: Bulka "
+                                   "sessions among 2-4 players. --ratings: openskill ratings over a pool.",
+                       epilog=players_help, formatter_class=argparse.RawDescriptionHelpFormatter)
+    e.add_argument("--players", required=True, help="comma-separated player specs, e.g. rule,random")
+    mode = e.add_mutually_exclusive_group()
+    mode.add_argument("--session", action="store_true", help="Bulka-session tournament (2-4 players)")
+    mode.add_argument("--ratings", action="store_true", help="ratings over the pool (every pair, duplicate)")
+    e.add_argument("--deals", type=_positive, default=1000, help="deals per pair (default: 1000)")
+    e.add_argument("--duplicate", action="store_true", help="play each deal twice, seats swapped")
+    e.add_argument("--sessions", type=_positive, default=24, help="sessions (--session; default: 24)")
+    e.add_argument("--parties", type=_positive, default=50, help="parties per session (--session; default: 50)")
+    e.add_argument("--seed", type=_int, default=0, help="seed (default: 0)")
+    e.add_argument("--workers", type=_positive, default=None, help="processes (default: all cores)")
+    e.add_argument("--stake-multiple", type=_positive, default=1, help="stake multiple (default: 1)")
+    e.add_argument("--ace-declaration", choices=("first_ace", "first_card"), default="first_ace",
+                   help="rule variant for declaring Aces (default: first_ace)")
+    e.add_argument("--json", metavar="PATH", help="write the summary as JSON")
+    e.add_argument("--csv", metavar="PATH", help="write one row per partie (per session and player with --session)")
+    e.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    sub.add_parser("players", help="list the registered players and their settings")
+
+    b = sub.add_parser("bench", help="run the environment benchmark (benchmarks/bench_env.py)",
+                       description="Run benchmarks/bench_env.py; further arguments are passed to it.")
+    b.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the benchmark script")
+
+    d = sub.add_parser("demo", help="a short look at the built-in players (well under a minute)")
+    d.add_argument("--seed", type=_int, default=0, help="seed (default: 0)")
+    d.add_argument("--deals", type=_positive, default=100, help="deals of the duplicate table (default: 100)")
+    return parser
+
+
+def main(argv=None) -> int:
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # argparse: --help (0) or a usage error (2), already printed
+        return int(e.code or 0)
+    try:
+        return COMMANDS[args.command](args)
+    except (CliError, ValueError, FileNotFoundError, PermissionError, IsADirectoryError) as e:
+        print(f"trappola {args.command}: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return 130
+
+
+# --------------------------------------------------------------------- play
+def cmd_play(args) -> int:
+    from agents import make_player
+    from agents.human_player import HumanQuit
+    from agents.base import play_partie
+    from trappola_env.engine import random_deal
+    from trappola_env.engine.cards import names_of
+    from trappola_env.evaluate.seeding import derive_seed
+
+    opponent = make_player(args.opponent)
+    if opponent.interactive:
+        raise CliError("the opponent must be a computer player, not 'human'")
+    human = make_player("human")
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31)
+    print(f"Trappola: you ({args.seat}) against {opponent.name}; seed {seed} "
+          f"(replay with --seed {seed}). Type q to stop.")
+    me = 0 if args.seat == "challenger" else 1
+    seated = (human, opponent) if me == 0 else (opponent, human)
+    total = 0
+    multiplier = 1
+    try:
+        for k in range(args.parties):
+            deal = random_deal(random.Random(derive_seed(seed, "deal", k)))
+            opponent.reset(derive_seed(seed, "player", k))
+            names = ("you", opponent.name) if me == 0 else (opponent.name, "you")
+            rec = play_partie(seated, deal, multiplier=multiplier, names=names)
+            res = rec.result
+            total += res.tokens[me]
+            print(f"  {opponent.name} held: {' '.join(names_of(deal.hands[1 - me]))}")
+            # An Alifer replays at double stakes (RULES.md section 6).
+            multiplier = multiplier * 2 if res.winner is None else 1
+        print(f"\nYour tokens over {args.parties} partie(s): {total:+d}")
+    except HumanQuit:
+        print("\nbye")
+    return 0
+
+
+# ----------------------------------------------------------------- evaluate
+def cmd_evaluate(args) -> int:
+    from agents import split_player_list
+    from trappola_env.engine import RuleConfig
+    from trappola_env.evaluate import head_to_head, rate_pool, session_tournament
+    from trappola_env.evaluate.report import format_summary, write_csv, write_json
+
+    players = split_player_list(args.players)
+    config = RuleConfig(ace_declaration=args.ace_declaration)
+    for path in (args.json, args.csv):
+        if path and not Path(path).resolve().parent.is_dir():
+            raise CliError(f"cannot write {path}: no such directory")
+    common = dict(seed=args.seed, config=config, stake_multiple=args.stake_multiple, workers=args.workers,
+                  progress=not args.no_progress and sys.stderr.isatty())
+    start = time.perf_counter()
+    if args.session:
+        if not 2 <= len(players) <= 4:
+            raise CliError(f"--session needs 2 to 4 players, got {len(players)}")
+        res = session_tournament(players, args.sessions, args.parties, **common)
+    elif args.ratings:
+        if len(players) < 2:
+            raise CliError(f"--ratings needs at least 2 players, got {len(players)}")
+        res = rate_pool(players, args.deals, **common)
+    else:
+        if len(players) != 2:
+            raise CliError(f"a head-to-head needs exactly 2 players, got {len(players)} "
+                           "(use --session or --ratings for more)")
+        res = head_to_head(players[0], players[1], args.deals, duplicate=args.duplicate, **common)
+    print(format_summary(res.summary))
+    print(f"({time.perf_counter() - start:.1f} s)")
+    if args.json:
+        write_json(res.summary, args.json)
+    if args.csv:
+        write_csv(res.records, args.csv)
+    return 0
+
+
+# ------------------------------------------------------------------ players
+def cmd_players(args) -> int:
+    from agents import describe_players
+
+    print(describe_players())
+    return 0
+
+
+# -------------------------------------------------------------------- bench
+def cmd_bench(args) -> int:
+    script = REPO_ROOT / "benchmarks" / "bench_env.py"
+    if not script.exists():
+        raise CliError(f"no benchmark script at {script}")
+    extra = [a for a in args.args if a != "--"]
+    return subprocess.call([sys.executable, str(script), *extra], cwd=str(REPO_ROOT))
+
+
+# --------------------------------------------------------------------- demo
+def cmd_demo(args) -> int:
+    from agents import make_player
+    from agents.base import play_partie
+    from trappola_env.engine import Partie, random_deal
+    from trappola_env.evaluate import head_to_head, session_tournament
+    from trappola_env.evaluate.report import format_summary
+    from trappola_env.evaluate.seeding import derive_seed
+
+    start = time.perf_counter()
+    rule, rnd = make_player("rule"), make_player("random")
+    print("Trappola demo: the built-in players.\n")
+    for k, (a, b) in enumerate(((rule, rnd), (rnd, rule))):
+        deal = random_deal(random.Random(derive_seed(args.seed, "demo-deal", k)))
+        a.reset(derive_seed(args.seed, "demo-player", k, 0))
+        b.reset(derive_seed(args.seed, "demo-player", k, 1))
+        rec = play_partie((a, b), deal)
+        replay = Partie(deal)
+        for _, action in rec.history:
+            replay.apply(action)
+        print(f"Partie {k + 1}: {a.name} (challenger) vs {b.name} (dealer)")
+        print(repr(replay))
+        r = rec.result
+        print(f"  points {r.scores[0].total} - {r.scores[1].total}; tokens {r.tokens[0]:+d} / {r.tokens[1]:+d}\n")
+    res = head_to_head("rule", "random", args.deals, duplicate=True, seed=args.seed, workers=1)
+    print(format_summary(res.summary) + "\n")
+    pool = ["rule", "random", "rule:pro=never"]
+    try:
+        make_player("policy")
+        pool.append("policy")
+    except ValueError as e:
+        print(f"(no trained policy in the demo: {e})\n")
+    # Every seating order once or twice: 3! x 2 or 4! sessions.
+    t = session_tournament(pool, sessions=12 if len(pool) == 3 else 24, parties=20, seed=args.seed, workers=1)
+    print(format_summary(t.summary))
+    print(f"\n(demo took {time.perf_counter() - start:.1f} s)")
+    return 0
+
+
+COMMANDS = {"play": cmd_play, "evaluate": cmd_evaluate, "players": cmd_players, "bench": cmd_bench,
+            "demo": cmd_demo}
+
+if __name__ == "__main__":
+    sys.exit(main())
