@@ -58,3 +58,135 @@ class ProPolicy:
     def threshold(cls, bulka_in_costs: float) -> "ProPolicy":
         """The fixed rule "declare when the Bulka holds at least T extra stakes"."""
         return cls((-bulka_in_costs / 10.0 + 1e-9, 1.0, 0.0))
+
+
+# --------------------------------------------------------------------------
+# Simulated 4-player sessions: training and comparison
+# --------------------------------------------------------------------------
+FOCAL = "focal"
+
+
+def card_policy(player):
+    """The runner's ``(info_state, legal_mask) -> action`` of an ``agents`` player."""
+    from agents.base import TurnView
+
+    def act(info, mask):
+        return player.act(TurnView(info, mask))
+
+    return act
+
+
+def fixed_pro(rule: str, rng=None):
+    """Pro rules of the other players, on the engine's ``ProDecision``:
+    ``never``, ``always``, ``random`` (a coin from ``rng``) or
+    ``threshold:T`` (Bulka >= T extra stakes)."""
+    import random as _random
+
+    if rule == "never":
+        return lambda d: False
+    if rule == "always":
+        return lambda d: True
+    if rule == "random":
+        rng = rng or _random.Random(0)
+        return lambda d: rng.random() < 0.5
+    if rule.startswith("threshold:"):
+        return ProPolicy.threshold(float(rule.split(":", 1)[1]))
+    raise ValueError(f"unknown Pro rule {rule!r}: never, always, random or threshold:T")
+
+
+def default_table(focal_card: str = "policy") -> list[tuple[str, str, str]]:
+    """(name, card player spec, Pro rule) of the 4-player table: the focal
+    player and rule, rule, random with their default Pro rules (``rule``:
+    threshold at 3 base stakes; ``random``: a coin)."""
+    return [(FOCAL, focal_card, "learned"), ("rule_a", "rule", "threshold:3"), ("rule_b", "rule", "threshold:3"),
+            ("random", "random", "random")]
+
+
+class SessionBench:
+    """Plays 4-player sessions with fixed seeds so that Pro rules are
+    compared on the same deals and seatings (common random numbers)."""
+
+    def __init__(self, table=None, max_parties: int = 60, focal_card: str = "policy"):
+        from agents import make_player
+
+        self.table = table or default_table(focal_card)
+        self.max_parties = max_parties
+        self.players = {name: make_player(spec) for name, spec, _ in self.table}
+        self.acts = {name: card_policy(p) for name, p in self.players.items()}
+
+    def tokens_per_partie(self, focal_pro, seeds) -> "np.ndarray":
+        """Focal player's tokens per partie (its final balance, Bulka share
+        included, / parties played), one value per session seed."""
+        import random as _random
+
+        import numpy as np
+
+        from trappola_env.runner import play_session
+
+        out = np.empty(len(seeds))
+        for i, seed in enumerate(seeds):
+            players = {}
+            for name, spec, pro in self.table:
+                self.players[name].reset(seed * 31 + len(players))
+                rule = focal_pro if name == FOCAL else fixed_pro(pro, _random.Random(seed * 17 + len(players)))
+                players[name] = (self.acts[name], rule)
+            res = play_session(players, max_parties=self.max_parties, seed=int(seed))
+            out[i] = float(res.balances[FOCAL]) / max(res.parties_played, 1)
+        return out
+
+
+def train_pro_policy(bench: SessionBench, generations: int = 6, population: int = 12, elite: int = 4,
+                     sessions: int = 24, seed: int = 0, log=print) -> tuple[ProPolicy, list]:
+    """Cross-entropy method over the 3 weights, maximising the focal
+    player's tokens per partie. Each generation draws fresh session seeds,
+    shared by all its candidates (common random numbers)."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    mean = np.array(ProPolicy.threshold(3.0).weights)
+    std = np.array([0.4, 0.6, 0.4])
+    history = []
+    best = (None, -np.inf)
+    for g in range(generations):
+        seeds = rng.integers(1 << 30, size=sessions)
+        cands = [mean] + [mean + std * rng.standard_normal(3) for _ in range(population - 1)]
+        scores = np.array([bench.tokens_per_partie(ProPolicy(tuple(c)), seeds).mean() for c in cands])
+        order = np.argsort(scores)[::-1]
+        elites = np.array([cands[i] for i in order[:elite]])
+        mean = elites.mean(0)
+        std = np.maximum(elites.std(0), 0.05)
+        history.append({"generation": g, "best": float(scores[order[0]]), "mean_of_elite": float(scores[order[:elite]].mean()),
+                        "weights": [float(w) for w in mean]})
+        log(f"pro cem gen {g + 1}/{generations}: best {scores[order[0]]:+.3f} tokens/partie, "
+            f"elite mean {scores[order[:elite]].mean():+.3f}, weights {np.round(mean, 3).tolist()}")
+    return ProPolicy(tuple(float(w) for w in mean)), history
+
+
+def best_threshold(bench: SessionBench, thresholds, sessions: int, seed: int) -> tuple[float, dict]:
+    import numpy as np
+
+    seeds = np.random.default_rng(seed).integers(1 << 30, size=sessions)
+    scores = {t: float(bench.tokens_per_partie(ProPolicy.threshold(t), seeds).mean()) for t in thresholds}
+    return max(scores, key=scores.get), scores
+
+
+def compare(bench: SessionBench, rules: dict, sessions: int, seed: int) -> dict:
+    """Mean tokens per partie of each focal Pro rule on the same sessions,
+    with 95% normal intervals, and paired differences to each other rule."""
+    import math
+
+    import numpy as np
+
+    seeds = np.random.default_rng(seed).integers(1 << 30, size=sessions)
+    vals = {name: bench.tokens_per_partie(rule, seeds) for name, rule in rules.items()}
+    out = {}
+    for name, v in vals.items():
+        half = 1.96 * v.std(ddof=1) / math.sqrt(len(v))
+        row = {"mean": float(v.mean()), "ci": (float(v.mean() - half), float(v.mean() + half))}
+        for other, w in vals.items():
+            if other != name:
+                d = v - w
+                h = 1.96 * d.std(ddof=1) / math.sqrt(len(d))
+                row[f"minus_{other}"] = (float(d.mean()), float(d.mean() - h), float(d.mean() + h))
+        out[name] = row
+    return out

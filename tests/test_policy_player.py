@@ -1,0 +1,101 @@
+"""The ``policy`` player: loads checkpoints, refuses bad ones, plays legal
+moves from its own seat's knowledge only."""
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents import make_player
+from agents.base import TurnView, play_partie
+from agents.policy_player import PolicyPlayer, observation_of_info
+from trappola_env.engine import Partie, random_deal
+from trappola_env.observation import encode
+from train.checkpoint import build_metadata, read_metadata, save_checkpoint, write_metadata
+from train.config import TrainConfig
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def ckpt(tmp_path_factory):
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from train.selfplay_env import SelfPlayEnv
+
+    env = DummyVecEnv([lambda: SelfPlayEnv(pool={"random": 1.0}, seed=0)])
+    model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=32, seed=0, device="cpu",
+                        policy_kwargs=dict(net_arch=dict(pi=[32], vf=[32]), activation_fn=torch.nn.ReLU))
+    path = tmp_path_factory.mktemp("ckpt") / "tiny.zip"
+    save_checkpoint(model, path, build_metadata(TrainConfig().to_dict(), 0, 0))
+    return path
+
+
+def test_plays_legal_parties_against_rule(ckpt):
+    me = make_player(f"policy:{ckpt}")
+    assert isinstance(me, PolicyPlayer) and me.name == f"policy:{ckpt}"
+    rule = make_player("rule")
+    rng = random.Random(0)
+    for g in range(20):
+        players = (me, rule) if g % 2 == 0 else (rule, me)
+        for p in players:
+            p.reset(g)
+        record = play_partie(players, random_deal(rng))  # the referee raises on an illegal move
+        assert record.result.outcome in ("decided", "tie", "agreed_alifer")
+
+
+def test_greedy_is_deterministic_and_sampling_is_seeded(ckpt):
+    deal = random_deal(random.Random(4))
+    greedy = make_player(f"policy:{ckpt}")
+    sampler = make_player(f"policy:{ckpt},sample=true")
+
+    def moves(player, seed):
+        player.reset(seed)
+        out = []
+        partie = Partie(deal)
+        while not partie.terminal:
+            a = player.act(TurnView(partie.info_state(partie.to_act)))
+            out.append(a)
+            partie.apply(a)
+        return out
+
+    assert moves(greedy, 1) == moves(greedy, 2)
+    assert moves(sampler, 3) == moves(sampler, 3)
+    assert any(moves(sampler, s) != moves(sampler, 3) for s in range(4, 10))
+
+
+def test_observation_from_info_state_matches_encoder():
+    rng = random.Random(3)
+    for _ in range(60):
+        partie = Partie(random_deal(rng))
+        while not partie.terminal:
+            for seat in (0, 1):
+                np.testing.assert_array_equal(observation_of_info(partie.info_state(seat)), encode(partie, seat))
+            partie.apply(rng.choice(partie.legal_actions()))
+
+
+def test_refuses_missing_corrupt_and_incompatible(ckpt, tmp_path):
+    with pytest.raises(ValueError, match="not found"):
+        make_player(f"policy:{tmp_path / 'missing.zip'}")
+    bad = tmp_path / "bad.zip"
+    bad.write_bytes(b"PK\x03\x04 definitely not a checkpoint")
+    with pytest.raises(ValueError, match="corrupt"):
+        make_player(f"policy:{bad}")
+    other = tmp_path / "other.zip"
+    other.write_bytes(ckpt.read_bytes())
+    meta = read_metadata(other)
+    meta["signature"]["observation"]["dim"] = 346
+    write_metadata(other, meta)
+    with pytest.raises(ValueError, match="incompatible"):
+        make_player(f"policy:{other}")
+
+
+def test_default_model_is_shipped_and_loads():
+    assert (ROOT / "models" / "default.zip").is_file()
+    me = make_player("policy")
+    assert me.name == "policy"
+    assert me.meta["num_timesteps"] > 0
