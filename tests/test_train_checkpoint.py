@@ -155,3 +155,17 @@ def test_numpy_policy_weights_round_trip(saved):
     np.testing.assert_array_equal(policy.logits(obs), again.logits(obs))
     with pytest.raises(ValueError, match="activation"):
         NumpyPolicy(policy.layers, policy.head, "gelu")
+
+
+def test_export_for_play_is_smaller_plays_the_same_and_refuses_resume(saved, tmp_path):
+    from train.checkpoint import export_for_play
+
+    out = export_for_play(saved, tmp_path / "play.zip", pro_policy={"kind": "linear"})
+    assert out.stat().st_size < saved.stat().st_size
+    a, _ = load_policy(saved)
+    b, meta = load_policy(out)
+    obs = np.random.default_rng(3).random(347, dtype=np.float32)
+    np.testing.assert_array_equal(a.logits(obs), b.logits(obs))
+    assert meta["optimizer_state"] is False and meta["pro_policy"] == {"kind": "linear"}
+    with pytest.raises(CheckpointError, match="cannot be resumed"):
+        load_model(out)

@@ -30,6 +30,7 @@ from trappola_env.engine.actions import ACTION_NAMES, N_ACTIONS
 FORMAT_VERSION = 1
 META_NAME = "trappola_meta.json"
 POLICY_NAME = "policy.pth"
+OPTIMIZER_NAME = "policy.optimizer.pth"
 
 
 class CheckpointError(ValueError):
@@ -126,6 +127,25 @@ def save_checkpoint(model, path: str | Path, meta: dict) -> Path:
     return path
 
 
+def export_for_play(src: str | Path, dst: str | Path, **extra_meta) -> Path:
+    """Copy a checkpoint without the optimizer state (about a third of the
+    size): enough for playing and evaluating, not for resuming.
+    ``extra_meta`` is merged into the metadata (e.g. the Pro policy)."""
+    meta = read_metadata(src)
+    check_compatible(meta, src)
+    meta = {**meta, **extra_meta, "optimizer_state": False, "exported_from": str(src)}
+    dst = Path(dst)
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dst.with_suffix(dst.suffix + ".tmp")
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as zout:
+        for info in zin.infolist():
+            if info.filename not in (META_NAME, OPTIMIZER_NAME):
+                zout.writestr(info.filename, zin.read(info.filename), zipfile.ZIP_DEFLATED)
+        zout.writestr(META_NAME, json.dumps(meta, indent=1, sort_keys=True, default=str))
+    tmp.replace(dst)
+    return dst
+
+
 def _open(path) -> zipfile.ZipFile:
     path = Path(path)
     if not path.exists():
@@ -220,6 +240,10 @@ def load_model(path: str | Path, env=None, device: str = "cpu", **kwargs):
 
     meta = read_metadata(path)
     check_compatible(meta, path)
+    if meta.get("optimizer_state") is False:
+        raise CheckpointError(f"{path} was exported for play without its optimizer state and cannot be "
+                              f"resumed; resume from the run's last.zip or best.zip "
+                              f"({meta.get('exported_from', 'unknown')})")
     try:
         model = MaskablePPO.load(path, env=env, device=device, **kwargs)
     except Exception as exc:
