@@ -93,6 +93,14 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Run benchmarks/bench_env.py; further arguments are passed to it.")
     b.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the benchmark script")
 
+    t = sub.add_parser("train", help="self-play MaskablePPO training (train/README.md)",
+                       description="Self-play MaskablePPO training: settings from --config, overridden by "
+                                   "KEY=VALUE arguments (fields of train/config.py, e.g. total_timesteps=200000 "
+                                   "pool.rule=0.5 resume=runs/x/last.zip).")
+    t.add_argument("--config", default=str(REPO_ROOT / "configs" / "ppo_selfplay.yaml"),
+                   help="YAML config (default: configs/ppo_selfplay.yaml)")
+    t.add_argument("overrides", nargs="*", metavar="KEY=VALUE", help="config overrides")
+
     d = sub.add_parser("demo", help="a short look at the built-in players (well under a minute)")
     d.add_argument("--seed", type=_int, default=0, help="seed (default: 0)")
     d.add_argument("--deals", type=_positive, default=100, help="deals of the duplicate table (default: 100)")
@@ -245,8 +253,15 @@ def cmd_demo(args) -> int:
     return 0
 
 
+# -------------------------------------------------------------------- train
+def cmd_train(args) -> int:
+    from train.ppo_selfplay import cli_main
+
+    return cli_main(["--config", args.config, *args.overrides])
+
+
 COMMANDS = {"play": cmd_play, "evaluate": cmd_evaluate, "players": cmd_players, "bench": cmd_bench,
-            "demo": cmd_demo}
+            "demo": cmd_demo, "train": cmd_train}
 
 if __name__ == "__main__":
     sys.exit(main())
