@@ -125,6 +125,7 @@ class SessionBench:
 
         out = np.empty(len(seeds))
         for i, seed in enumerate(seeds):
+            seed = int(seed)
             players = {}
             for name, spec, pro in self.table:
                 self.players[name].reset(seed * 31 + len(players))
@@ -190,3 +191,72 @@ def compare(bench: SessionBench, rules: dict, sessions: int, seed: int) -> dict:
                 row[f"minus_{other}"] = (float(d.mean()), float(d.mean() - h), float(d.mean() + h))
         out[name] = row
     return out
+
+
+def main(argv=None) -> int:
+    """``python -m train.pro [--model models/default.zip] [--write]``: train
+    the Pro decision for the model's card play, compare it with never,
+    always and the best fixed threshold on held-out sessions, and with
+    ``--write`` store it in the model's metadata (``pro_policy``)."""
+    import argparse
+    import json
+    import time
+
+    import numpy as np
+
+    from .checkpoint import read_metadata, write_metadata
+
+    ap = argparse.ArgumentParser(prog="python -m train.pro", description=main.__doc__)
+    ap.add_argument("--model", default="models/default.zip")
+    ap.add_argument("--parties", type=int, default=60, help="parties per session")
+    ap.add_argument("--generations", type=int, default=6)
+    ap.add_argument("--population", type=int, default=12)
+    ap.add_argument("--train-sessions", type=int, default=24, help="sessions per CEM generation")
+    ap.add_argument("--test-sessions", type=int, default=300, help="held-out sessions of the comparison")
+    ap.add_argument("--thresholds", default="2,4,5,6,8,10,12,15,20,30", help="fixed thresholds, in extra stakes")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--write", action="store_true", help="store the learned Pro policy in --model")
+    ap.add_argument("--json", help="write the comparison here")
+    args = ap.parse_args(argv)
+
+    t0 = time.time()
+    bench = SessionBench(max_parties=args.parties, focal_card=f"policy:{args.model},pro=never")
+    learned, history = train_pro_policy(bench, args.generations, args.population, elite=max(2, args.population // 3),
+                                        sessions=args.train_sessions, seed=args.seed)
+    thresholds = [float(t) for t in args.thresholds.split(",")]
+    # The threshold search gets as many sessions as the CEM had in all.
+    best_t, scan = best_threshold(bench, thresholds, args.generations * args.train_sessions, args.seed + 1)
+    print(f"threshold scan (tokens/partie): " + ", ".join(f"{t:g}: {v:+.3f}" for t, v in scan.items()))
+    rules = {"learned": learned, "never": (lambda d: False), "always": (lambda d: True),
+             f"threshold:{best_t:g}": ProPolicy.threshold(best_t)}
+    table = compare(bench, rules, args.test_sessions, args.seed + 2)
+    print(f"\nFocal player: policy:{args.model} with each Pro rule; table: {[n for n, _, _ in bench.table[1:]]} "
+          f"(their own Pro rules); {args.test_sessions} held-out sessions of {args.parties} parties, same seeds "
+          f"for every rule.\n")
+    print(f"{'Pro rule':<16} {'tokens/partie':>14} {'95% CI':>20}   learned minus this rule [95% CI]")
+    for name, row in table.items():
+        lo, hi = row["ci"]
+        diff = ""
+        if name != "learned":
+            d, a, b = table["learned"][f"minus_{name}"]
+            diff = f"{d:+.3f} [{a:+.3f}, {b:+.3f}]"
+        print(f"{name:<16} {row['mean']:>+14.3f} {f'[{lo:+.3f}, {hi:+.3f}]':>20}   {diff}")
+    print(f"\nlearned weights {learned.to_dict()['weights']} over {FEATURES}; {(time.time() - t0) / 60:.1f} min")
+    if args.write:
+        meta = read_metadata(args.model)
+        meta["pro_policy"] = learned.to_dict()
+        meta["pro_comparison"] = {"table": table, "threshold_scan": {str(k): v for k, v in scan.items()},
+                                  "cem": history, "sessions": args.test_sessions, "parties": args.parties}
+        write_metadata(args.model, meta)
+        print(f"wrote the Pro policy into {args.model}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"table": table, "scan": {str(k): v for k, v in scan.items()}, "cem": history,
+                       "learned": learned.to_dict()}, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(main())

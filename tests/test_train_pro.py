@@ -1,0 +1,70 @@
+"""The learned Pro decision: features of both decision views, the
+threshold family, serialisation, the policy player's use of it, and a
+small simulated-session comparison."""
+from __future__ import annotations
+
+import pytest
+
+from agents import make_player
+from agents.pro_rules import ProView
+from trappola_env.engine.session import ProDecision
+from train.pro import FEATURES, ProPolicy, SessionBench, compare, features, fixed_pro
+
+
+def view(bulka, parties_left=30, stake_multiple=1, multiplier=1):
+    return ProView(player=0, players=("a", "b", "c", "d"), balances=(0, 0, 0, 0), streaks=(2, 0, 0, 0),
+                   bulka=bulka, opponent="rule", multiplier=multiplier, stake_multiple=stake_multiple,
+                   parties_left=parties_left)
+
+
+def decision(bulka, extra_stake=10, parties_left=30):
+    return ProDecision("a", 2, extra_stake, bulka, 0, 4, parties_left)
+
+
+def test_features_agree_between_proview_and_prodecision():
+    assert features(view(60, 30)) == features(decision(60, 10, 30)) == (1.0, 0.6, 0.6)
+    # The Bulka is measured in extra stakes, so the stake multiple cancels out.
+    assert features(view(120, 30, stake_multiple=2)) == features(view(60, 30))
+    assert features(view(60, None))[2] == 1.0  # unknown session length: "far from the end"
+
+
+@pytest.mark.parametrize("t, bulka, expected", [(4, 39, False), (4, 40, True), (6, 50, False), (6, 60, True)])
+def test_threshold_rule(t, bulka, expected):
+    assert ProPolicy.threshold(t).decide(decision(bulka)) is expected
+    assert ProPolicy.threshold(t).decide(view(bulka)) is expected
+
+
+def test_round_trip_and_bad_specs():
+    p = ProPolicy((-0.5, 1.0, 0.25))
+    assert ProPolicy.from_dict(p.to_dict()) == p
+    assert p.to_dict()["features"] == list(FEATURES)
+    with pytest.raises(ValueError, match="weights"):
+        ProPolicy((1.0,))
+    with pytest.raises(ValueError, match="unsupported"):
+        ProPolicy.from_dict({"kind": "mlp"})
+    with pytest.raises(ValueError, match="unknown Pro rule"):
+        fixed_pro("sometimes")
+
+
+def test_policy_player_uses_the_learned_rule_or_the_shared_ones():
+    learned = make_player("policy")
+    never = make_player("policy:pro=never")
+    assert never.name == "policy:pro=never" and not never.decide_pro(view(500))
+    assert make_player("policy:pro=always").decide_pro(view(0))
+    if learned.learned_pro is not None:
+        assert learned.decide_pro(view(400)) == learned.learned_pro.decide(view(400))
+    else:  # a checkpoint without a Pro policy falls back to the threshold rule (3 base stakes)
+        assert learned.decide_pro(view(30)) and not learned.decide_pro(view(20))
+
+
+def test_session_bench_compares_rules_on_the_same_sessions():
+    bench = SessionBench(max_parties=12)
+    table = compare(bench, {"never": lambda d: False, "always": lambda d: True}, sessions=4, seed=1)
+    assert set(table) == {"never", "always"}
+    d, lo, hi = table["always"]["minus_never"]
+    assert lo <= d <= hi
+    assert table["never"]["minus_always"][0] == pytest.approx(-d)
+    # Never declaring never takes the Bulka: the focal player only pays stakes
+    # and declaration/bonus payments, and gets back its share of the final split.
+    again = bench.tokens_per_partie(lambda d: False, [5, 6])
+    assert list(again) == list(bench.tokens_per_partie(lambda d: False, [5, 6]))  # seeded: reproducible
