@@ -7,13 +7,20 @@ the players.
     res = play_session([p0, p1, p2], max_parties=200, seed=1)
     res.balances, res.bulka_wins, res.pro_declarations, res.history
 
-A player is one of:
+Players
+-------
+Given as a sequence (named ``player_0``, ``player_1`` ... in that order)
+or as ``{name: player}``. Each is one of:
 
-- an object with ``act(info_state, legal_mask) -> action id`` and
-  optionally ``decide_pro(decision) -> bool`` (the ``agents`` ``Player``
-  shape);
-- a plain callable ``(info_state, legal_mask) -> action id``;
-- a pair ``(policy, pro_rule)`` of the above callable and a Pro rule.
+- a plain callable ``policy(info_state, legal_mask) -> action id``;
+- a pair ``(policy, pro_rule)``;
+- an object with ``act(info_state, legal_mask)`` and optionally
+  ``decide_pro(decision) -> bool``;
+- an ``agents`` ``Player`` (any object whose ``act`` takes one argument):
+  it gets ``act(TurnView)`` and ``decide_pro(ProView)`` as the ``agents``
+  referee gives them (``agents.base``), with its ``name`` as the name its
+  opponents see, and ``observe_result(info, result)`` after each partie
+  it plays if its class overrides it.
 
 ``info_state`` is the acting seat's ``engine.InfoState`` (its hand and the
 public record of the partie, never the opponent's cards); ``legal_mask``
@@ -22,61 +29,128 @@ lists them). A Pro rule is ``True`` / ``False`` (always / never declare)
 or a callable ``(decision) -> bool``; ``decision`` is the session's
 ``ProDecision`` (player, streak, extra_stake, bulka, balance, n_players,
 parties_left). Players without one use ``pro_default`` (default ``False``,
-i.e. never declare: a player that does not know about Pro keeps winning
-without declaring, which RULES.md allows).
+never declare: a player that does not know about Pro keeps winning without
+declaring, which RULES.md allows). The runner never resets players.
 
-``observe`` swaps ``info_state`` for any other observation:
-``observe(session, name) -> obs`` is called for each action, e.g. the
-bulka_v0 vector encoder.
+``observe(session, name) -> obs`` replaces ``info_state`` for the
+two-argument policies (e.g. a ``bulka_v0`` vector encoder).
 
-Players are given in seating-name order (``player_0`` ...) as a sequence,
-or as ``{name: player}``.
+Result
+------
+``SessionResult``: exact ``balances`` (``int`` or ``Fraction`` after the
+split) and ``departed``, ``bulka_wins`` / ``bulka_won`` (Pro wins and the
+tokens taken, per player), ``pro_offers`` (every offer and answer),
+``pro_declarations`` (each Pro declared, its result after its replays and
+how many parties it took), ``final_share``, ``parties_played``,
+``history`` (the session's ``History``), the ``session`` itself;
+``to_dict()`` is JSON-serialisable.
 """
 from __future__ import annotations
 
+import inspect
+import sys
 from dataclasses import dataclass, field
 
 from .engine.config import DEFAULT_CONFIG, RuleConfig
 from .engine.infostate import InfoState
 from .engine.ledger import to_json_number
 from .engine.partie import DONE
+from .engine.scoring import BASE_STAKE
 from .engine.session import OVER, PLAYING, Session
 
 
-def _split_player(p, pro_default):
-    """(act callable, pro callable) of one player spec."""
-    if isinstance(p, tuple):
-        if len(p) != 2:
-            raise ValueError("a player given as a tuple must be (policy, pro_rule)")
-        policy, pro = p
-    elif hasattr(p, "act"):
-        policy, pro = p.act, getattr(p, "decide_pro", pro_default)
-    else:
-        policy, pro = p, pro_default
-    if not callable(policy):
-        raise ValueError(f"a player's policy must be callable, got {policy!r}")
-    if isinstance(pro, bool):
-        answer = pro
-        pro = lambda decision: answer  # noqa: E731
-    elif not callable(pro):
-        raise ValueError(f"a Pro rule must be a bool or a callable, got {pro!r}")
-    return policy, pro
+def _takes_one_argument(fn) -> bool:
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    required = [p for p in positional if p.default is p.empty]
+    return len(required) == 1 and not any(p.kind == p.VAR_POSITIONAL for p in params)
+
+
+def _constant(answer: bool):
+    return lambda decision: answer
+
+
+class _Seat:
+    """One player as the runner calls it."""
+
+    __slots__ = ("name", "display", "policy", "pro", "agents_style", "obj", "observe_result")
+
+    def __init__(self, name, spec, pro_default):
+        self.name = name
+        self.display = name
+        self.obj = None
+        self.agents_style = False
+        self.observe_result = None
+        if isinstance(spec, tuple):
+            if len(spec) != 2:
+                raise ValueError(f"player {name}: a tuple must be (policy, pro_rule)")
+            policy, pro = spec
+        elif hasattr(spec, "act"):
+            self.obj = spec
+            policy, pro = spec.act, getattr(spec, "decide_pro", pro_default)
+            if _takes_one_argument(spec.act):
+                self.agents_style = True
+                if isinstance(getattr(spec, "name", None), str):
+                    self.display = spec.name
+                hook = getattr(spec, "observe_result", None)
+                base = sys.modules.get("agents.base")
+                base_hook = getattr(getattr(base, "Player", None), "observe_result", None)
+                if hook is not None and getattr(type(spec), "observe_result", None) is not base_hook:
+                    self.observe_result = hook
+        else:
+            policy, pro = spec, pro_default
+        if not callable(policy):
+            raise ValueError(f"player {name}: the policy must be callable, got {policy!r}")
+        if isinstance(pro, bool):
+            pro = _constant(pro)
+        elif not callable(pro):
+            raise ValueError(f"player {name}: a Pro rule must be a bool or a callable, got {pro!r}")
+        self.policy = policy
+        self.pro = pro
+
+    def policy_against(self, opponent_display: str):
+        """The two-argument policy for one pairing."""
+        if not self.agents_style:
+            return self.policy
+        from agents.base import TurnView  # only reached with agents players
+
+        act = self.obj.act
+
+        def policy(info, legal_mask):
+            return act(TurnView(info, legal_mask, opponent=opponent_display))
+
+        return policy
+
+
+def _pro_view(session, seats):
+    from agents.pro_rules import ProView  # only reached with agents players
+
+    players = session.players
+    d = session.dealer
+    return ProView(
+        player=players.index(d), players=tuple(seats[n].display for n in players),
+        balances=tuple(float(session.balances[n]) for n in players),
+        streaks=tuple(session.streaks[n] for n in players), bulka=float(session.bulka),
+        opponent=seats[session.challenger].display, multiplier=session.multiplier,
+        stake_multiple=session.stake_multiple, base_stake=BASE_STAKE, parties_left=session.parties_left)
 
 
 @dataclass
 class SessionResult:
-    """What ``play_session`` returns. Balances are exact (``int`` or
-    ``Fraction``); ``to_dict()`` gives floats for JSON."""
+    """What ``play_session`` returns (see the module docstring)."""
 
     balances: dict
     departed: dict
     bulka_wins: dict  # name -> number of Pro wins (Bulkas taken)
     bulka_won: dict  # name -> tokens taken from the Bulka by Pro wins
     pro_offers: list  # ProOffer(partie_index, player, streak, declared)
-    pro_declarations: list  # {"partie_index", "player", "result": won|lost, "parties": with replays}
+    pro_declarations: list  # {"partie_index", "player", "result": won|lost, "parties", "bulka_won"}
     final_share: object
     parties_played: int
-    history: list
+    history: object
     session: Session = field(repr=False)
 
     def to_dict(self) -> dict:
@@ -89,24 +163,8 @@ class SessionResult:
             "pro_declarations": list(self.pro_declarations),
             "final_share": to_json_number(self.final_share),
             "parties_played": self.parties_played,
-            "history": [r.to_dict() for r in self.history],
+            "history": self.history.to_dicts(),
         }
-
-
-def pro_declarations(history) -> list[dict]:
-    """One entry per Pro declared: who, at which partie, the result after
-    its Alifer replays (``won`` / ``lost``), and how many parties it took."""
-    out = []
-    for rec in history:
-        if rec.pro_declarer is None:
-            continue
-        if not rec.replay:
-            out.append({"partie_index": rec.index, "player": rec.pro_declarer, "result": None, "parties": 0})
-        entry = out[-1]
-        entry["parties"] += 1
-        if rec.winner is not None:
-            entry["result"] = rec.pro_result
-    return out
 
 
 def play_partie(partie, policies) -> None:
@@ -129,8 +187,8 @@ def play_session(players, *, max_parties: int = 100, stake_multiple: int = 1,
                  config: RuleConfig = DEFAULT_CONFIG, seed=None, seating=None, deal_source=None,
                  pro_default=False, observe=None, session: Session | None = None) -> SessionResult:
     """Play a session to its end and return a ``SessionResult``. Pass
-    ``session`` to continue an existing one (then the session's own
-    settings apply and the other settings are ignored)."""
+    ``session`` to continue an existing one (then its own settings apply
+    and the other settings are ignored)."""
     if isinstance(players, dict):
         names = list(players)
         specs = players
@@ -144,32 +202,46 @@ def play_session(players, *, max_parties: int = 100, stake_multiple: int = 1,
     missing = [n for n in session.players if n not in specs]
     if missing:
         raise ValueError(f"no player given for {missing}")
-    policies, pro_rules = {}, {}
-    for n, p in specs.items():
-        policies[n], pro_rules[n] = _split_player(p, pro_default)
+    seats = {n: _Seat(n, p, pro_default) for n, p in specs.items()}
+    hooks = any(seat.observe_result is not None for seat in seats.values())
+    pairings = {}  # (challenger, dealer) -> the two policies
 
     s = session
     while True:
         phase = s.phase
         if phase == PLAYING:
-            pols = (policies[s.challenger], policies[s.dealer])
+            pair = (s.challenger, s.dealer)
+            pols = pairings.get(pair)
+            if pols is None:
+                ch, de = seats[pair[0]], seats[pair[1]]
+                pols = pairings[pair] = (ch.policy_against(de.display), de.policy_against(ch.display))
+            partie = s.partie
             if observe is None:
-                play_partie(s.partie, pols)
+                play_partie(partie, pols)
             else:
-                _play_partie_observed(s, s.partie, pols, observe)
+                _play_partie_observed(s, partie, pols, observe)
+            if hooks:
+                result = partie.result()
+                for seat in (0, 1):
+                    hook = seats[pair[seat]].observe_result
+                    if hook is not None:
+                        hook(partie.info_state(seat), result)
             s.finish_partie()
         elif phase == OVER:
             break
         else:
-            s.decide_pro(bool(pro_rules[s.dealer](s.pending)))
+            seat = seats[s.dealer]
+            decision = _pro_view(s, seats) if seat.agents_style else s.pending
+            s.decide_pro(bool(seat.pro(decision)))
 
-    bulka_wins = dict.fromkeys(names, 0)
-    bulka_won = dict.fromkeys(names, 0)
-    for rec in s.history:
-        if rec.pro_result == "won":
-            bulka_wins[rec.winner] = bulka_wins.get(rec.winner, 0) + 1
-            bulka_won[rec.winner] = bulka_won.get(rec.winner, 0) + rec.bulka_won
+    names_seen = list(s.ledger.balances) + list(s.ledger.departed)
+    bulka_wins = dict.fromkeys(names_seen, 0)
+    bulka_won = dict.fromkeys(names_seen, 0)
+    for decl in s.pro_declarations:
+        if decl["result"] == "won":
+            bulka_wins[decl["player"]] += 1
+            bulka_won[decl["player"]] += decl["bulka_won"]
     return SessionResult(
         balances=dict(s.balances), departed=dict(s.departed), bulka_wins=bulka_wins, bulka_won=bulka_won,
-        pro_offers=list(s.pro_offers), pro_declarations=pro_declarations(s.history),
+        pro_offers=list(s.pro_offers), pro_declarations=[dict(d) for d in s.pro_declarations],
         final_share=s.final_share, parties_played=s.parties_played, history=s.history, session=s)

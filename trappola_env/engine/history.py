@@ -29,11 +29,12 @@ Player-keyed fields use the players' names. Fields:
 | ``deal`` | the deal as card names (``None`` for a forfeit before the deal) |
 
 Storage: the session logs each partie as one flat plain tuple of ints,
-strings and tuples of those, and ``History`` wraps the log, building a
-record when one is read. CPython's garbage collector stops tracking such
-tuples after one look, so a long session costs no collector time; keeping
-``PartieResult`` or ``Deal`` objects alive made the collector re-scan them
-and cost the fast runner microseconds per partie.
+strings and ``bytes`` (the deal), and ``History`` wraps the log, building
+a record when one is read. Objects kept alive make CPython's garbage
+collector run (a partie that frees everything it allocates never triggers
+it) and re-scan them; keeping ``PartieResult`` and ``Deal`` objects, or
+even a few tuples per partie, cost the fast runner microseconds per
+partie. ``bytes`` and the flat tuple keep that to about one object.
 """
 from __future__ import annotations
 
@@ -66,14 +67,13 @@ class PartieRecord(NamedTuple):
     forfeited_seat: int | None
     challenger_score: int
     dealer_score: int
-    seat_tokens: tuple
+    challenger_tokens: int
+    dealer_tokens: int
     bulka_in: int
     bulka_won: int
     bulka: int
     seat_details: tuple  # (seat, what, points, tokens)
-    challenger_cards: tuple | None  # card ids as dealt; None for a forfeit before the deal
-    dealer_cards: tuple | None
-    stock_cards: tuple | None
+    deal_cards: bytes | None  # card ids: challenger 9, dealer 9, stock 18; None for a forfeit before the deal
 
     def _name(self, seat):
         return None if seat is None else (self.challenger, self.dealer)[seat]
@@ -101,7 +101,7 @@ class PartieRecord(NamedTuple):
 
     @property
     def tokens(self) -> dict:
-        return {self.challenger: self.seat_tokens[0], self.dealer: self.seat_tokens[1]}
+        return {self.challenger: self.challenger_tokens, self.dealer: self.dealer_tokens}
 
     @property
     def pro_result(self):
@@ -119,11 +119,11 @@ class PartieRecord(NamedTuple):
 
     @property
     def deal(self):
-        if self.challenger_cards is None:
+        cards = self.deal_cards
+        if cards is None:
             return None
-        return {"challenger": [CARD_NAMES[c] for c in self.challenger_cards],
-                "dealer": [CARD_NAMES[c] for c in self.dealer_cards],
-                "stock": [CARD_NAMES[c] for c in self.stock_cards]}
+        return {"challenger": [CARD_NAMES[c] for c in cards[:9]], "dealer": [CARD_NAMES[c] for c in cards[9:18]],
+                "stock": [CARD_NAMES[c] for c in cards[18:]]}
 
     def __getitem__(self, key):
         if isinstance(key, str):

@@ -57,6 +57,8 @@ class Ledger:
         (``scoring.PartieResult``; seat 0 = challenger, 1 = dealer)."""
         d0, d1 = result.declaration_tokens
         b0, b1 = result.bonus_tokens
+        if not (d0 or d1 or b0 or b1):  # most parties (every agreed Alifer) settle nothing more
+            return
         bal = self.balances
         bal[challenger] += d0 - d1 - b0
         bal[dealer] += d1 - d0 - b1

@@ -85,7 +85,6 @@ from .scoring import BASE_STAKE, FORFEIT, PartieResult, Score
 from .seating import Seating, draw_seating
 
 PRO_DECISION, PLAYING, OVER = "pro", "partie", "over"
-_NO_DEAL = Deal(None, None, None)  # the log's deal fields for a forfeit before the deal
 MAX_PLAYERS = 4
 PRO_STREAK = 2
 
@@ -134,8 +133,8 @@ class Session:
     __slots__ = (
         "max_parties", "stake_multiple", "config", "rng", "seating", "players", "dealer", "challenger",
         "queue", "streaks", "ledger", "multiplier", "pro_declarer", "parties_played", "history",
-        "pro_offers", "events", "partie", "phase", "end_reason", "final_share",
-        "_unit", "_deal_source", "_log", "_join", "_queue_at_start", "_queue_changed", "_replay", "_pro_stake", "_stake",
+        "pro_offers", "pro_declarations", "events", "partie", "phase", "end_reason", "final_share",
+        "_unit", "_deal_source", "_log", "_join", "_queue_at_start", "_queue_changed", "_replay", "_pro_stake", "_stake", "_pro_index",
     )
 
     def __init__(self, n_players: int = 3, max_parties: int = 100, stake_multiple: int = 1,
@@ -184,6 +183,9 @@ class Session:
         self._log: list[tuple] = []  # one plain tuple per partie (see ``history``)
         self.history = History(self._log)
         self.pro_offers: list[ProOffer] = []
+        # One dict per Pro declared, appended when it is decided: partie_index
+        # (where declared), player, result (won|lost), parties (with replays), bulka_won.
+        self.pro_declarations: list[dict] = []
         self.events: list[dict] = []  # joins and leaves
         self.partie: Partie | None = None
         self.phase = PLAYING
@@ -195,6 +197,7 @@ class Session:
         self._replay = False
         self._pro_stake = 0
         self._stake = 0
+        self._pro_index = None
         self._new_partie()
 
     # ------------------------------------------------------------ queries
@@ -280,6 +283,7 @@ class Session:
             extra = self._pro_extra()
             self.ledger.pay_in(d, extra)
             self.pro_declarer = d
+            self._pro_index = self.parties_played
         self._start_partie(False, extra)
 
     def act(self, action: int) -> None:
@@ -318,7 +322,8 @@ class Session:
         if result.stake != self._stake:
             raise RuntimeError(f"partie stake {result.stake} differs from the stake paid {self._stake}")
         self.ledger.settle(result, self.challenger, self.dealer)
-        self._conclude(result, partie.deal)
+        d = partie.deal
+        self._conclude(result, bytes(d.challenger + d.dealer + d.stock))
 
     def set_deal(self, deal: Deal | dict) -> None:
         """Replace the deal of the ready partie before its first action (a
@@ -466,7 +471,7 @@ class Session:
         result = PartieResult(outcome=FORFEIT, winner=0, scores=(zero, zero), stake=stake,
                               declaration_tokens=(0, 0), bonus_tokens=(0, 0), tokens=(-stake, -stake),
                               bulka_in=2 * stake, forfeited_by=1)
-        self._conclude(result, _NO_DEAL)
+        self._conclude(result, None)
 
     def _conclude(self, result: PartieResult, deal) -> None:
         ch, de = self.challenger, self.dealer
@@ -484,6 +489,11 @@ class Session:
             streaks[loser] = 0
             self.multiplier = 1
             self.pro_declarer = None
+            if pro is not None:
+                start = self._pro_index
+                self.pro_declarations.append({
+                    "partie_index": start, "player": pro, "result": "won" if winner == pro else "lost",
+                    "parties": n - start, "bulka_won": self.ledger.bulka if winner == pro else 0})
             if winner == pro:
                 bulka_won = self.ledger.award(winner)
                 streaks[winner] = 0
@@ -493,10 +503,11 @@ class Session:
                 self.dealer, self.challenger, pops = rotate_normal(winner, loser, self.queue)
                 self._join.popped(pops)
         sc = result.scores
+        tokens = result.tokens
         self._log.append((n - 1, de, ch, self._queue_at_start, pro, self._replay, m, result.stake,
                           self._pro_stake, result.outcome, w, result.forfeited_by, sc[0].total, sc[1].total,
-                          result.tokens, result.bulka_in, bulka_won, self.ledger.bulka, result.details,
-                          deal.challenger, deal.dealer, deal.stock))
+                          tokens[0], tokens[1], result.bulka_in, bulka_won, self.ledger.bulka, result.details,
+                          deal))
         self.partie = None
         if n >= self.max_parties and not (w is None and pro is not None):
             self._end("max_parties")
