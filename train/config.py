@@ -30,7 +30,7 @@ class TrainConfig:
     out_dir: str = "runs"  # the run writes to out_dir/run_name/
     seed: int = 0
     total_timesteps: int = 2_000_000  # learner decisions (env steps of the wrapper)
-    max_minutes: float = 0.0  # wall-clock cap on the learning phase; 0 = none
+    max_minutes: float = 0.0  # wall-clock cap on the whole run (BC included); 0 = none
     n_envs: int = 16
     vec_env: str = "subproc"  # subproc | dummy
     torch_threads: int = 1
@@ -61,7 +61,7 @@ class TrainConfig:
     target_kl: float = 0.0  # 0 = none
     # --- opponent pool --------------------------------------------------
     # Draw weights per episode: "self" = a frozen snapshot of the learner.
-    pool: dict = field(default_factory=lambda: {"self": 0.5, "rule": 0.4, "random": 0.1})
+    pool: dict = field(default_factory=lambda: {"self": 0.4, "rule": 0.4, "random": 0.2})
     snapshot_every: int = 100_000  # learner steps between snapshots added to the pool
     pool_size: int = 8  # most recent snapshots kept
     snapshot_latest_prob: float = 0.5  # else a uniformly drawn older snapshot
@@ -76,7 +76,7 @@ class TrainConfig:
     bc_value_coef: float = 0.5  # also fit the value head to the teacher games' returns
     # --- evaluation and checkpoints -------------------------------------
     eval_every: int = 200_000  # learner steps
-    eval_deals: int = 300  # duplicate: each deal is played twice, seats swapped
+    eval_deals: int = 400  # duplicate: each deal is played twice, seats swapped
     eval_opponent: str = "rule"
     checkpoint_every: int = 500_000
     # --- Pro decision (bulka sessions) -----------------------------------
