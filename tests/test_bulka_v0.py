@@ -270,8 +270,8 @@ def test_pro_win_reward_is_the_whole_bulka():
     assert env.infos["player_1"]["seat"] == "challenger" and env.infos["player_1"]["streak"] == 0
 
 
-def test_200_random_parties_with_four_conserve_after_every_step():
-    env = bulka_v0.env(n_players=4, max_parties=200)
+def test_1000_random_parties_with_four_conserve_after_every_step():
+    env = bulka_v0.env(n_players=4, max_parties=1000)
     env.reset(seed=9)
     s = env.unwrapped.session
 
@@ -283,7 +283,7 @@ def test_200_random_parties_with_four_conserve_after_every_step():
             assert info["seat"] == s.seat_of(a)
 
     given, _ = run(env, np.random.default_rng(9), on_step=check)
-    assert s.over and s.parties_played >= 200
+    assert s.over and s.parties_played >= 1000
     assert sum(map(sum, given.values())) == pytest.approx(0.0, abs=1e-6)
 
 
