@@ -44,6 +44,18 @@ ends, except that a live Pro partie is played out through its replays; a
 pending non-Pro replay is dropped. The Bulka is then split equally among
 the players present (``ledger`` explains the exact fractions).
 
+Records
+-------
+``balances`` (exact: ``int``, or ``Fraction`` after a split), ``bulka``,
+``departed`` (what leavers took), ``streaks``, ``queue`` (head waits
+longest), ``history`` (one ``PartieRecord`` per partie, replays included:
+``history.PartieRecord`` lists the fields; ``history_dicts()`` for JSON),
+``pro_offers`` (every offer and answer), ``pro_declarations`` (each Pro,
+appended when decided: where declared, by whom, won/lost, how many parties
+with its replays, the Bulka won), ``events`` (joins and leaves),
+``seating`` (with the draw rounds), ``summary()`` (all of it as JSON-ready
+values), ``check()`` (asserts the ledger is exactly zero).
+
 Leaving and joining (Art. 4)
 ----------------------------
 ``leave(name)``: only a waiting player (not the dealer or challenger of the
@@ -67,9 +79,12 @@ Rulings beyond RULES.md
   stakes are paid, no deal, no Pro, recorded with outcome ``forfeit``.
 - The number of players that decides the Pro-win re-seating (4 vs 3/2) is
   the number present when that partie ends.
+- Stakes are paid when a partie is set up (right after the previous one
+  ends, or after the Pro decision), so ``partie`` is always ready to play.
 """
 from __future__ import annotations
 
+import operator
 import random
 from typing import Callable, NamedTuple
 
@@ -295,8 +310,12 @@ class Session:
             if partie.phase == DONE:
                 self.finish_partie()
         elif self.phase == PRO_DECISION:
-            if type(action) is not bool and hasattr(action, "__index__") and action.__index__() in (PRO, NO_PRO):
-                self.decide_pro(action.__index__() == PRO)
+            try:
+                a = None if isinstance(action, bool) else operator.index(action)
+            except TypeError:
+                a = None
+            if a == PRO or a == NO_PRO:
+                self.decide_pro(a == PRO)
             elif self.config.illegal_action == "forfeit":
                 self._forfeit_pro_decision()
             else:
@@ -412,6 +431,7 @@ class Session:
             "end_reason": self.end_reason,
             "seating": self.seating.to_dict(),
             "pro_offers": [o._asdict() for o in self.pro_offers],
+            "pro_declarations": [dict(d) for d in self.pro_declarations],
             "events": list(self.events),
         }
 
