@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from trappola_env.engine.actions import NO_PRO, PRO
 from trappola_env.engine.cards import mask_of
 from trappola_env.observation import OBS_SIZE, encode
 from trappola_env.trappola_v0 import mask_array
@@ -96,6 +97,24 @@ def observation_of_info(info) -> np.ndarray:
     return encode(_SeatView(info), info.seat)
 
 
+_PRO_BITS = (1 << PRO) | (1 << NO_PRO)
+
+
+def pro_view_from_bulka_obs(obs) -> ProView:
+    """A ``ProView`` rebuilt from a ``bulka_v0`` observation, for a player
+    driven through the environment's actions 47/48 rather than
+    ``decide_pro``. The Bulka is read back from its log feature (in base
+    stakes, exact up to float rounding); what the vector does not hold
+    (other balances, absolute parties left) is left neutral."""
+    if obs is None or len(obs) <= OBS_SIZE:
+        raise ValueError("a Pro decision through act() needs the bulka_v0 observation vector")
+    from trappola_env.bulka_v0 import _OFF, LOG2_SCALE
+
+    units = 2.0 ** (float(obs[_OFF["bulka"]]) * LOG2_SCALE) - 1.0
+    return ProView(player=0, players=("me", "opponent"), balances=(0, 0), streaks=(2, 0),
+                   bulka=round(units * 10.0, 6), opponent="opponent", parties_left=None)
+
+
 class PolicyPlayer(Player):
     kind = "policy"
     POSITIONAL = "path"
@@ -161,11 +180,24 @@ class PolicyPlayer(Player):
         self._np_rng = np.random.default_rng(self.rng.getrandbits(32))
 
     def act(self, view: TurnView) -> int:
-        obs = view._observation if view._observation is not None else observation_of_info(view.info)
         mask = view.legal_mask
         if mask & (mask - 1) == 0:  # one legal action: nothing to decide
             return mask.bit_length() - 1
+        obs = view._observation if view._observation is not None else observation_of_info(view.info)
         return self.policy.act(obs[:OBS_SIZE], mask_array(mask), self._np_rng,
+                               deterministic=not self.settings["sample"])
+
+    def act_observation(self, obs, action_mask) -> int:
+        """An action straight from an environment observation: a
+        ``trappola_v0`` or ``bulka_v0`` vector and its 49-entry mask. In a
+        ``bulka_v0`` Pro decision (only 47/48 legal) the Pro rule answers."""
+        legal = np.asarray(action_mask, dtype=bool)
+        bits = sum(1 << int(a) for a in np.flatnonzero(legal))
+        if bits and bits & _PRO_BITS == bits:
+            return PRO if self.decide_pro(pro_view_from_bulka_obs(obs)) else NO_PRO
+        if bits & (bits - 1) == 0:
+            return bits.bit_length() - 1
+        return self.policy.act(np.asarray(obs, np.float32)[:OBS_SIZE], legal, self._np_rng,
                                deterministic=not self.settings["sample"])
 
     def decide_pro(self, view: ProView) -> bool:

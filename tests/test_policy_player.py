@@ -10,7 +10,7 @@ import pytest
 
 from agents import make_player
 from agents.base import TurnView, play_partie
-from agents.policy_player import PolicyPlayer, observation_of_info
+from agents.policy_player import PolicyPlayer, observation_of_info, pro_view_from_bulka_obs
 from trappola_env.engine import Partie, random_deal
 from trappola_env.observation import encode
 from train.checkpoint import build_metadata, read_metadata, save_checkpoint, write_metadata
@@ -99,3 +99,31 @@ def test_default_model_is_shipped_and_loads():
     me = make_player("policy")
     assert me.name == "policy"
     assert me.meta["num_timesteps"] > 0
+
+
+def test_drives_a_bulka_v0_session_from_observations():
+    from trappola_env import bulka_v0
+    from train.pro import ProPolicy
+
+    env = bulka_v0.env(n_players=3, max_parties=25)
+    env.reset(seed=3)
+    me = make_player("policy:pro=always")
+    me.reset(1)
+    pro_offers = 0
+    for agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        mask = obs["action_mask"]
+        action = me.act_observation(obs["observation"], mask)
+        assert mask[action]
+        if mask[47]:
+            pro_offers += 1
+            assert action == 47  # pro=always
+            # The Bulka read back from the log feature is the session's, in tokens.
+            view = pro_view_from_bulka_obs(obs["observation"])
+            assert view.bulka == pytest.approx(float(env.unwrapped.session.bulka), rel=1e-4)
+            assert ProPolicy.threshold(0).decide(view)
+        env.step(action)
+    assert pro_offers > 0
