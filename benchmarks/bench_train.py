@@ -85,7 +85,7 @@ def bench_decide(model: str, parties: int = 200) -> None:
     torch.set_num_threads(1)
     me, rule = make_player(f"policy:{model}"), make_player("rule")
     rng = random.Random(0)
-    times = []
+    times, choice_times = [], []
     for g in range(parties):
         partie = Partie(random_deal(rng))
         players = (me, rule) if g % 2 == 0 else (rule, me)
@@ -95,13 +95,17 @@ def bench_decide(model: str, parties: int = 200) -> None:
             if players[seat] is me:
                 t = time.perf_counter()
                 a = me.act(view)
-                times.append(time.perf_counter() - t)
+                dt = time.perf_counter() - t
+                times.append(dt)
+                if view.legal_mask & (view.legal_mask - 1):
+                    choice_times.append(dt)
             else:
                 a = rule.act(view)
             partie.apply(a)
-    times.sort()
-    print(f"decide: policy decision median {1e3 * statistics.median(times):.3f} ms, "
-          f"p90 {1e3 * times[int(0.9 * len(times))]:.3f} ms over {len(times)} decisions ({model})")
+    for label, ts in (("all decisions", times), ("with a choice", choice_times)):
+        ts.sort()
+        print(f"decide: policy decision median {1e3 * statistics.median(ts):.3f} ms, "
+              f"p90 {1e3 * ts[int(0.9 * len(ts))]:.3f} ms over {len(ts)} {label} ({model})")
 
 
 def main() -> None:
@@ -111,7 +115,8 @@ def main() -> None:
     ap.add_argument("--model", default="models/default.zip")
     ap.add_argument("overrides", nargs="*", help="config overrides key=value for --what ppo")
     args = ap.parse_args()
-    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):  # one core, one thread
+        os.environ.setdefault(var, "1")
     print(f"cores: {os.cpu_count()}, load average: {os.getloadavg()[0]:.2f}")
     if args.what in ("all", "env"):
         bench_env()
