@@ -173,3 +173,17 @@ def test_scripted_settlement_scales_with_stake_multiple(stake_multiple):
     s = make_session("A", "B", ["C"], stake_multiple=stake_multiple)
     play_deal(s, DEAL_CHALLENGER_WINS)
     assert s.history[-1].tokens == {"B": -10 * stake_multiple, "A": -30 * stake_multiple}
+
+
+def test_history_deal_replays_the_same_partie():
+    from trappola_env.engine import deal_from_names
+
+    s = make_session("A", "B", ["C"])
+    play_deal(s, DEAL_DECLARATION, first=["declare Figura Re"])
+    rec = s.history[-1]
+    again = make_session("A", "B", ["C"])
+    play_deal(again, rec.deal, first=["declare Figura Re"])
+    assert again.history[-1].to_dict() == rec.to_dict()
+    d, original = deal_from_names(rec.deal), deal_from_names(DEAL_DECLARATION)
+    assert (d.hands, d.bottom) == (original.hands, original.bottom)
+    assert rec.deal["stock"][-1] == "AD"

@@ -26,22 +26,22 @@ Player-keyed fields use the players' names. Fields:
 | ``pro_result`` | ``"won"``, ``"lost"``, ``"alifer"`` for a Pro partie, else ``None`` |
 | ``bulka`` | the Bulka after settlement and any Pro award |
 | ``details`` | declarations and trick bonuses: ``[{"player", "what", "points", "tokens"}]`` |
-| ``deal`` | the deal as card names (``None`` for a forfeit before the deal) |
+| ``deal`` | the deal as a ``deal_from_names`` spec: each hand in card-id order, the stock as the 17 unseen cards in id order then the face-up bottom card (order within a hand or the unseen stock never matters to play); ``None`` for a forfeit before the deal |
 
-Storage: the session logs each partie as one flat plain tuple of ints,
-strings and ``bytes`` (the deal), and ``History`` wraps the log, building
-a record when one is read. Objects kept alive make CPython's garbage
-collector run (a partie that frees everything it allocates never triggers
-it) and re-scan them; keeping ``PartieResult`` and ``Deal`` objects, or
-even a few tuples per partie, cost the fast runner microseconds per
-partie. ``bytes`` and the flat tuple keep that to about one object.
+Storage: the session logs each partie as one flat plain tuple of ints and
+strings (the deal as the two dealt hands' bit sets and the bottom card),
+and ``History`` wraps the log, building a record when one is read. Objects
+kept alive make CPython's garbage collector run (a partie that frees
+everything it allocates never triggers it) and re-scan them; keeping
+``PartieResult`` and ``Deal`` objects, or even a few tuples per partie,
+cost the fast runner microseconds per partie.
 """
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from .cards import CARD_NAMES
+from .cards import ALL_CARDS, CARD_NAMES, names_of
 
 FIELDS = (
     "index", "dealer", "challenger", "queue", "pro_declared", "pro_declarer", "replay",
@@ -73,7 +73,9 @@ class PartieRecord(NamedTuple):
     bulka_won: int
     bulka: int
     seat_details: tuple  # (seat, what, points, tokens)
-    deal_cards: bytes | None  # card ids: challenger 9, dealer 9, stock 18; None for a forfeit before the deal
+    challenger_dealt: int | None  # bit set of the dealt hand; None for a forfeit before the deal
+    dealer_dealt: int | None
+    bottom: int | None  # the face-up bottom card of the stock
 
     def _name(self, seat):
         return None if seat is None else (self.challenger, self.dealer)[seat]
@@ -119,11 +121,11 @@ class PartieRecord(NamedTuple):
 
     @property
     def deal(self):
-        cards = self.deal_cards
-        if cards is None:
+        if self.challenger_dealt is None:
             return None
-        return {"challenger": [CARD_NAMES[c] for c in cards[:9]], "dealer": [CARD_NAMES[c] for c in cards[9:18]],
-                "stock": [CARD_NAMES[c] for c in cards[18:]]}
+        ch, de, bottom = self.challenger_dealt, self.dealer_dealt, self.bottom
+        unseen = ALL_CARDS & ~(ch | de | 1 << bottom)
+        return {"challenger": names_of(ch), "dealer": names_of(de), "stock": names_of(unseen) + [CARD_NAMES[bottom]]}
 
     def __getitem__(self, key):
         if isinstance(key, str):

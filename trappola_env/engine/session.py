@@ -341,8 +341,7 @@ class Session:
         if result.stake != self._stake:
             raise RuntimeError(f"partie stake {result.stake} differs from the stake paid {self._stake}")
         self.ledger.settle(result, self.challenger, self.dealer)
-        d = partie.deal
-        self._conclude(result, bytes(d.challenger + d.dealer + d.stock))
+        self._conclude(result, partie)
 
     def set_deal(self, deal: Deal | dict) -> None:
         """Replace the deal of the ready partie before its first action (a
@@ -491,9 +490,9 @@ class Session:
         result = PartieResult(outcome=FORFEIT, winner=0, scores=(zero, zero), stake=stake,
                               declaration_tokens=(0, 0), bonus_tokens=(0, 0), tokens=(-stake, -stake),
                               bulka_in=2 * stake, forfeited_by=1)
-        self._conclude(result, None)
+        self._conclude(result, None)  # nothing was dealt
 
-    def _conclude(self, result: PartieResult, deal) -> None:
+    def _conclude(self, result: PartieResult, partie: Partie | None) -> None:
         ch, de = self.challenger, self.dealer
         pro = self.pro_declarer
         m = self.multiplier
@@ -524,10 +523,15 @@ class Session:
                 self._join.popped(pops)
         sc = result.scores
         tokens = result.tokens
+        if partie is None:
+            dealt0 = dealt1 = bottom = None
+        else:
+            dealt0, dealt1 = partie.dealt
+            bottom = partie.bottom
         self._log.append((n - 1, de, ch, self._queue_at_start, pro, self._replay, m, result.stake,
                           self._pro_stake, result.outcome, w, result.forfeited_by, sc[0].total, sc[1].total,
                           tokens[0], tokens[1], result.bulka_in, bulka_won, self.ledger.bulka, result.details,
-                          deal))
+                          dealt0, dealt1, bottom))
         self.partie = None
         if n >= self.max_parties and not (w is None and pro is not None):
             self._end("max_parties")
