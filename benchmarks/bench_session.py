@@ -102,7 +102,8 @@ def bench_env(parties, seed=0):
         steps += 1
     dt = time.process_time() - t
     print(f"bulka_v0, 4 random players: {session.parties_played} parties, {steps} steps in {dt:.1f} s "
-          f"({dt / steps * 1e6:.0f} us/step); ledger exact after every step; final {session.balances}")
+          f"({dt / steps * 1e6:.0f} us/step); ledger exact after every step; final balances "
+          f"{ {n: float(v) for n, v in session.balances.items()} }")
 
 
 def main():

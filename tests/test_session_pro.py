@@ -64,7 +64,7 @@ def test_act_48_declines():
 def test_illegal_pro_answer_raises_and_changes_nothing(bad):
     s = offered(config=RuleConfig())
     before = json.dumps(s.summary(), sort_keys=True)
-    with pytest.raises(ValueError, match="deciding Pro"):
+    with pytest.raises(IllegalActionError, match="deciding Pro"):  # a ValueError
         s.act(bad)
     assert json.dumps(s.summary(), sort_keys=True) == before
     assert s.phase == "pro"
