@@ -156,7 +156,8 @@ class Session:
                  config: RuleConfig = DEFAULT_CONFIG, *, seed=None, rng: random.Random | None = None,
                  names=None, seating: Seating | dict | None = None,
                  deal_source: Callable[[random.Random], Deal] | None = None):
-        """``names`` default to ``player_0 .. player_{n-1}``. ``seating``: a
+        """``names`` default to ``player_0 .. player_{n-1}`` (given names
+        set the number of players; ``n_players`` is then ignored). ``seating``: a
         ``Seating`` or ``{"dealer", "challenger", "queue"}``; by default the
         players draw cards with the session's rng (``seed`` or ``rng``).
         ``deal_source(rng) -> Deal`` deals each partie (default: a shuffled
