@@ -84,8 +84,9 @@ zeros for a waiting agent, during a Pro decision (no partie has been dealt
 yet) and after the session's end. ``decode_observation`` reads that part of
 a ``bulka_v0`` vector too.
 
-The session features follow (``SESSION_LAYOUT`` holds the same as data; a
-test checks this table against it). "Opponent" means the other player at
+The session features follow (``SESSION_LAYOUT`` holds the same as data,
+``SESSION_OFFSET`` the offsets by name; a test checks this table against
+it). "Opponent" means the other player at
 the table (for a Pro decision: the next challenger); a waiting agent has
 none. ``u = 10 * stake_multiple`` (one base stake).
 
@@ -160,8 +161,8 @@ from .engine import N_ACTIONS, IllegalActionError, RuleConfig, deal_from_names
 from .engine.render import render_partie
 from .engine.scoring import BASE_STAKE
 from .engine.session import OVER, PLAYING, PRO_DECISION, Session
+from .envs_common import check_positive_int, mask_array, observation_space
 from .observation import OBS_SIZE, Observer, decode_observation, encode, multiplier_feature
-from .trappola_v0 import mask_array
 
 RENDER_MODES = ("human", "ansi")
 OPTION_KEYS = ("seating", "deal")
@@ -194,7 +195,8 @@ def _layout():
 
 
 SESSION_LAYOUT, BULKA_OBS_SIZE = _layout()
-_OFF = {name: off for name, off, _ in SESSION_LAYOUT}
+SESSION_OFFSET = {name: off for name, off, _ in SESSION_LAYOUT}  # absolute offsets in the vector
+_OFF = SESSION_OFFSET
 _PHASE_INDEX = {PRO_DECISION: 0, PLAYING: 1, OVER: 2}
 
 
@@ -259,9 +261,8 @@ class raw_env(AECEnv, EzPickle):
         super().__init__()
         if isinstance(n_players, bool) or n_players not in (2, 3, 4):
             raise ValueError(f"n_players must be 2, 3 or 4, got {n_players!r}")
-        for name, v in (("max_parties", max_parties), ("stake_multiple", stake_multiple)):
-            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-                raise ValueError(f"{name} must be a positive int, got {v!r}")
+        check_positive_int("max_parties", max_parties)
+        check_positive_int("stake_multiple", stake_multiple)
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
         self.config = RuleConfig(ace_declaration=ace_declaration, illegal_action=illegal_action)
@@ -271,13 +272,7 @@ class raw_env(AECEnv, EzPickle):
         self.render_mode = render_mode
         self.possible_agents = [f"player_{i}" for i in range(n_players)]
         self.action_spaces = {a: spaces.Discrete(N_ACTIONS) for a in self.possible_agents}
-        self.observation_spaces = {
-            a: spaces.Dict({
-                "observation": spaces.Box(0.0, 1.0, (BULKA_OBS_SIZE,), np.float32),
-                "action_mask": spaces.Box(0, 1, (N_ACTIONS,), np.int8),
-            })
-            for a in self.possible_agents
-        }
+        self.observation_spaces = {a: observation_space(BULKA_OBS_SIZE) for a in self.possible_agents}
         self.session = None
         self._rng = None
         self._observer = None
@@ -416,4 +411,5 @@ class raw_env(AECEnv, EzPickle):
 
 
 __all__ = ["env", "raw_env", "encode", "encode_session", "decode_observation", "mask_array", "OBS_SIZE",
-           "BULKA_OBS_SIZE", "SESSION_FIELDS", "SESSION_LAYOUT", "signed_log_feature"]
+           "BULKA_OBS_SIZE", "SESSION_FIELDS", "SESSION_LAYOUT", "SESSION_OFFSET", "LOG2_SCALE", "STREAK_CAP",
+           "signed_log_feature"]
