@@ -9,7 +9,8 @@ session table.
    tokens per partie and Bulkas won, with 95% intervals.
 
 ``run_demo(minutes=None, sessions=24, parties=40)`` is what the CLI calls;
-``minutes`` overrides the training time cap.
+``minutes`` overrides the training time cap (3 minutes), ``overrides`` any
+other setting of ``configs/demo.yaml``.
 """
 from __future__ import annotations
 
@@ -20,7 +21,9 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
 def run_demo(minutes: float | None = None, sessions: int = 24, parties: int = 40, seed: int = 0,
-             workers: int | None = None, out_dir: str | None = None) -> dict:
+             workers: int | None = None, out_dir: str | None = None, overrides: dict | None = None) -> dict:
+    """Train (``configs/demo.yaml`` + ``overrides``), then play the session
+    table; returns both summaries."""
     from trappola_env.evaluate import session_tournament
     from trappola_env.evaluate.report import format_tournament
 
@@ -28,7 +31,7 @@ def run_demo(minutes: float | None = None, sessions: int = 24, parties: int = 40
     from .ppo_selfplay import train
 
     start = time.time()
-    overrides = {"seed": seed}
+    overrides = {"seed": seed, **(overrides or {})}
     if minutes is not None:
         overrides["max_minutes"] = float(minutes)
     if out_dir is not None:
