@@ -241,7 +241,9 @@ def test_aces_legal_up_to_and_including_the_turn_of_the_first_ace():
     act(p, "7S", "9S", "9C")
     assert ACES in p.legal_actions()  # 2nd card, no Ace played yet
     # Declared on the same turn as its first Ace, which wins (own suit).
-    act(p, "declare Aces", "AC")
+    act(p, "declare Aces")
+    assert p.to_act == 0 and ACES not in p.legal_actions()  # at most once
+    act(p, "AC")
     assert p.counts[0] == {ACES: 3} and not p.aces_failed[0]
 
 
