@@ -1,0 +1,282 @@
+"""``pimc``: Perfect Information Monte Carlo over the double-dummy solver.
+
+At each card decision the player draws ``samples`` layouts of the cards it
+cannot see, uniformly among those consistent with everything its seat
+knows (``agents.sampling``: voids, the opponent's declarations and Manko
+answers, the face-up stock card), solves every layout exactly with both
+hands open (``agents.solver``, one batch call per decision) and plays the
+card with the best mean value. When few layouts remain (at most ``exact``)
+it solves all of them instead of sampling, so the last tricks are played
+exactly given the information.
+
+Objective (``objective``), what a card's value is averaged over:
+
+* ``win``: the sign of the final difference (+1 win, 0 tie = Alifer, -1).
+* ``points``: the final score difference.
+* ``blend`` (default): ``sign + blend_weight * difference``: the win/loss
+  outcome first, points to break its frequent ties (many cards win, or
+  lose, in every layout). Chosen by measurement against ``rule``; see
+  ``benchmarks/bench_pimc.py``.
+
+Signs need totals, so the solver is given every fixed point as
+``base_diff``: the Figura/Blans/Bianka declarations made (and those this
+player still means to make), and the Aces declarations as counts (the
+solver scores them, 30/40 if every declared Ace wins its trick, else 6/12).
+
+Declarations (``declare``, and ``declare_aces`` / ``declare_bianka`` to set
+those two apart; empty means "as ``declare``"):
+
+* ``first``: at the first legal chance;
+* ``last``: as late as allowed: Aces in the turn of the first Ace played
+  (under ``ace_declaration=first_card`` that is the first card, as for
+  Figura and Blans, whose only chance is the first card), Bianka in the turn
+  of the last card. Until then the player counts the declaration it will
+  make in its own search, and the opponent learns nothing from it;
+* ``never``.
+
+``manko=true`` asks Manko whenever legal (the answer is free information).
+
+Alifer: answering a proposal, it solves the sampled layouts with the
+proposer to play on and accepts when the mean outcome sign is below
+``alifer_accept`` (default 0: it is more likely to lose than to win).
+``alifer=never`` (default) never proposes; ``alifer=losing`` proposes when
+the best card's mean sign is below ``alifer_propose``. Pro: the shared
+``agents.pro_rules`` settings (default ``threshold``, as ``rule``).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from trappola_env.engine.actions import (
+    ACCEPT_ALIFER,
+    ACES,
+    BIANKA,
+    BLANS,
+    DECLINE_ALIFER,
+    FIGURA_RE,
+    FIGURA_TWOS,
+    MANKO,
+    PROPOSE_ALIFER,
+)
+from trappola_env.engine.cards import ACE, ACE_MASK
+from trappola_env.engine.declarations import bianka_possible, declaration_value
+from trappola_env.engine.infostate import InfoState
+
+from .base import Player, TurnView, pro_settings
+from .knowledge import aces_failed
+from .sampling import constraints_of
+from .settings import Setting
+
+_CARDS = (1 << 36) - 1
+_DECLARE_CHOICES = ("first", "last", "never")
+_FIRST_CARD_DECLS = tuple(range(FIGURA_RE, FIGURA_TWOS + 1)) + (BLANS,)
+OBJECTIVES = ("blend", "win", "points")
+
+
+class PimcPlayer(Player):
+    kind = "pimc"
+    SETTINGS = {
+        "samples": Setting(int, 32, "layouts of the unseen cards solved per decision"),
+        "exact": Setting(int, 64, "solve every consistent layout when there are at most this many"),
+        "objective": Setting(OBJECTIVES, "blend", "what a card's mean is taken of: blend, win (sign), points"),
+        "blend_weight": Setting(float, 0.02, "blend: weight of one point of difference against a win"),
+        "declare": Setting(_DECLARE_CHOICES, "first", "scoring declarations: first chance, last chance, never"),
+        "declare_aces": Setting(("",) + _DECLARE_CHOICES, "", "Aces: first, last, never (empty: as declare)"),
+        "declare_bianka": Setting(("",) + _DECLARE_CHOICES, "", "Bianka: first, last, never (empty: as declare)"),
+        "manko": Setting(bool, True, "ask Manko whenever legal"),
+        "alifer": Setting(("never", "losing"), "never", "propose Alifer: never, or when losing"),
+        "alifer_propose": Setting(float, -0.3, "alifer=losing: propose when the best mean sign is below this"),
+        "alifer_accept": Setting(float, 0.0, "accept a proposal when the mean outcome sign is below this"),
+        **pro_settings("threshold"),
+    }
+
+    def __init__(self, **settings):
+        super().__init__(**settings)
+        cfg = self.settings
+        if cfg["samples"] < 1:
+            raise ValueError(f"setting samples={cfg['samples']}: must be at least 1")
+        if cfg["exact"] < 0:
+            raise ValueError(f"setting exact={cfg['exact']}: must be 0 or more")
+        self._aces_policy = cfg["declare_aces"] or cfg["declare"]
+        self._bianka_policy = cfg["declare_bianka"] or cfg["declare"]
+        self._table = None
+        self._planned = None  # (turn key, card, sign) chosen this turn
+
+    # numba tables are large and per process: rebuild after unpickling.
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state["_table"] = None
+        return state
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self._planned = None
+
+    @property
+    def table(self):
+        if self._table is None:
+            from .solver import new_table
+
+            self._table = new_table()
+        return self._table
+
+    # ------------------------------------------------------------------ act
+    def act(self, view: TurnView) -> int:
+        info = view.info
+        mask = view.legal_mask
+        if mask >> ACCEPT_ALIFER & 1:
+            return ACCEPT_ALIFER if self._continue_sign(info) < self.settings["alifer_accept"] else DECLINE_ALIFER
+        cards = mask & _CARDS
+        decl = self._declaration(info, mask, cards)
+        if decl is not None:
+            return decl
+        if self.settings["manko"] and mask >> MANKO & 1:
+            return MANKO
+        may_propose = self.settings["alifer"] == "losing" and mask >> PROPOSE_ALIFER & 1
+        if not cards & (cards - 1) and not may_propose:
+            return cards.bit_length() - 1
+        card, best_sign = self._plan(info, cards)
+        if may_propose and best_sign < self.settings["alifer_propose"]:
+            return PROPOSE_ALIFER
+        return card
+
+    # --------------------------------------------------------- declarations
+    def _declaration(self, info: InfoState, mask: int, cards: int) -> int | None:
+        """The declaration to make now, if any (then ``act`` is called again
+        in the same turn for the card)."""
+        if self.settings["declare"] != "never":
+            for a in _FIRST_CARD_DECLS:
+                if mask >> a & 1:
+                    return a
+        if mask >> ACES & 1:
+            policy = self._aces_policy
+            if policy == "first":
+                return ACES
+            if policy == "last":
+                # The last chance is the turn in which the first Ace goes (or
+                # the first card, when that is the only chance).
+                if info.ace_declaration == "first_card" and info.ncards[info.seat] == 0:
+                    return ACES
+                card = self._plan(info, cards)[0]
+                if card % 9 == ACE:
+                    return ACES
+        if mask >> BIANKA & 1:
+            policy = self._bianka_policy
+            if policy == "first" or (policy == "last" and info.hand.bit_count() == 1):
+                return BIANKA
+        return None
+
+    def _plan(self, info: InfoState, cards: int) -> tuple[int, float]:
+        """(card, its mean outcome sign) this turn will play, decided once
+        per turn, so that a declaration made for it cannot change it."""
+        key = (info.dealt, info.hand, info.lead)
+        if self._planned is None or self._planned[0] != key:
+            self._planned = (key, *self._best_card(info, cards))
+        return self._planned[1:]
+
+    def _pending(self, info: InfoState) -> tuple[int, int]:
+        """(Aces count, other points) of declarations this player has not
+        made yet but will: its own search counts them already."""
+        me = info.seat
+        made = info.declarations[me]
+        aces = 0
+        if ACES not in made and self._aces_policy != "never" and info.hand & ACE_MASK == info.dealt & ACE_MASK:
+            n = (info.dealt & ACE_MASK).bit_count()
+            still_legal = info.ace_declaration == "first_ace" or info.ncards[me] == 0
+            if n >= 3 and still_legal:
+                aces = n
+        points = 0
+        if BIANKA not in made and self._bianka_policy != "never" and bianka_possible(info.dealt):
+            points += declaration_value(BIANKA, 1, True)[0]
+        return aces, points
+
+    # ------------------------------------------------------------ searching
+    def _solver_args(self, info: InfoState, to_move: int):
+        """The shared (public) arguments of the raw solver calls, seat 0's
+        point of view, with this seat's pending declarations counted."""
+        me = info.seat
+        pend_aces, pend_points = self._pending(info)
+        acdecl = [info.declarations[s].get(ACES, 0) for s in (0, 1)]
+        if pend_aces:
+            acdecl[me] = pend_aces
+        fixed = [0, 0]
+        for s in (0, 1):
+            for a, n in info.declarations[s].items():
+                if a != ACES:
+                    fixed[s] += declaration_value(a, n, True)[0]
+        fixed[me] += pend_points
+        tricks_won = [0, 0]
+        for t in info.tricks:
+            tricks_won[t[3]] += 1
+        two_hist = np.full(9, -1, dtype=np.int64)
+        two_hist[: len(info.two_winner)] = info.two_winner
+        return (to_move, info.lead, info.trick, info.card_points[0], info.card_points[1],
+                tricks_won[0], tricks_won[1], two_hist, acdecl[0], acdecl[1],
+                aces_failed(info, 0), aces_failed(info, 1), fixed[0] - fixed[1])
+
+    def _layouts(self, info: InfoState):
+        """Opponent hands to solve: every consistent one when there are at
+        most ``exact``, else ``samples`` uniform draws."""
+        cons = constraints_of(info)
+        if cons.count() <= self.settings["exact"]:
+            return cons.all_hands()
+        return cons.sample(self.rng, self.settings["samples"])
+
+    def _hands(self, info: InfoState, opp_hands: np.ndarray):
+        mine = np.full(len(opp_hands), info.hand, dtype=np.int64)
+        return (mine, opp_hands) if info.seat == 0 else (opp_hands, mine)
+
+    def _score(self, diffs: np.ndarray) -> np.ndarray:
+        """The objective of final differences (this seat's point of view)."""
+        obj = self.settings["objective"]
+        if obj == "points":
+            return diffs.astype(np.float64)
+        sign = np.sign(diffs).astype(np.float64)
+        if obj == "win":
+            return sign
+        return sign + self.settings["blend_weight"] * diffs
+
+    def card_values(self, info: InfoState, cards: int | None = None) -> dict[int, tuple[float, float, float]]:
+        """Mean (objective, sign, point difference) of each legal card over
+        the layouts this decision solves, from this seat's point of view."""
+        from .solver import NOT_LEGAL, solve_moves_batch_raw
+
+        opp_hands = self._layouts(info)
+        h0s, h1s = self._hands(info, opp_hands)
+        values = solve_moves_batch_raw(h0s, h1s, *self._solver_args(info, info.seat), self.table)
+        if info.seat == 1:
+            values = -values
+        cards = info.legal_mask & _CARDS if cards is None else cards
+        out = {}
+        c = cards
+        while c:
+            low = c & -c
+            card = low.bit_length() - 1
+            c ^= low
+            v = values[:, card]
+            if (v == -NOT_LEGAL).any() or (v == NOT_LEGAL).any():
+                raise RuntimeError(f"solver found card {card} illegal in a sampled layout")
+            out[card] = (float(self._score(v).mean()), float(np.sign(v).mean()), float(v.mean()))
+        return out
+
+    def _best_card(self, info: InfoState, cards: int) -> tuple[int, float]:
+        values = self.card_values(info, cards)
+        # Ties: more points, then the lowest card (deterministic).
+        card = max(values, key=lambda c: (values[c][0], values[c][2], -c))
+        return card, values[card][1]
+
+    def _continue_sign(self, info: InfoState) -> float:
+        """Mean outcome sign, for this seat, if a proposal is declined and the
+        proposer plays on (both sides then play perfectly in each layout)."""
+        from .solver import solve_batch_raw
+
+        opp_hands = self._layouts(info)
+        h0s, h1s = self._hands(info, opp_hands)
+        proposer = info.alifer_proposer if info.alifer_proposer >= 0 else 1 - info.seat
+        values = solve_batch_raw(h0s, h1s, *self._solver_args(info, proposer), self.table)
+        if info.seat == 1:
+            values = -values
+        return float(np.sign(values).mean())
+
+
+__all__ = ["PimcPlayer", "OBJECTIVES"]

@@ -1,0 +1,192 @@
+"""The hidden-layout sampler (agents.sampling): every sampled hand is one the
+record allows, the true hand is always among them, and the draw is uniform.
+
+``dealt_consistent`` restates each constraint on the opponent's dealt hand
+directly (voids, declared counts, Manko answers, Blans, Bianka), so checks
+against it do not reuse the factorisation ``constraints_of`` builds."""
+from __future__ import annotations
+
+import itertools
+import math
+import random
+from collections import Counter
+
+import pytest
+
+from agents import make_player
+from agents.base import TurnView
+from agents.sampling import constraints_of, dealt_consistent
+from helpers import act, make_partie
+from trappola_env.engine import Partie, RuleConfig, random_deal
+from trappola_env.engine.actions import ACES, BIANKA, BLANS, MANKO
+from trappola_env.engine.cards import ACE_MASK, COURT_MASK, RANK_MASK, SUIT_MASK, cards_of, mask_of
+from trappola_env.engine.declarations import aces_possible, bianka_possible, first_card_declarations
+
+
+def _declaring(hand: int) -> bool:
+    return bool(first_card_declarations(hand)) or aces_possible(hand) or bianka_possible(hand)
+
+
+def declaring_deals(n: int, seed: int, predicate=_declaring):
+    """Random deals in which either hand can make a declaration the
+    predicate asks for (rejection: the conditional distribution exactly)."""
+    rng = random.Random(seed)
+    out = []
+    while len(out) < n:
+        deal = random_deal(rng)
+        if any(predicate(h) for h in deal.hands):
+            out.append(deal)
+    return out
+
+
+def decision_points(deal, seed, config=RuleConfig()):
+    """Play ``rule`` against itself (declares everything at once, asks
+    Manko, proposes Alifer when losing) and yield (partie, seat to act)
+    before every action."""
+    players = [make_player("rule"), make_player("rule")]
+    for i, p in enumerate(players):
+        p.reset(seed * 2 + i)
+    partie = Partie(deal, config)
+    while not partie.terminal:
+        seat = partie.to_act
+        yield partie, seat
+        partie.apply(players[seat].act(TurnView(partie.info_state(seat))))
+
+
+def check_samples(partie, seat, rng, n=12):
+    info = partie.info_state(seat)
+    opp = 1 - seat
+    cons = constraints_of(info)
+    truth = partie.hands[opp]
+    assert cons.allows(truth) and dealt_consistent(info, truth), "the true hand must be consistent"
+    assert truth & cons.forced == cons.forced
+    voids = info.void_suits(opp)
+    for h in cons.sample(rng, n):
+        h = int(h)
+        assert cons.allows(h) and dealt_consistent(info, h)
+        assert h & cons.forced == cons.forced
+        assert not h >> partie.bottom & 1
+        assert h & ~info.unseen() == 0
+        assert h.bit_count() == 9 - partie.ncards[opp]
+        for s in voids:
+            assert not h & SUIT_MASK[s]
+    return info, cons
+
+
+@pytest.mark.parametrize("config", [RuleConfig(), RuleConfig(ace_declaration="first_card")])
+def test_samples_consistent_through_declaring_parties(config):
+    rng = random.Random(1)
+    seen_kinds = Counter()
+    for i, deal in enumerate(declaring_deals(25, seed=7)):
+        for partie, seat in decision_points(deal, i, config):
+            info, cons = check_samples(partie, seat, rng)
+            for a in info.declarations[1 - seat]:
+                seen_kinds[a] += 1
+            if info.manko_answer[1 - seat]:
+                seen_kinds[MANKO] += 1
+    # The parties exercised the constraints this test is about.
+    assert seen_kinds[ACES] and seen_kinds[MANKO] and seen_kinds[BLANS] and sum(
+        n for a, n in seen_kinds.items() if a < ACES)
+
+
+def test_bianka_and_blans_exclude_their_ranks():
+    deals = declaring_deals(3, seed=3, predicate=bianka_possible)
+    rng = random.Random(0)
+    checked = 0
+    for i, deal in enumerate(deals):
+        for partie, seat in decision_points(deal, i):
+            info, cons = check_samples(partie, seat, rng)
+            if BIANKA in info.declarations[1 - seat]:
+                for h in cons.sample(rng, 30):
+                    assert not int(h) & (COURT_MASK | ACE_MASK)
+                checked += 1
+    assert checked
+
+
+def test_manko_answer_forces_three_cards_and_excludes_the_fourth():
+    # The dealer holds RS RC RD (not RB), declares Figura Re; the challenger asks Manko.
+    p = make_partie(challenger="7S 8S 9S 7C 8C 9C 7D 8D 9D", dealer="RS RC RD 2S 2C TB 7B 8B 9B")
+    act(p, "7C", "declare Figura Re", "2C", "ask Manko")
+    info = p.info_state(0)
+    assert info.manko_answer[1] == ((7, 3),)  # Re, missing Bastoni
+    cons = constraints_of(info)
+    re_left = mask_of([p for p in cards_of(RANK_MASK[7]) if p != 9 * 3 + 7])
+    assert cons.forced & re_left == re_left
+    for h in cons.sample(random.Random(0), 50):
+        assert not int(h) >> (9 * 3 + 7) & 1
+
+
+def _brute_force(info):
+    unseen = cards_of(info.unseen())
+    size = 9 - info.ncards[1 - info.seat]
+    return {mask_of(c) for c in itertools.combinations(unseen, size) if dealt_consistent(info, mask_of(c))}
+
+
+def _small_state():
+    """Seat 0 to lead trick 3 against a dealer that declared 3 Re and 3 Aces
+    (Manko not asked) and holds 7 cards: three groups at once (which 3 of 4
+    Re, which 3 of 4 Aces, one other card)."""
+    challenger = "2B TB BB CB 2S 7S 2C 7C 2D"
+    dealer = "AS AC AD RS RC RD 7B 8B 9D"
+    used = set((challenger + " " + dealer).split())
+    from trappola_env.engine.cards import CARD_NAMES
+
+    stock = [n for n in CARD_NAMES if n not in used and n != "9S"] + ["9S"]
+    p = make_partie(challenger, dealer, stock)
+    act(p, "TB", "declare Figura Re", "declare Aces", "7B", "BB", "8B")
+    assert p.to_act == 0 and p.lead < 0
+    return p
+
+
+def test_count_and_enumeration_match_brute_force():
+    p = _small_state()
+    info = p.info_state(0)
+    assert ACES in info.declarations[1] and 36 in info.declarations[1]
+    cons = constraints_of(info)
+    truth = _brute_force(info)
+    assert sorted(k for _, k in cons.groups) == [1, 3, 3]
+    assert cons.count() == len(truth)
+    listed = [int(h) for h in cons.all_hands()]
+    assert len(listed) == len(set(listed)) and set(listed) == truth
+
+
+def test_sampling_is_uniform_over_consistent_hands():
+    p = _small_state()
+    info = p.info_state(0)
+    cons = constraints_of(info)
+    hands = sorted(_brute_force(info))
+    k = len(hands)
+    assert k == 4 * 4 * 16
+    n = 60 * k
+    counts = Counter(int(h) for h in cons.sample(random.Random(11), n))
+    assert set(counts) <= set(hands)
+    expected = n / k
+    chi2 = sum((counts.get(h, 0) - expected) ** 2 / expected for h in hands)
+    df = k - 1
+    # Wilson-Hilferty: the 99.9% point of chi-square with df degrees of freedom.
+    z = 3.09
+    limit = df * (1 - 2 / (9 * df) + z * math.sqrt(2 / (9 * df))) ** 3
+    assert chi2 < limit, (chi2, limit)
+    # And not degenerate: every consistent hand turns up.
+    assert len(counts) == k
+
+
+def test_void_suits_never_sampled():
+    p = make_partie(challenger="7S 8S 9S 7C 8C 9C 7D 8D 9D", dealer="2C TC BC 2D TD BD 2B TB BB")
+    act(p, "7S", "2C")  # the dealer cannot follow Spade
+    info = p.info_state(0)
+    assert info.void_suits(1) == {0}
+    for h in constraints_of(info).sample(random.Random(0), 200):
+        assert not int(h) & SUIT_MASK[0]
+
+
+def test_inconsistent_record_and_bad_arguments_raise():
+    p = make_partie(challenger="AS 8S 9S 7C 8C 9C 7D 8D 9D", dealer="2C TC BC 2D TD BD 2B TB BB")
+    info = p.info_state(0)
+    info.declarations = ({}, {ACES: 4})  # impossible: seat 0 holds AS
+    with pytest.raises(ValueError, match="inconsistent"):
+        constraints_of(info)
+    cons = constraints_of(p.info_state(0))
+    for bad in (0, -1, 2.5, True):
+        with pytest.raises(ValueError):
+            cons.sample(random.Random(0), bad)
