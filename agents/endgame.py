@@ -62,15 +62,32 @@ def card_values(info: InfoState, opp_hand: int, candidates: list[int] | None = N
     past_winners = [t[3] for t in info.tricks]
     past_two = list(info.two_winner)
 
+    # Declaration points per seat, by whether its Aces declaration broke.
+    decl_points = tuple(tuple(sum(declaration_value(a, n, not broke)[0] for a, n in decl[s].items())
+                              for broke in (False, True)) for s in (0, 1))
+
     def final(points, failed, winners, two):
-        total = list(points)
+        total = [points[0] + decl_points[0][failed[0]], points[1] + decl_points[1][failed[1]]]
         for _, seat, pts, _ in trick_bonuses(winners, two):
             total[seat] += pts
-        for s in (0, 1):
-            for action, n in decl[s].items():
-                total[s] += declaration_value(action, n, not failed[s])[0]
         diff = total[me] - total[1 - me]
         return diff + (WIN if diff > 0 else -WIN if diff < 0 else 0)
+
+    def last_trick(hands, leader, points, failed, winners, two):
+        """Trick 9: one card each, nothing to choose."""
+        lead = hands[leader].bit_length() - 1
+        follower = 1 - leader
+        card = hands[follower].bit_length() - 1
+        winner = follower if (card // 9 == lead // 9 and card > lead) else leader
+        points = list(points)
+        points[winner] += CARD_POINTS[card] + CARD_POINTS[lead]
+        loser = 1 - winner
+        lost_card = card if loser == follower else lead
+        if lost_card % 9 == ACE and aces_declared[loser] and not failed[loser]:
+            failed = list(failed)
+            failed[loser] = True
+        win_card = card if winner == follower else lead
+        return final(points, failed, winners + [winner], two + [winner if win_card % 9 == 0 else -1])
 
     def search(hands, p, lead, leader, points, failed, winners, two, alpha, beta):
         if len(winners) == 9:
@@ -107,8 +124,11 @@ def card_values(info: InfoState, opp_hand: int, candidates: list[int] | None = N
             failed = list(failed)
             failed[p] = True
         win_card = card if winner == p else lead
-        return search(hands, winner, -1, winner, points, failed, winners + [winner],
-                      two + [winner if win_card % 9 == 0 else -1], alpha, beta)
+        winners = winners + [winner]
+        two = two + [winner if win_card % 9 == 0 else -1]
+        if len(winners) == 8:
+            return last_trick(hands, winner, points, failed, winners, two)
+        return search(hands, winner, -1, winner, points, failed, winners, two, alpha, beta)
 
     hands = [0, 0]
     hands[me] = info.hand

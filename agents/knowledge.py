@@ -31,6 +31,9 @@ class OpponentCards:
     possible: int
     known: int
     count: int
+    #: (rank mask, n): the opponent's *hand now* holds exactly n cards of the
+    #: mask (from a declared count, less the ones it has played).
+    exact: tuple = ()
 
     def suit_void(self, suit: int) -> bool:
         """Whether the opponent certainly holds no card of ``suit``."""
@@ -58,14 +61,19 @@ class OpponentCards:
             return 0.0
         return comb(n - h, k) / comb(n, k)
 
-    def sample(self, rng) -> int:
+    def sample(self, rng, tries: int = 30) -> int:
         """One hand the opponent may hold: the known cards plus a uniform
-        draw from the rest of ``possible``."""
+        draw from the rest of ``possible``, redrawn (up to ``tries`` times)
+        until it holds each declared count exactly."""
         pool = cards_of(self.possible & ~self.known)
         k = self.count - self.known.bit_count()
         if k > len(pool):
             raise ValueError(f"inconsistent knowledge: {k} cards to draw from {len(pool)}")
-        return self.known | mask_of(rng.sample(pool, k))
+        for _ in range(tries):
+            hand = self.known | mask_of(rng.sample(pool, k))
+            if all((hand & m).bit_count() == n for m, n in self.exact):
+                break
+        return hand
 
 
 def opponent_cards(info: InfoState) -> OpponentCards:
@@ -81,6 +89,10 @@ def opponent_cards(info: InfoState) -> OpponentCards:
     if BLANS in decl:
         possible &= ~COURT_MASK
     known = 0
+    exact = []
+    opp_played = 0
+    for c in info.played_by(opp):
+        opp_played |= 1 << c
     # Cards of a rank that this seat knows are not in the opponent's dealt hand.
     elsewhere = info.dealt | (1 << info.bottom)
     for action, n in decl.items():
@@ -96,9 +108,10 @@ def opponent_cards(info: InfoState) -> OpponentCards:
             if candidates.bit_count() == n:
                 known |= candidates & unseen
                 possible &= ~(of_rank & ~candidates)
+            exact.append((of_rank, n - (opp_played & of_rank).bit_count()))
     if possible.bit_count() == count:
         known = possible
-    return OpponentCards(possible, known, count)
+    return OpponentCards(possible, known, count, tuple(exact))
 
 
 def aces_failed(info: InfoState, seat: int) -> bool:
