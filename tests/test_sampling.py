@@ -169,6 +169,13 @@ def test_sampling_is_uniform_over_consistent_hands():
     assert chi2 < limit, (chi2, limit)
     # And not degenerate: every consistent hand turns up.
     assert len(counts) == k
+    # Per card, how often it is in the hand: the joint test above is weak
+    # against a bias confined to a few hands, a card's margin is not.
+    for card in cards_of(info.unseen()):
+        p = sum(1 for h in hands if h >> card & 1) / k
+        freq = sum(c for h, c in counts.items() if h >> card & 1) / n
+        se = math.sqrt(max(p * (1 - p), 1e-12) / n)
+        assert abs(freq - p) <= 4.5 * se + 1e-12, (card, freq, p)
 
 
 def test_void_suits_never_sampled():
