@@ -24,7 +24,7 @@ player still means to make), and the Aces declarations as counts (the
 solver scores them, 30/40 if every declared Ace wins its trick, else 6/12).
 
 Declarations (``declare``, and ``declare_aces`` / ``declare_bianka`` to set
-those two apart; empty means "as ``declare``"):
+those two apart; their default ``same`` follows ``declare``):
 
 * ``first``: at the first legal chance;
 * ``last``: as late as allowed: Aces in the turn of the first Ace played
@@ -81,8 +81,10 @@ class PimcPlayer(Player):
         "objective": Setting(OBJECTIVES, "blend", "what a card's mean is taken of: blend, win (sign), points"),
         "blend_weight": Setting(float, 0.02, "blend: weight of one point of difference against a win"),
         "declare": Setting(_DECLARE_CHOICES, "first", "scoring declarations: first chance, last chance, never"),
-        "declare_aces": Setting(("",) + _DECLARE_CHOICES, "", "Aces: first, last, never (empty: as declare)"),
-        "declare_bianka": Setting(("",) + _DECLARE_CHOICES, "", "Bianka: first, last, never (empty: as declare)"),
+        "declare_aces": Setting(("same",) + _DECLARE_CHOICES, "same",
+                                "Aces: first, last, never, or the same as declare"),
+        "declare_bianka": Setting(("same",) + _DECLARE_CHOICES, "same",
+                                  "Bianka: first, last, never, or the same as declare"),
         "manko": Setting(bool, True, "ask Manko whenever legal"),
         "alifer": Setting(("never", "losing"), "never", "propose Alifer: never, or when losing"),
         "alifer_propose": Setting(float, -0.3, "alifer=losing: propose when the best mean sign is below this"),
@@ -97,8 +99,9 @@ class PimcPlayer(Player):
             raise ValueError(f"setting samples={cfg['samples']}: must be at least 1")
         if cfg["exact"] < 0:
             raise ValueError(f"setting exact={cfg['exact']}: must be 0 or more")
-        self._aces_policy = cfg["declare_aces"] or cfg["declare"]
-        self._bianka_policy = cfg["declare_bianka"] or cfg["declare"]
+        same = lambda key: cfg["declare"] if cfg[key] == "same" else cfg[key]  # noqa: E731
+        self._aces_policy = same("declare_aces")
+        self._bianka_policy = same("declare_bianka")
         self._table = None
         self._planned = None  # (turn key, card, sign) chosen this turn
 
