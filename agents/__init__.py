@@ -15,12 +15,12 @@ exists. Every player's ``name`` is its canonical spec (defaults left out),
 so ``make_player(player.name)`` rebuilds an equivalent player; the
 evaluator relies on that to build players inside worker processes.
 
-Players are registered as ``"module:Class"`` and imported on first use:
-``pimc`` and ``policy`` live in modules other issues write
-(``agents/pimc.py`` with ``PimcPlayer``; ``agents/policy_player.py`` with
-``PolicyPlayer``); until those exist, asking for them raises a clear
-``ValueError``. To add a player: subclass ``agents.base.Player``, set
-``kind`` and ``SETTINGS``, and add a line to ``REGISTRY``.
+Players are registered as ``"module:Class"`` and imported on first use, so
+``random`` and ``rule`` never pay for numba (``pimc``, ``agents/pimc.py``)
+or the policy network (``policy``, ``agents/policy_player.py``); a checkout
+without one of those modules answers with a clear ``ValueError`` instead.
+To add a player: subclass ``agents.base.Player``, set ``kind`` and
+``SETTINGS``, and add a line to ``REGISTRY``.
 """
 from __future__ import annotations
 

@@ -17,7 +17,11 @@ from __future__ import annotations
 
 import argparse
 import random
+import sys
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywhere, installed or not
 
 from agents import make_player, play_partie
 from trappola_env.engine import random_deal

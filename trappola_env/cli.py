@@ -17,6 +17,7 @@ print a one-line error and exit with status 2; Ctrl-C exits with 130.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import subprocess
 import sys
@@ -121,6 +122,11 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (e.g. `trappola evaluate ... | head`): stop quietly.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
 
 
 # --------------------------------------------------------------------- play
