@@ -35,6 +35,10 @@ those two apart; their default ``same`` follows ``declare``):
 * ``never``.
 
 ``manko=true`` asks Manko whenever legal (the answer is free information).
+``silence=true`` also reads what the opponent did *not* declare at its
+first turn (``agents.sampling``, ``first_chance``): right against players
+that declare everything at once, like ``rule``; off by default, since it is
+a model of the opponent, not a fact of the record.
 
 Alifer: answering a proposal, it solves the sampled layouts with the
 proposer to play on and accepts when the mean outcome sign is below
@@ -86,6 +90,8 @@ class PimcPlayer(Player):
         "declare_bianka": Setting(("same",) + _DECLARE_CHOICES, "same",
                                   "Bianka: first, last, never, or the same as declare"),
         "manko": Setting(bool, True, "ask Manko whenever legal"),
+        "silence": Setting(bool, False, "read a declaration the opponent did not make at its first turn as "
+                                        "impossible (true of rule, which declares at once)"),
         "alifer": Setting(("never", "losing"), "never", "propose Alifer: never, or when losing"),
         "alifer_propose": Setting(float, -0.3, "alifer=losing: propose when the best mean sign is below this"),
         "alifer_accept": Setting(float, 0.0, "accept a proposal when the mean outcome sign is below this"),
@@ -219,8 +225,19 @@ class PimcPlayer(Player):
 
     def _layouts(self, info: InfoState):
         """Opponent hands to solve: every consistent one when there are at
-        most ``exact``, else ``samples`` uniform draws."""
-        cons = constraints_of(info)
+        most ``exact``, else ``samples`` uniform draws. If the ``silence``
+        model admits no hand (the opponent does not always declare at once),
+        the record alone decides."""
+        if self.settings["silence"]:
+            try:
+                hands = self._draw(constraints_of(info, first_chance=True))
+                if len(hands):
+                    return hands
+            except ValueError:
+                pass
+        return self._draw(constraints_of(info))
+
+    def _draw(self, cons):
         if cons.count() <= self.settings["exact"]:
             return cons.all_hands()
         return cons.sample(self.rng, self.settings["samples"])

@@ -16,9 +16,14 @@ current hand ``H`` is ``D`` minus the cards it has played):
   ``r`` of suit ``m`` was not dealt to it, so the other three were;
 * Blans: no Bube, Cavall or Re dealt; Bianka: no court card and no Ace.
 
-Nothing is inferred from what the opponent did *not* declare or from how it
-chose its cards: declarations are voluntary, so their absence says nothing
-without a model of the opponent's policy.
+Nothing is inferred from how the opponent chose its cards, and by default
+nothing from what it did *not* declare: declarations are voluntary, so their
+absence says nothing without a model of the opponent's policy. With
+``first_chance=True`` the opponent is modelled as declaring everything it
+can at its first turn (as ``rule`` does): once it has played its first card,
+a Figura or Aces it did not declare means at most 2 of that rank were dealt
+to it, no Blans means at least one court card, no Bianka at least one court
+card or Ace. These are the only inequalities (``Constraints.bounds``).
 
 Every constraint is either a forbidden set of cards or an exact count of
 one rank, and the ranks are disjoint, so the consistent hands factor into
@@ -28,6 +33,8 @@ Drawing each group uniformly therefore draws ``H`` uniformly from the
 consistent hands, with no rejection at all, and the consistent hands can be
 counted (``Constraints.count``) and listed (``Constraints.all_hands``).
 Forced cards (a group whose candidates all must be held) are placed first.
+The optional inequalities are met by rejection, which keeps the draw
+uniform over the hands that meet them too.
 
 Under the assumption that the deal is uniform and declarations are truthful
 functions of the dealt hand, the uniform distribution over consistent hands
@@ -58,12 +65,17 @@ class Constraints:
     ``forced``: cards it certainly holds. ``groups``: ``(cards, k)`` pairs,
     disjoint from each other and from ``forced``: exactly ``k`` of ``cards``
     are in the hand. Every unseen card outside ``forced`` and the groups is
-    certainly in the stock."""
+    certainly in the stock. ``bounds``: ``(cards, lo, hi)`` triples, each
+    requiring ``lo <= |hand & cards| <= hi`` (only with ``first_chance``)."""
 
     unseen: int
     hand_size: int
     forced: int
     groups: tuple
+    bounds: tuple = ()
+
+    #: Draws tried per requested sample before the bounds count as unmeetable.
+    MAX_TRIES = 2000
 
     @property
     def possible(self) -> int:
@@ -75,23 +87,31 @@ class Constraints:
         return m
 
     def count(self) -> int:
-        """How many hands are consistent (each is one layout)."""
+        """How many hands meet the groups (each is one layout); with
+        ``bounds`` this is an upper bound on the consistent ones."""
         n = 1
         for cards, k in self.groups:
             n *= math.comb(cards.bit_count(), k)
         return n
 
     def sample(self, rng, n: int) -> np.ndarray:
-        """``n`` hands drawn independently and uniformly (int64 bit sets)."""
+        """``n`` hands drawn independently and uniformly (int64 bit sets).
+        Raises ``ValueError`` if the bounds reject ``MAX_TRIES`` draws in a
+        row (the opponent model behind them is then surely wrong)."""
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
             raise ValueError(f"n must be a positive int, got {n!r}")
         pools = [(cards_of(cards), k) for cards, k in self.groups if k]
         out = np.empty(n, dtype=np.int64)
         for i in range(n):
-            h = self.forced
-            for pool, k in pools:
-                for c in rng.sample(pool, k):
-                    h |= 1 << c
+            for _ in range(self.MAX_TRIES):
+                h = self.forced
+                for pool, k in pools:
+                    for c in rng.sample(pool, k):
+                        h |= 1 << c
+                if self._in_bounds(h):
+                    break
+            else:
+                raise ValueError(f"no consistent hand in {self.MAX_TRIES} draws: the bounds exclude (nearly) all")
             out[i] = h
         return out
 
@@ -100,7 +120,13 @@ class Constraints:
         parts = [[mask_of(combo) for combo in itertools.combinations(cards_of(cards), k)]
                  for cards, k in self.groups]
         hands = [self.forced | sum(choice) for choice in itertools.product(*parts)]
-        return np.array(hands, dtype=np.int64)
+        return np.array([h for h in hands if self._in_bounds(h)], dtype=np.int64)
+
+    def _in_bounds(self, hand: int) -> bool:
+        for cards, lo, hi in self.bounds:
+            if not lo <= (hand & cards).bit_count() <= hi:
+                return False
+        return True
 
     def allows(self, hand: int) -> bool:
         """Whether ``hand`` is one of the consistent hands."""
@@ -111,11 +137,13 @@ class Constraints:
             if (rest & cards).bit_count() != k:
                 return False
             rest &= ~cards
-        return rest == 0
+        return rest == 0 and self._in_bounds(hand)
 
 
-def constraints_of(info: InfoState) -> Constraints:
-    """What ``info.seat`` knows about its opponent's current hand.
+def constraints_of(info: InfoState, first_chance: bool = False) -> Constraints:
+    """What ``info.seat`` knows about its opponent's current hand
+    (``first_chance``: also what its silence says, if it always declares
+    at its first turn; see the module docstring).
 
     Raises ``ValueError`` if the record admits no hand at all (it cannot,
     for a record the engine produced)."""
@@ -165,12 +193,32 @@ def constraints_of(info: InfoState) -> Constraints:
         raise ValueError(f"inconsistent record: the opponent holds {hand_size} cards, {forced.bit_count()} "
                          f"forced, and {k_free} would have to come from {free.bit_count()} free cards")
     groups.append((free, k_free))
-    return Constraints(unseen, hand_size, forced, tuple(groups))
+    bounds = _silence_bounds(info, played) if first_chance else ()
+    return Constraints(unseen, hand_size, forced, tuple(groups), bounds)
 
 
-def dealt_consistent(info: InfoState, hand: int) -> bool:
+def _silence_bounds(info: InfoState, played: int) -> tuple:
+    """Bounds on the opponent's current hand from the declarations it did
+    not make at its first turn (nothing before it has played a card)."""
+    opp = 1 - info.seat
+    if info.ncards[opp] == 0:
+        return ()
+    decl = info.declarations[opp]
+    out = []
+    for action, rank in list(FIGURA_RANK.items()) + [(ACES, ACE)]:
+        if action not in decl:
+            of_rank = RANK_MASK[rank]
+            out.append((of_rank, 0, 2 - (played & of_rank).bit_count()))
+    for action, cards in ((BLANS, COURT_MASK), (BIANKA, COURT_MASK | ACE_MASK)):
+        if action not in decl:
+            out.append((cards, 1 - (played & cards).bit_count(), 9))
+    return tuple(out)
+
+
+def dealt_consistent(info: InfoState, hand: int, first_chance: bool = False) -> bool:
     """Independent check (for tests and assertions): is ``hand`` a possible
-    current hand of the opponent, by the rules stated on its dealt hand?"""
+    current hand of the opponent, by the rules stated on its dealt hand
+    (and, with ``first_chance``, by what its silence says)?"""
     opp = 1 - info.seat
     if hand & ~info.unseen() or hand.bit_count() != 9 - info.ncards[opp]:
         return False
@@ -190,5 +238,13 @@ def dealt_consistent(info: InfoState, hand: int) -> bool:
     for rank, suit in info.manko_answer[opp] or ():
         of_rank = RANK_MASK[rank]
         if dealt & of_rank != of_rank & ~(1 << (9 * suit + rank)):
+            return False
+    if first_chance and info.ncards[opp] > 0:
+        for action, rank in list(FIGURA_RANK.items()) + [(ACES, ACE)]:
+            if action not in decl and (dealt & RANK_MASK[rank]).bit_count() > 2:
+                return False
+        if BLANS not in decl and not dealt & COURT_MASK:
+            return False
+        if BIANKA not in decl and not dealt & (COURT_MASK | ACE_MASK):
             return False
     return True

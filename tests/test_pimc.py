@@ -57,6 +57,7 @@ def _seat_actions(history, seat):
     ("pimc", RuleConfig()),
     ("pimc:declare=last,objective=win", RuleConfig()),
     ("pimc:declare=last,alifer=losing,objective=points", RuleConfig(ace_declaration="first_card")),
+    ("pimc:silence=true", RuleConfig()),  # against random the silence model is wrong: the fallback path
 ])
 def test_always_legal_against_rule_and_random(spec, config):
     # The referee raises ValueError on any illegal action.

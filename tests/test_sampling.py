@@ -19,7 +19,7 @@ from agents.sampling import constraints_of, dealt_consistent
 from helpers import act, make_partie
 from trappola_env.engine import Partie, RuleConfig, random_deal
 from trappola_env.engine.actions import ACES, BIANKA, BLANS, MANKO
-from trappola_env.engine.cards import ACE_MASK, COURT_MASK, RANK_MASK, SUIT_MASK, cards_of, mask_of
+from trappola_env.engine.cards import ACE_MASK, COURT_MASK, RANK_MASK, SUIT_MASK, card_id as card_id_, cards_of, mask_of
 from trappola_env.engine.declarations import aces_possible, bianka_possible, first_card_declarations
 
 
@@ -53,17 +53,17 @@ def decision_points(deal, seed, config=RuleConfig()):
         partie.apply(players[seat].act(TurnView(partie.info_state(seat))))
 
 
-def check_samples(partie, seat, rng, n=12):
+def check_samples(partie, seat, rng, n=12, first_chance=False):
     info = partie.info_state(seat)
     opp = 1 - seat
-    cons = constraints_of(info)
+    cons = constraints_of(info, first_chance=first_chance)
     truth = partie.hands[opp]
-    assert cons.allows(truth) and dealt_consistent(info, truth), "the true hand must be consistent"
+    assert cons.allows(truth) and dealt_consistent(info, truth, first_chance), "the true hand must be consistent"
     assert truth & cons.forced == cons.forced
     voids = info.void_suits(opp)
     for h in cons.sample(rng, n):
         h = int(h)
-        assert cons.allows(h) and dealt_consistent(info, h)
+        assert cons.allows(h) and dealt_consistent(info, h, first_chance)
         assert h & cons.forced == cons.forced
         assert not h >> partie.bottom & 1
         assert h & ~info.unseen() == 0
@@ -73,13 +73,16 @@ def check_samples(partie, seat, rng, n=12):
     return info, cons
 
 
-@pytest.mark.parametrize("config", [RuleConfig(), RuleConfig(ace_declaration="first_card")])
-def test_samples_consistent_through_declaring_parties(config):
+@pytest.mark.parametrize("config,first_chance", [(RuleConfig(), False),
+                                                 (RuleConfig(ace_declaration="first_card"), False),
+                                                 (RuleConfig(), True)])
+def test_samples_consistent_through_declaring_parties(config, first_chance):
+    # rule declares everything at its first turn, so the silence model holds for it too.
     rng = random.Random(1)
     seen_kinds = Counter()
     for i, deal in enumerate(declaring_deals(25, seed=7)):
         for partie, seat in decision_points(deal, i, config):
-            info, cons = check_samples(partie, seat, rng)
+            info, cons = check_samples(partie, seat, rng, first_chance=first_chance)
             for a in info.declarations[1 - seat]:
                 seen_kinds[a] += 1
             if info.manko_answer[1 - seat]:
@@ -185,6 +188,41 @@ def test_void_suits_never_sampled():
     assert info.void_suits(1) == {0}
     for h in constraints_of(info).sample(random.Random(0), 200):
         assert not int(h) & SUIT_MASK[0]
+
+
+def test_silence_bounds_what_a_first_chance_declarer_holds():
+    # The dealer plays its first card without declaring: under the model it
+    # holds at most 2 of each Figura rank and of the Aces, and a court card.
+    p = make_partie(challenger="7S 8S 9S 7C 8C 9C 7D 8D 9D", dealer="2C TC BC 2D TD BD 2B TB BB")
+    act(p, "7C", "TC")
+    info = p.info_state(0)
+    assert constraints_of(info).bounds == ()
+    cons = constraints_of(info, first_chance=True)
+    assert cons.bounds
+    from trappola_env.engine.cards import ACE, BUBE, TWO
+
+    for h in cons.sample(random.Random(2), 300):
+        dealt = int(h) | mask_of([card_id_("TC")])
+        assert (dealt & RANK_MASK[BUBE]).bit_count() <= 2 and (dealt & RANK_MASK[TWO]).bit_count() <= 2
+        assert (dealt & RANK_MASK[ACE]).bit_count() <= 2 and dealt & COURT_MASK
+    # The truth breaks the model (three Bube, three Twos, no declaration): the
+    # model's hands and the truth disagree, which the record alone allows.
+    assert not cons.allows(p.hands[1]) and constraints_of(info).allows(p.hands[1])
+
+
+def test_bounds_that_admit_nothing_raise_instead_of_looping():
+    p = make_partie(challenger="7S 8S 9S 7C 8C 9C 7D 8D 9D", dealer="2C TC BC 2D TD BD 2B TB BB")
+    act(p, "7C", "TC")
+    cons = constraints_of(p.info_state(0), first_chance=True)
+    # It holds 8 cards, so no hand has 9 unseen cards.
+    impossible = type(cons)(cons.unseen, cons.hand_size, cons.forced, cons.groups, ((cons.unseen, 9, 9),))
+    with pytest.raises(ValueError, match="draws"):
+        impossible.sample(random.Random(0), 1)
+    assert not impossible.allows(p.hands[1])
+    small = _small_state()
+    cons = constraints_of(small.info_state(0))
+    assert len(type(cons)(cons.unseen, cons.hand_size, cons.forced, cons.groups, ((cons.unseen, 9, 9),))
+               .all_hands()) == 0
 
 
 def test_inconsistent_record_and_bad_arguments_raise():
