@@ -99,7 +99,7 @@ def test_accepted_alifer_by_opponent_ends_with_zero_win_reward():
 
 @pytest.mark.parametrize("opponent", ["random", "rule"])
 def test_random_episodes_reward_matches_engine_result(opponent):
-    env = SelfPlayEnv(pool={opponent: 1.0}, reward_mode="win", seed=11)
+    env = SelfPlayEnv(pool={opponent: 1.0}, reward_mode="win", seed=11, alifer_value="zero")
     rng = np.random.default_rng(0)
     ended_by = {"player_0": 0, "player_1": 0}
     roles = set()
@@ -121,6 +121,31 @@ def test_random_episodes_reward_matches_engine_result(opponent):
         ended_by[env.env._by_seat[env.env.partie.history[-1][0]]] += 1
     assert roles == {"challenger", "dealer"}
     assert ended_by["player_0"] > 0 and ended_by["player_1"] > 0
+
+
+def test_alifer_is_worth_the_running_value_of_a_replay():
+    # Against random, with random learner moves, about half the parties end in
+    # an Alifer; each must be scored at the EMA of the earlier decided rewards.
+    env = SelfPlayEnv(pool={"random": 1.0}, reward_mode="win", seed=4, alifer_ema=0.1)
+    rng = np.random.default_rng(0)
+    value, alifers, decided = 0.0, 0, 0
+    for _ in range(200):
+        env.reset()
+        done = False
+        while not done:
+            _, reward, done, _, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+        assert info["replay_value"] == pytest.approx(value)
+        if info["result"] == "alifer":
+            alifers += 1
+            assert reward == pytest.approx(value)
+        else:
+            decided += 1
+            assert reward == (1.0 if info["result"] == "win" else -1.0)
+            value += 0.1 * (reward - value)
+    assert alifers > 20 and decided > 20 and value != 0.0
+    assert env.replay_value == {"random": pytest.approx(value)}
+    with pytest.raises(ValueError, match="alifer_value"):
+        SelfPlayEnv(alifer_value="draw")
 
 
 def test_step_after_end_is_refused():

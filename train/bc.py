@@ -31,29 +31,61 @@ from .selfplay_env import ENV_REWARD_MODE, scale_reward
 
 def collect(teacher: str, n_deals: int, seed: int, reward_mode: str = "mixed", points_scale: float = 60.0,
             tokens_scale: float = 30.0, points_weight: float = 0.5, random_share: float = 0.2,
-            progress=None) -> dict:
+            alifer_value: str = "replay", workers: int = 1) -> dict:
     """Teacher decisions with a choice, as arrays: ``obs`` (float16),
-    ``mask`` (bool), ``action`` (int64), ``ret`` (float32)."""
+    ``mask`` (bool), ``action`` (int64), ``ret`` (float32).
+
+    The deals are played in ``workers`` processes, in fixed chunks with
+    their own seeds, so the data depend on ``seed`` only. With
+    ``alifer_value="replay"`` the return of an Alifer is, as in
+    ``SelfPlayEnv``, the mean return of the non-Alifer parties against the
+    same opponent kind."""
+    chunk = 250  # fixed, so that the data do not depend on the number of workers
+    tasks = [(teacher, min(chunk, n_deals - start), seed * 1_000_003 + i, reward_mode, points_scale,
+              tokens_scale, points_weight, random_share)
+             for i, start in enumerate(range(0, n_deals, chunk))]
+    if workers > 1 and len(tasks) > 1:
+        import multiprocessing
+
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            parts = pool.map(_collect_chunk, tasks)
+    else:
+        parts = [_collect_chunk(t) for t in tasks]
+    data = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    if alifer_value == "replay" and reward_mode != "tokens":
+        for kind in (0, 1):  # 0: teacher vs teacher, 1: teacher vs random
+            sel = data["vs_random"] == kind
+            decided = sel & ~data["alifer"]
+            if decided.any():
+                data["ret"][sel & data["alifer"]] = data["ret"][decided].mean()
+    return {k: data[k] for k in ("obs", "mask", "action", "ret")}
+
+
+def _collect_chunk(task) -> dict:
     from agents import make_player
     from agents.base import TurnView
 
+    teacher, n_deals, seed, reward_mode, points_scale, tokens_scale, points_weight, random_share = task
     rng = random.Random(seed)
     t_a, t_b, rand = make_player(teacher), make_player(teacher), make_player("random")
-    cap = n_deals * 20
+    cap = n_deals * 24
     obs = np.empty((cap, OBS_SIZE), np.float16)
     masks = np.empty((cap, 49), bool)
     actions = np.empty(cap, np.int64)
     rets = np.empty(cap, np.float32)
+    alifer = np.zeros(cap, bool)
+    vs_rand = np.zeros(cap, np.int8)
     n = 0
     env_mode = ENV_REWARD_MODE[reward_mode]
-    for d in range(n_deals):
+    buf = np.empty(OBS_SIZE, np.float32)
+    for _ in range(n_deals):
         deal = random_deal(rng)
         vs_random = rng.random() < random_share
         teacher_seat = rng.randrange(2)
         players = [t_a, t_b]
         if vs_random:
             players[1 - teacher_seat] = rand
-        for k, p in enumerate(players):
+        for p in players:
             p.reset(rng.getrandbits(31))
         recorded = (teacher_seat,) if vs_random else (0, 1)
         partie = Partie(deal)
@@ -66,8 +98,8 @@ def collect(teacher: str, n_deals: int, seed: int, reward_mode: str = "mixed", p
             if seat in recorded and mask & (mask - 1):
                 if n >= cap:
                     raise RuntimeError("more decisions than expected; raise the capacity")
-                encode(partie, seat, _BUF)
-                obs[n] = _BUF
+                encode(partie, seat, buf)
+                obs[n] = buf
                 masks[n] = mask_array(mask).astype(bool)
                 actions[n] = action
                 seats.append(seat)
@@ -75,14 +107,15 @@ def collect(teacher: str, n_deals: int, seed: int, reward_mode: str = "mixed", p
             partie.apply(action)
         result = partie.result()
         for i, seat in zip(range(start, n), seats):
-            rets[i] = scale_reward(reward_of(result, seat, env_mode), result_name(result, seat), reward_mode,
-                                   points_scale, tokens_scale, points_weight)
-        if progress is not None:
-            progress(d + 1)
-    return {"obs": obs[:n], "mask": masks[:n], "action": actions[:n], "ret": rets[:n]}
+            name = result_name(result, seat)
+            rets[i] = scale_reward(reward_of(result, seat, env_mode), name, reward_mode, points_scale,
+                                   tokens_scale, points_weight)
+            alifer[i] = name == "alifer"
+            vs_rand[i] = vs_random
+    return {"obs": obs[:n], "mask": masks[:n], "action": actions[:n], "ret": rets[:n], "alifer": alifer[:n],
+            "vs_random": vs_rand[:n]}
 
 
-_BUF = np.empty(OBS_SIZE, np.float32)
 
 
 def clone(model, data: dict, epochs: int, batch_size: int, learning_rate: float, value_coef: float = 0.5,

@@ -44,6 +44,10 @@ class TrainConfig:
     points_scale: float = 60.0
     tokens_scale: float = 30.0
     points_weight: float = 0.5
+    # An Alifer is replayed (RULES 6): "replay" scores it as the running mean
+    # reward against that opponent (the value of the replay); "zero" as 0.
+    alifer_value: str = "replay"
+    alifer_ema: float = 0.01
     # --- network and PPO ------------------------------------------------
     net_arch: list = field(default_factory=lambda: [256, 256])
     activation: str = "relu"  # relu | tanh
@@ -70,6 +74,7 @@ class TrainConfig:
     bc: bool = True
     bc_teacher: str = "rule"
     bc_deals: int = 20_000  # each deal gives both seats' decisions
+    bc_workers: int = 4  # processes playing the teacher's games (more than cores helps on a shared machine)
     bc_epochs: int = 8
     bc_batch_size: int = 1024
     bc_learning_rate: float = 1e-3
@@ -88,6 +93,8 @@ class TrainConfig:
     def validate(self) -> None:
         if self.reward_mode not in REWARD_MODES:
             raise ValueError(f"reward_mode must be one of {REWARD_MODES}, got {self.reward_mode!r}")
+        if self.alifer_value not in ("replay", "zero"):
+            raise ValueError(f"alifer_value must be 'replay' or 'zero', got {self.alifer_value!r}")
         if self.vec_env not in ("subproc", "dummy"):
             raise ValueError(f"vec_env must be 'subproc' or 'dummy', got {self.vec_env!r}")
         if self.activation not in ("relu", "tanh"):

@@ -97,7 +97,8 @@ def train(cfg: TrainConfig, log=None) -> dict:
         t0 = time.time()
         data = bc_mod.collect(cfg.bc_teacher, cfg.bc_deals, seed=cfg.seed + 1, reward_mode=cfg.reward_mode,
                               points_scale=cfg.points_scale, tokens_scale=cfg.tokens_scale,
-                              points_weight=cfg.points_weight)
+                              points_weight=cfg.points_weight, alifer_value=cfg.alifer_value,
+                              workers=cfg.bc_workers)
         say(f"bc: {len(data['action']):,} {cfg.bc_teacher} decisions from {cfg.bc_deals:,} deals "
             f"in {time.time() - t0:.0f}s")
         bc_stats = bc_mod.clone(model, data, cfg.bc_epochs, cfg.bc_batch_size, cfg.bc_learning_rate,

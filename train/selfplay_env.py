@@ -24,6 +24,15 @@ learner is to act again or the partie is over.
   legal action is played automatically, since no decision (and no
   gradient) is in it; about a third of a partie's card plays are forced
   (following suit with one card, the last trick).
+* Alifer (``alifer_value``): an Alifer is not a draw in Trappola but a
+  replay of the partie with a fresh deal (RULES.md section 6), so its
+  value is that of a fresh partie against the same opponent. With
+  "replay" (default) the reward of an Alifer is the running mean (EMA,
+  rate ``alifer_ema``) of the learner's rewards against that pool member
+  with Alifers counted at that same value, i.e. the fixed point
+  ``V = mean of non-Alifer rewards``; against a weak opponent an Alifer is
+  worth almost a win, against an equal one about 0. "zero" scores it 0,
+  as the one-partie environment does.
 * ``action_masks()`` gives the learner's legal actions (sb3-contrib's
   interface). The mask is also put into every ``info`` (and reset info)
   under ``"action_mask"`` so that ``MaskCacheVecEnv`` can serve it
@@ -139,7 +148,8 @@ class SelfPlayEnv(gymnasium.Env):
     def __init__(self, pool: dict | OpponentPool | None = None, reward_mode: str = "mixed",
                  points_scale: float = 60.0, tokens_scale: float = 30.0, points_weight: float = 0.5,
                  seed: int | None = None, pool_size: int = 8, snapshot_latest_prob: float = 0.5,
-                 opponent_deterministic: bool = False, skip_forced: bool = True):
+                 opponent_deterministic: bool = False, skip_forced: bool = True, alifer_value: str = "replay",
+                 alifer_ema: float = 0.01):
         if reward_mode not in ENV_REWARD_MODE:
             raise ValueError(f"reward_mode must be one of {tuple(ENV_REWARD_MODE)}, got {reward_mode!r}")
         if isinstance(pool, OpponentPool):
@@ -147,7 +157,12 @@ class SelfPlayEnv(gymnasium.Env):
         else:
             self.pool = OpponentPool(pool or {"rule": 1.0}, pool_size, snapshot_latest_prob,
                                      opponent_deterministic)
+        if alifer_value not in ("replay", "zero"):
+            raise ValueError(f"alifer_value must be 'replay' or 'zero', got {alifer_value!r}")
         self.reward_mode = reward_mode
+        self.alifer_value = alifer_value
+        self.alifer_ema = float(alifer_ema)
+        self.replay_value: dict[str, float] = {}  # pool member kind -> value of a fresh partie
         self.skip_forced = skip_forced
         self.points_scale = float(points_scale)
         self.tokens_scale = float(tokens_scale)
@@ -244,8 +259,22 @@ class SelfPlayEnv(gymnasium.Env):
 
     def _final_reward(self, info: dict) -> float:
         # self._env_reward: accumulated from the environment's own rewards.
-        return scale_reward(self._env_reward, info["result"], self.reward_mode, self.points_scale,
-                            self.tokens_scale, self.points_weight)
+        r = scale_reward(self._env_reward, info["result"], self.reward_mode, self.points_scale,
+                         self.tokens_scale, self.points_weight)
+        if self.alifer_value == "replay" and self.reward_mode != "tokens":
+            kind = opponent_kind(self.opponent_name)
+            v = self.replay_value.get(kind, 0.0)
+            if info["result"] == "alifer":
+                r = v
+            else:
+                self.replay_value[kind] = v + self.alifer_ema * (r - v)
+            info["replay_value"] = v
+        return r
+
+
+def opponent_kind(name: str) -> str:
+    """Pool member kind of an opponent name: snapshots "self3" -> "self"."""
+    return "self" if name.startswith("self") else name
 
 
 def scale_reward(env_reward: float, result: str, reward_mode: str, points_scale: float = 60.0,
