@@ -35,6 +35,11 @@ those two apart; their default ``same`` follows ``declare``):
 * ``never``.
 
 ``manko=true`` asks Manko whenever legal (the answer is free information).
+``anticipate=true`` counts, in each sampled layout, the declarations the
+opponent has not made but still may (Aces until its first Ace, Bianka until
+its last card, Figura and Blans before its first card), as if it will make
+them: the right reading of an opponent that declares late; by default only
+declarations made count.
 ``silence=true`` also reads what the opponent did *not* declare at its
 first turn (``agents.sampling``, ``first_chance``): right against players
 that declare everything at once, like ``rule``; off by default, since it is
@@ -62,8 +67,14 @@ from trappola_env.engine.actions import (
     MANKO,
     PROPOSE_ALIFER,
 )
-from trappola_env.engine.cards import ACE, ACE_MASK
-from trappola_env.engine.declarations import bianka_possible, declaration_value
+from trappola_env.engine.cards import ACE, ACE_MASK, RANK_MASK
+from trappola_env.engine.declarations import (
+    FIGURA_RANK,
+    aces_possible,
+    bianka_possible,
+    declaration_value,
+    first_card_declarations,
+)
 from trappola_env.engine.infostate import InfoState
 
 from .base import Player, TurnView, pro_settings
@@ -75,6 +86,7 @@ _CARDS = (1 << 36) - 1
 _DECLARE_CHOICES = ("first", "last", "never")
 _FIRST_CARD_DECLS = tuple(range(FIGURA_RE, FIGURA_TWOS + 1)) + (BLANS,)
 OBJECTIVES = ("blend", "win", "points")
+_ACDECL = 8  # index of seat 0's Aces count in the solver arguments after the hands
 
 
 class PimcPlayer(Player):
@@ -90,6 +102,8 @@ class PimcPlayer(Player):
         "declare_bianka": Setting(("same",) + _DECLARE_CHOICES, "same",
                                   "Bianka: first, last, never, or the same as declare"),
         "manko": Setting(bool, True, "ask Manko whenever legal"),
+        "anticipate": Setting(bool, False, "count the declarations the opponent could still make in each "
+                                           "sampled layout (it is assumed to make them)"),
         "silence": Setting(bool, False, "read a declaration the opponent did not make at its first turn as "
                                         "impossible (true of rule, which declares at once)"),
         "alifer": Setting(("never", "losing"), "never", "propose Alifer: never, or when losing"),
@@ -256,16 +270,68 @@ class PimcPlayer(Player):
             return sign
         return sign + self.settings["blend_weight"] * diffs
 
-    def card_values(self, info: InfoState, cards: int | None = None) -> dict[int, tuple[float, float, float]]:
-        """Mean (objective, sign, point difference) of each legal card over
-        the layouts this decision solves, from this seat's point of view."""
-        from .solver import NOT_LEGAL, solve_moves_batch_raw
+    def _opponent_pending(self, info: InfoState, opp_hands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``anticipate``: per layout, (Aces count, other points) of the
+        declarations the opponent has not made but still may, read from the
+        dealt hand that layout gives it (it is assumed to make them all)."""
+        opp = 1 - info.seat
+        made = info.declarations[opp]
+        played = 0
+        for c in info.played_by(opp):
+            played |= 1 << c
+        first_card = info.ncards[opp] == 0
+        aces_open = ACES not in made and (first_card or (info.ace_declaration == "first_ace"
+                                                         and not played & ACE_MASK))
+        aces = np.zeros(len(opp_hands), dtype=np.int64)
+        points = np.zeros(len(opp_hands), dtype=np.int64)
+        for i, h in enumerate(opp_hands):
+            dealt = int(h) | played
+            if aces_open and aces_possible(dealt):
+                aces[i] = (dealt & ACE_MASK).bit_count()
+            if BIANKA not in made and bianka_possible(dealt):
+                points[i] += declaration_value(BIANKA, 1, True)[0]
+            if first_card:
+                bits = first_card_declarations(dealt)
+                for a in _FIRST_CARD_DECLS:
+                    if bits >> a & 1 and a not in made:
+                        n = (dealt & RANK_MASK[FIGURA_RANK[a]]).bit_count() if a in FIGURA_RANK else 1
+                        points[i] += declaration_value(a, n, True)[0]
+        return aces, points
+
+    def _solve(self, info: InfoState, to_move: int, moves: bool) -> np.ndarray:
+        """Final differences, this seat's point of view, over the layouts of
+        this decision: per layout and card (``moves``) or per layout. One
+        batch call, or one per group of layouts whose opponent would still
+        declare Aces of a different count (``anticipate``)."""
+        from .solver import solve_batch_raw, solve_moves_batch_raw
 
         opp_hands = self._layouts(info)
         h0s, h1s = self._hands(info, opp_hands)
-        values = solve_moves_batch_raw(h0s, h1s, *self._solver_args(info, info.seat), self.table)
-        if info.seat == 1:
-            values = -values
+        args = list(self._solver_args(info, to_move))
+        solve = solve_moves_batch_raw if moves else solve_batch_raw
+        opp = 1 - info.seat
+        if self.settings["anticipate"]:
+            aces, points = self._opponent_pending(info, opp_hands)
+            values = np.empty((len(opp_hands), 36) if moves else len(opp_hands), dtype=np.int64)
+            declared = args[_ACDECL + opp]
+            for n in np.unique(aces):
+                rows = aces == n
+                args[_ACDECL + opp] = int(n) if n else declared
+                values[rows] = solve(h0s[rows], h1s[rows], *args, self.table)
+            # The opponent's other points are a constant per layout: they move
+            # the difference, never the best play within the layout.
+            offset = points if opp == 1 else -points
+            values -= offset[:, None] if moves else offset
+        else:
+            values = solve(h0s, h1s, *args, self.table)
+        return -values if info.seat == 1 else values
+
+    def card_values(self, info: InfoState, cards: int | None = None) -> dict[int, tuple[float, float, float]]:
+        """Mean (objective, sign, point difference) of each legal card over
+        the layouts this decision solves, from this seat's point of view."""
+        from .solver import NOT_LEGAL
+
+        values = self._solve(info, info.seat, moves=True)
         cards = info.legal_mask & _CARDS if cards is None else cards
         out = {}
         c = cards
@@ -274,7 +340,7 @@ class PimcPlayer(Player):
             card = low.bit_length() - 1
             c ^= low
             v = values[:, card]
-            if (v == -NOT_LEGAL).any() or (v == NOT_LEGAL).any():
+            if (np.abs(v) >= -NOT_LEGAL // 2).any():
                 raise RuntimeError(f"solver found card {card} illegal in a sampled layout")
             out[card] = (float(self._score(v).mean()), float(np.sign(v).mean()), float(v.mean()))
         return out
@@ -288,15 +354,8 @@ class PimcPlayer(Player):
     def _continue_sign(self, info: InfoState) -> float:
         """Mean outcome sign, for this seat, if a proposal is declined and the
         proposer plays on (both sides then play perfectly in each layout)."""
-        from .solver import solve_batch_raw
-
-        opp_hands = self._layouts(info)
-        h0s, h1s = self._hands(info, opp_hands)
         proposer = info.alifer_proposer if info.alifer_proposer >= 0 else 1 - info.seat
-        values = solve_batch_raw(h0s, h1s, *self._solver_args(info, proposer), self.table)
-        if info.seat == 1:
-            values = -values
-        return float(np.sign(values).mean())
+        return float(np.sign(self._solve(info, proposer, moves=False)).mean())
 
 
 __all__ = ["PimcPlayer", "OBJECTIVES"]

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 
 from agents import make_player
 from agents.base import Player, TurnView, play_partie
 from agents.pimc import PimcPlayer
 from helpers import act, make_deal_spec, make_partie
-from trappola_env.engine import RuleConfig, deal_from_names, random_deal
+from trappola_env.engine import RuleConfig, card_id, deal_from_names, mask_of, random_deal
 from trappola_env.engine.actions import (
     ACCEPT_ALIFER,
     ACES,
@@ -57,7 +58,7 @@ def _seat_actions(history, seat):
     ("pimc", RuleConfig()),
     ("pimc:declare=last,objective=win", RuleConfig()),
     ("pimc:declare=last,alifer=losing,objective=points", RuleConfig(ace_declaration="first_card")),
-    ("pimc:silence=true", RuleConfig()),  # against random the silence model is wrong: the fallback path
+    ("pimc:silence=true,anticipate=true", RuleConfig()),  # against random the silence model is wrong: fallback
 ])
 def test_always_legal_against_rule_and_random(spec, config):
     # The referee raises ValueError on any illegal action.
@@ -195,3 +196,26 @@ def test_beats_random_in_duplicate():
     s = res.summary
     assert s["decided"] >= 20
     assert s["win_rate"] > 0.8, s
+
+
+def test_anticipate_counts_the_declarations_still_to_come():
+    # The dealer declared Blans and the challenger holds every Ace: in every
+    # layout the dealer also holds a Bianka hand it has not declared yet.
+    p = make_partie(challenger="AS AC AD AB RS CS BS RC 7D", dealer="2S 7S 8S 9S 7C 8C 9C TC 8D")
+    act(p, "declare Aces", "AS", "declare Blans", "2S")
+    info = p.info_state(0)
+    plain, ahead = make_player("pimc"), make_player("pimc:anticipate=true")
+    plain.reset(4)
+    ahead.reset(4)
+    v0, v1 = plain._solve(info, 0, moves=True), ahead._solve(info, 0, moves=True)
+    legal = [c for c in range(36) if info.legal_mask >> c & 1]
+    assert (v1[:, legal] == v0[:, legal] - 20).all()
+    # Before the opponent's first card: Figura, Blans, Aces and Bianka are all still open.
+    p = make_partie(challenger="7S 8S 9S 7C 8C 9C 7D 8D 9D", dealer="2C TC BC 2D TD BD 2B TB BB")
+    info = p.info_state(0)
+    hands = np.array([mask_of(card_id(n) for n in h.split()) for h in (
+        "AS AC AD RS RC RD 2S TC 2C",   # 3 Aces, Figura of Re (6)
+        "2S TS 2C TC 2D TD 2B TB 8B",   # 4 Twos (20), Blans (10), Bianka (20)
+    )], dtype=np.int64)
+    aces, points = make_player("pimc:anticipate=true")._opponent_pending(info, hands)
+    assert aces.tolist() == [3, 0] and points.tolist() == [6, 50]
