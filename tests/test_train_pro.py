@@ -68,3 +68,11 @@ def test_session_bench_compares_rules_on_the_same_sessions():
     # and declaration/bonus payments, and gets back its share of the final split.
     again = bench.tokens_per_partie(lambda d: False, [5, 6])
     assert list(again) == list(bench.tokens_per_partie(lambda d: False, [5, 6]))  # seeded: reproducible
+
+
+def test_parallel_sessions_give_the_same_values():
+    one = SessionBench(max_parties=8)
+    two = SessionBench(max_parties=8, workers=2)
+    seeds = [11, 12, 13, 14, 15]
+    rule = ProPolicy.threshold(5)
+    assert list(one.tokens_per_partie(rule, seeds)) == list(two.tokens_per_partie(rule, seeds))

@@ -106,17 +106,38 @@ class SessionBench:
     """Plays 4-player sessions with fixed seeds so that Pro rules are
     compared on the same deals and seatings (common random numbers)."""
 
-    def __init__(self, table=None, max_parties: int = 60, focal_card: str = "policy"):
+    def __init__(self, table=None, max_parties: int = 60, focal_card: str = "policy", workers: int = 1):
         from agents import make_player
 
         self.table = table or default_table(focal_card)
         self.max_parties = max_parties
+        self.workers = workers
         self.players = {name: make_player(spec) for name, spec, _ in self.table}
         self.acts = {name: card_policy(p) for name, p in self.players.items()}
 
     def tokens_per_partie(self, focal_pro, seeds) -> "np.ndarray":
         """Focal player's tokens per partie (its final balance, Bulka share
-        included, / parties played), one value per session seed."""
+        included, / parties played), one value per session seed. Each
+        session depends on its seed only, so ``workers`` processes give the
+        same values as one."""
+        import numpy as np
+
+        seeds = [int(s) for s in seeds]
+        if self.workers > 1 and len(seeds) > 1:
+            import multiprocessing
+
+            global _FORKED
+            _FORKED = (self, focal_pro)  # inherited by the forked workers: lambdas need no pickling
+            chunks = [seeds[i::self.workers * 2] for i in range(self.workers * 2)]
+            with multiprocessing.get_context("fork").Pool(self.workers) as pool:
+                parts = pool.map(_forked_tokens, chunks)
+            out = np.empty(len(seeds))
+            for i, part in enumerate(parts):
+                out[i::self.workers * 2] = part
+            return out
+        return self._tokens(focal_pro, seeds)
+
+    def _tokens(self, focal_pro, seeds) -> "np.ndarray":
         import random as _random
 
         import numpy as np
@@ -134,6 +155,14 @@ class SessionBench:
             res = play_session(players, max_parties=self.max_parties, seed=int(seed))
             out[i] = float(res.balances[FOCAL]) / max(res.parties_played, 1)
         return out
+
+
+_FORKED = None
+
+
+def _forked_tokens(seeds):
+    bench, focal_pro = _FORKED
+    return bench._tokens(focal_pro, seeds)
 
 
 def train_pro_policy(bench: SessionBench, generations: int = 6, population: int = 12, elite: int = 4,
@@ -215,12 +244,13 @@ def main(argv=None) -> int:
     ap.add_argument("--test-sessions", type=int, default=300, help="held-out sessions of the comparison")
     ap.add_argument("--thresholds", default="2,4,5,6,8,10,12,15,20,30", help="fixed thresholds, in extra stakes")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--workers", type=int, default=4, help="processes playing the sessions")
     ap.add_argument("--write", action="store_true", help="store the learned Pro policy in --model")
     ap.add_argument("--json", help="write the comparison here")
     args = ap.parse_args(argv)
 
     t0 = time.time()
-    bench = SessionBench(max_parties=args.parties, focal_card=f"policy:{args.model},pro=never")
+    bench = SessionBench(max_parties=args.parties, focal_card=f"policy:{args.model},pro=never", workers=args.workers)
     learned, history = train_pro_policy(bench, args.generations, args.population, elite=max(2, args.population // 3),
                                         sessions=args.train_sessions, seed=args.seed)
     thresholds = [float(t) for t in args.thresholds.split(",")]
