@@ -169,3 +169,13 @@ def test_export_for_play_is_smaller_plays_the_same_and_refuses_resume(saved, tmp
     assert meta["optimizer_state"] is False and meta["pro_policy"] == {"kind": "linear"}
     with pytest.raises(CheckpointError, match="cannot be resumed"):
         load_model(out)
+
+
+def test_command_line_info_and_export(saved, tmp_path, capsys):
+    from train.checkpoint import main
+
+    assert main(["info", str(saved)]) == 0
+    assert json.loads(capsys.readouterr().out)["seed"] == 7
+    assert main(["export", str(saved), str(tmp_path / "x.zip")]) == 0
+    assert read_metadata(tmp_path / "x.zip")["optimizer_state"] is False
+    assert main(["bogus"]) == 2

@@ -249,3 +249,26 @@ def load_model(path: str | Path, env=None, device: str = "cpu", **kwargs):
     except Exception as exc:
         raise CheckpointError(f"checkpoint {path} could not be loaded by MaskablePPO: {exc}") from None
     return model, meta
+
+
+def main(argv=None) -> int:
+    """``python -m train.checkpoint info PATH`` prints the metadata (after
+    validation); ``python -m train.checkpoint export SRC DST`` writes a
+    play-only copy (no optimizer state), as shipped in ``models/``."""
+    import sys
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    if len(args) == 2 and args[0] == "info":
+        meta = read_metadata(args[1])
+        check_compatible(meta, args[1])
+        print(json.dumps(meta, indent=1, sort_keys=True, default=str))
+        return 0
+    if len(args) == 3 and args[0] == "export":
+        print(export_for_play(args[1], args[2]))
+        return 0
+    print("usage: python -m train.checkpoint info PATH | export SRC DST", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
