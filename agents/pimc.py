@@ -51,7 +51,13 @@ declarations made count.
 ``silence=true`` also reads what the opponent did *not* declare at its
 first turn (``agents.sampling``, ``first_chance``): right against players
 that declare everything at once, like ``rule``; off by default, since it is
-a model of the opponent, not a fact of the record.
+a model of the opponent, not a fact of the record. Against ``rule`` (700
+duplicate deals, seed 2): ``silence=true,anticipate=true`` 0.658 of decided
+parties against 0.648 for the defaults (paired wins - losses per deal +0.04,
+95% CI [-0.02, +0.10]: not significant); ``anticipate=true`` alone 0.641
+(without ``silence`` it credits ``rule`` with declarations it would already
+have made). ``notebooks/declaration_timing.ipynb`` measures what
+``anticipate`` changes against late declarers.
 
 Alifer: answering a proposal, it solves the sampled layouts with the
 proposer to play on and accepts when the mean outcome sign is below
