@@ -88,7 +88,7 @@ def test_play_quits_cleanly(monkeypatch, capsys):
 def test_players_and_demo(capsys):
     assert main(["players"]) == 0
     assert "alifer_margin" in capsys.readouterr().out
-    assert main(["demo", "--deals", "8"]) == 0
+    assert main(["demo", "--quick", "--deals", "8"]) == 0
     out = capsys.readouterr().out
     assert "Partie 1" in out and "win rate of rule" in out and "Bulka sessions" in out
 

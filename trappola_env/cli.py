@@ -6,7 +6,7 @@
     trappola evaluate --ratings --players A,B,C,... --deals N [...]
     trappola players            # the registered players and their settings
     trappola bench [args...]    # benchmarks/bench_env.py
-    trappola demo               # a short look at the built-in players
+    trappola demo [--quick]     # short training + Bulka table (--quick: built-in players only)
 
 Players are registry specs (``agents.make_player``): ``rule``,
 ``random:alifer=false``, ``policy:path/to/model.zip``... In ``--players``
@@ -102,9 +102,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="YAML config (default: configs/ppo_selfplay.yaml)")
     t.add_argument("overrides", nargs="*", metavar="KEY=VALUE", help="config overrides")
 
-    d = sub.add_parser("demo", help="a short look at the built-in players (well under a minute)")
+    d = sub.add_parser("demo", help="a short training run, then a Bulka-session table (make demo)")
     d.add_argument("--seed", type=_int, default=0, help="seed (default: 0)")
-    d.add_argument("--deals", type=_positive, default=100, help="deals of the duplicate table (default: 100)")
+    d.add_argument("--minutes", type=float, default=None,
+                   help="training time cap in minutes (default: configs/demo.yaml's)")
+    d.add_argument("--quick", action="store_true",
+                   help="no training: a short look at the built-in players (well under a minute)")
+    d.add_argument("--deals", type=_positive, default=100,
+                   help="--quick: deals of the duplicate table (default: 100)")
     return parser
 
 
@@ -222,6 +227,11 @@ def cmd_bench(args) -> int:
 
 # --------------------------------------------------------------------- demo
 def cmd_demo(args) -> int:
+    if not args.quick:
+        from train.demo import run_demo
+
+        run_demo(minutes=args.minutes, seed=args.seed)
+        return 0
     from agents import make_player
     from agents.base import play_partie
     from trappola_env.engine import Partie, random_deal
