@@ -76,3 +76,22 @@ def test_parallel_sessions_give_the_same_values():
     seeds = [11, 12, 13, 14, 15]
     rule = ProPolicy.threshold(5)
     assert list(one.tokens_per_partie(rule, seeds)) == list(two.tokens_per_partie(rule, seeds))
+
+
+def test_confidence_rule_departs_from_declaring_only_on_significant_evidence():
+    # Fitted advantage -1 everywhere: with a tiny covariance it declines; with a wide one
+    # (the evidence is not significant) it keeps declaring.
+    w = (-1.0, 0.0, 0.0)
+    assert not ProPolicy(w, ((1e-4, 0, 0), (0, 1e-4, 0), (0, 0, 1e-4)), 1.96).decide(decision(100))
+    assert ProPolicy(w, ((1.0, 0, 0), (0, 1.0, 0), (0, 0, 1.0)), 1.96).decide(decision(100))
+    p = ProPolicy(w, ((1.0, 0, 0), (0, 1.0, 0), (0, 0, 1.0)), 1.96)
+    assert ProPolicy.from_dict(p.to_dict()) == p
+
+
+def test_paired_rollout_advantages_are_recorded_per_offer():
+    bench = SessionBench(max_parties=10)
+    X, A = bench.pro_advantages([3, 4])
+    assert X.shape == (len(A), 3) and len(A) > 0
+    assert (X[:, 0] == 1.0).all() and (X[:, 1] >= 0.2).all()  # a streak of 2 needs 2 parties: Bulka >= 2 stakes
+    X2, A2 = bench.pro_advantages([3, 4])
+    assert (A == A2).all()  # seeded: reproducible

@@ -28,6 +28,7 @@ session engine with the focal player's cards played by the trained policy:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 FEATURES = ("bias", "bulka_in_costs/10", "parties_left/50")
 
@@ -44,15 +45,30 @@ def features(decision) -> tuple[float, float, float]:
 
 @dataclass(frozen=True)
 class ProPolicy:
+    """Declare iff ``w . x + z * sqrt(x' C x) > 0``: with a covariance
+    ``C`` of the fitted weights and ``z > 0`` it departs from declaring only
+    where declaring is *significantly* worse (``z = 1.96``: 95%); without
+    ``C`` it is the plain linear rule."""
+
     weights: tuple
+    cov: tuple | None = None
+    z: float = 0.0
 
     def __post_init__(self):
         if len(self.weights) != len(FEATURES):
             raise ValueError(f"ProPolicy needs {len(FEATURES)} weights ({', '.join(FEATURES)}), "
                              f"got {len(self.weights)}")
+        if self.cov is not None and (len(self.cov) != len(FEATURES)
+                                     or any(len(row) != len(FEATURES) for row in self.cov)):
+            raise ValueError(f"ProPolicy covariance must be {len(FEATURES)}x{len(FEATURES)}")
 
     def score(self, decision) -> float:
-        return sum(w * x for w, x in zip(self.weights, features(decision)))
+        x = features(decision)
+        s = sum(w * v for w, v in zip(self.weights, x))
+        if self.cov is not None and self.z:
+            var = sum(x[i] * self.cov[i][j] * x[j] for i in range(len(x)) for j in range(len(x)))
+            s += self.z * max(var, 0.0) ** 0.5
+        return s
 
     def decide(self, decision) -> bool:
         return self.score(decision) > 0.0
@@ -60,13 +76,20 @@ class ProPolicy:
     __call__ = decide
 
     def to_dict(self) -> dict:
-        return {"kind": "linear", "features": list(FEATURES), "weights": [float(w) for w in self.weights]}
+        out = {"kind": "linear", "features": list(FEATURES), "weights": [float(w) for w in self.weights]}
+        if self.cov is not None:
+            out["cov"] = [[float(v) for v in row] for row in self.cov]
+            out["z"] = float(self.z)
+        return out
 
     @classmethod
     def from_dict(cls, spec: dict) -> "ProPolicy":
         if not isinstance(spec, dict) or spec.get("kind") != "linear" or list(spec.get("features", [])) != list(FEATURES):
             raise ValueError(f"unsupported Pro policy in checkpoint: {spec!r}")
-        return cls(tuple(float(w) for w in spec["weights"]))
+        cov = spec.get("cov")
+        return cls(tuple(float(w) for w in spec["weights"]),
+                   tuple(tuple(float(v) for v in row) for row in cov) if cov is not None else None,
+                   float(spec.get("z", 0.0)))
 
     @classmethod
     def threshold(cls, bulka_in_costs: float) -> "ProPolicy":
@@ -126,6 +149,7 @@ class SessionBench:
         self.table = table or default_table(focal_card)
         self.max_parties = max_parties
         self.workers = workers
+        self.save_dir = None  # where fit_pro_policy saves its rollout data (features, advantages)
         self.players = {name: make_player(spec) for name, spec, _ in self.table}
         self.acts = {name: card_policy(p) for name, p in self.players.items()}
 
@@ -235,12 +259,9 @@ def _forked_advantages(seeds):
     return bench.pro_advantages(seeds, rollout_pro)
 
 
-def fit_pro_policy(bench: SessionBench, sessions: int, seed: int = 0, ridge: float = 1e-3, log=print):
-    """Least-squares fit of the advantage of declaring, ``A ~ w . x``, on
-    paired rollouts (``SessionBench.pro_advantages``) at the Pro offers of
-    ``sessions`` simulated sessions; the policy declares where the fitted
-    advantage is positive (one step of policy improvement over "always").
-    Returns (ProPolicy, stats)."""
+def pro_advantage_data(bench: SessionBench, sessions: int, seed: int = 0):
+    """(features, advantages) of the focal player's Pro offers in
+    ``sessions`` simulated sessions (``SessionBench.pro_advantages``)."""
     import numpy as np
 
     seeds = [int(s) for s in np.random.default_rng(seed).integers(1 << 30, size=sessions)]
@@ -252,10 +273,28 @@ def fit_pro_policy(bench: SessionBench, sessions: int, seed: int = 0, ridge: flo
         k = bench.workers * 2
         with multiprocessing.get_context("fork").Pool(bench.workers) as pool:
             parts = pool.map(_forked_advantages, [seeds[i::k] for i in range(k)])
-        X = np.concatenate([p[0] for p in parts])
-        A = np.concatenate([p[1] for p in parts])
+        return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+    return bench.pro_advantages(seeds)
+
+
+def fit_pro_policy(bench: SessionBench, sessions: int, seed: int = 0, ridge: float = 1e-3, z: float = 1.96,
+                   log=print, data: str | None = None):
+    """Least-squares fit of the advantage of declaring, ``A ~ w . x``, on
+    paired rollouts (``SessionBench.pro_advantages``) at the Pro offers of
+    ``sessions`` simulated sessions: one step of policy improvement over
+    "always". The policy declines only where the fitted advantage is below
+    0 by more than ``z`` standard errors (the rollouts are noisy: a Pro win
+    takes the whole Bulka, and a plain linear fit extrapolates). Returns
+    (ProPolicy, stats)."""
+    import numpy as np
+
+    if data is not None:  # reuse the rollouts of an earlier run
+        saved = np.load(data)
+        X, A = saved["X"], saved["A"]
     else:
-        X, A = bench.pro_advantages(seeds)
+        X, A = pro_advantage_data(bench, sessions, seed)
+        if bench.save_dir:
+            np.savez(Path(bench.save_dir) / "pro_advantages.npz", X=X, A=A)
     w = np.linalg.solve(X.T @ X + ridge * np.eye(X.shape[1]), X.T @ A)
     resid = A - X @ w
     cov = np.linalg.inv(X.T @ X + ridge * np.eye(X.shape[1])) * resid.var(ddof=X.shape[1])
@@ -269,7 +308,19 @@ def fit_pro_policy(bench: SessionBench, sessions: int, seed: int = 0, ridge: flo
         f"{A.mean():+.3f} tokens/partie [{stats['mean_advantage_ci'][0]:+.3f}, {stats['mean_advantage_ci'][1]:+.3f}]; "
         f"fit w = {np.round(w, 3).tolist()} (se {np.round(stats['weights_se'], 3).tolist()}); "
         f"declares at {stats['declare_share']:.0%} of the offers seen")
-    return ProPolicy(tuple(float(v) for v in w)), stats
+    policy = ProPolicy(tuple(float(v) for v in w), tuple(tuple(float(v) for v in row) for row in cov), z)
+    stats["declare_share_with_z"] = float(np.mean([policy.decide(_Features(x)) for x in X]))
+    log(f"with z = {z}: declares at {stats['declare_share_with_z']:.0%} of the offers seen")
+    return policy, stats
+
+
+class _Features:
+    """A decision rebuilt from its feature vector (bulka in costs, parties left)."""
+
+    def __init__(self, x):
+        self.bulka = float(x[1]) * 10.0
+        self.extra_stake = 1.0
+        self.parties_left = float(x[2]) * 50.0
 
 
 def _forked_tokens(seeds):
@@ -361,18 +412,21 @@ def main(argv=None) -> int:
     ap.add_argument("--thresholds", default="3,4,5,6,8,10,15", help="fixed thresholds, in extra stakes")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--workers", type=int, default=4, help="processes playing the sessions")
+    ap.add_argument("--advantages", help="rollouts: reuse (features, advantages) saved by an earlier run (.npz)")
     ap.add_argument("--write", action="store_true", help="store the learned Pro policy in --model")
     ap.add_argument("--json", help="write the comparison here")
     args = ap.parse_args(argv)
 
     t0 = time.time()
     bench = SessionBench(max_parties=args.parties, focal_card=f"policy:{args.model},pro=never", workers=args.workers)
+    if args.json:
+        bench.save_dir = str(Path(args.json).parent)
     if args.method == "cem":
         learned, history = train_pro_policy(bench, args.generations, args.population,
                                             elite=max(2, args.population // 3), sessions=args.train_sessions,
                                             seed=args.seed)
     else:
-        learned, history = fit_pro_policy(bench, args.train_sessions, seed=args.seed)
+        learned, history = fit_pro_policy(bench, args.train_sessions, seed=args.seed, data=args.advantages)
     thresholds = [float(t) for t in args.thresholds.split(",")]
     best_t, scan = best_threshold(bench, thresholds, args.scan_sessions, args.seed + 1)
     print(f"threshold scan (tokens/partie): " + ", ".join(f"{t:g}: {v:+.3f}" for t, v in scan.items()))
