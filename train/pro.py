@@ -420,6 +420,7 @@ def main(argv=None) -> int:
     t0 = time.time()
     bench = SessionBench(max_parties=args.parties, focal_card=f"policy:{args.model},pro=never", workers=args.workers)
     if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         bench.save_dir = str(Path(args.json).parent)
     if args.method == "cem":
         learned, history = train_pro_policy(bench, args.generations, args.population,
