@@ -195,14 +195,18 @@ class SessionBench:
         return out
 
 
-    def pro_advantages(self, seeds, rollout_pro=None) -> tuple:
+    def pro_advantages(self, seeds, rollout_pro=None, context: list | None = None) -> tuple:
         """Paired rollouts at each of the focal player's Pro offers: the
         session is copied, continued once after declaring and once after
         not declaring (same deal stream, same player seeds), and the
         difference of the focal player's final balance per partie is the
         advantage of declaring in that state. Later focal decisions in the
         rollouts, and the main line, follow ``rollout_pro`` (default:
-        always declare). Returns (features array, advantages array)."""
+        always declare). Returns (features array, advantages array); with
+        ``context`` (a list) also appends one dict per offer: session
+        ``seed``, ``bulka_in_costs``, ``parties_left``, the card-player
+        specs of the ``challenger`` and of the player ``next`` in the
+        queue, and both branches' ``values`` (declare, wait)."""
         import copy
         import random as _random
         import zlib
@@ -214,6 +218,7 @@ class SessionBench:
 
         rollout_pro = rollout_pro or (lambda d: True)
         names = [name for name, _, _ in self.table]
+        specs = {name: spec for name, spec, _ in self.table}
         xs, adv = [], []
         def derive(*parts) -> int:  # hash() of strings changes between processes; crc32 does not
             return zlib.crc32(repr(parts).encode())
@@ -242,6 +247,12 @@ class SessionBench:
                             value[declare] = float(res.balances[FOCAL]) / max(res.parties_played, 1)
                         xs.append(features(decision))
                         adv.append(value[True] - value[False])
+                        if context is not None:
+                            context.append({"seed": seed, "bulka_in_costs": decision.bulka / decision.extra_stake,
+                                            "parties_left": decision.parties_left,
+                                            "challenger": specs[session.challenger],
+                                            "next": specs[session.queue[0]] if session.queue else None,
+                                            "values": (value[True], value[False])})
                         offers += 1
                         main = players(("main", offers))
                     session.decide_pro(bool(main[session.dealer][1](session.pending)))
