@@ -140,10 +140,10 @@ class PolicyPlayer(Player):
                              f"trappola_v0 observations have {OBS_SIZE}")
         self.learned_pro = None
         if learned:
-            from train.pro import ProPolicy
+            from train.pro import pro_policy_from_dict
 
             spec = self.meta.get("pro_policy")
-            self.learned_pro = ProPolicy.from_dict(spec) if spec else None
+            self.learned_pro = pro_policy_from_dict(spec) if spec else None
             if self.learned_pro is None:  # an older checkpoint: the shared threshold rule
                 self.pro_rule = ProRule.from_settings({**self.settings, "pro": "threshold"})
         self._np_rng = np.random.default_rng(0)

@@ -47,7 +47,9 @@ class ProView:
     ``player`` is its index in ``players`` (the names of everyone in the
     session); ``balances``/``streaks`` are per player in that order;
     ``opponent`` is the name of the player it would face (the next
-    challenger); ``parties_left`` counts parties still to be played in the
+    challenger); ``next_opponent`` the one it would face after that if it
+    waited and won (the head of the queue; the same opponent with 2
+    players); ``parties_left`` counts parties still to be played in the
     session (the Pro partie included)."""
 
     player: int
@@ -60,6 +62,7 @@ class ProView:
     stake_multiple: int = 1
     base_stake: int = 10
     parties_left: int | None = None
+    next_opponent: str | None = None
 
     @property
     def name(self) -> str:

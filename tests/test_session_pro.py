@@ -33,6 +33,8 @@ def test_pending_pro_decision_describes_the_offer():
     d = s.pending
     assert (d.player, d.streak, d.extra_stake, d.bulka, d.balance, d.n_players, d.parties_left) == (
         "A", 2, 10, 40, -20, 3, 98)
+    # A beat B, then C; B and C went to the end of the queue in turn: B challenges, C would come next.
+    assert (d.challenger, d.next_challenger) == ("B", "C") == (s.challenger, s.queue[0])
     assert s.to_act == "A" and s.partie is None
     assert s.legal_mask() == (1 << PRO) | (1 << NO_PRO)
 

@@ -1,29 +1,29 @@
-"""The learned Pro decision (RULES.md section 8) for Bulka sessions.
+"""The learned Pro decision (RULES.md section 8) for Bulka sessions:
+training, the simulated sessions it uses, and the comparison with fixed
+rules (``python -m train.pro``).
 
-Policy: a linear rule on three public session features,
+Methods (``--method``), all in simulated 4-player sessions of the session
+engine with the focal player's cards played by the trained policy:
 
-    declare Pro  iff  w0 + w1 * (bulka / cost) / 10 + w2 * min(parties_left, 50) / 50 > 0
+* ``lookahead`` (default, shipped): ``train.pro_lookahead.LookaheadPro``,
+  a one-partie lookahead (declare now, or wait and declare against the
+  next challenger) on the model's win rates as dealer against each
+  opponent kind, learned by play.
+* ``rollouts``: ``ProPolicy``, a linear rule on (Bulka in extra stakes,
+  parties left) fitted by least squares to paired-rollout advantages
+  (``SessionBench.pro_advantages``), departing from "always declare" only
+  on significant evidence.
+* ``cem``: the cross-entropy method over ``ProPolicy`` weights on the
+  tokens per partie of whole sessions. Session results vary so much (a Pro
+  win takes the whole Bulka) that 20-odd sessions per candidate rank
+  noise; it is kept for comparison.
 
-where ``cost`` is the extra stake a Pro declaration pays (``base_stake *
-stake_multiple * m``). It contains every "Bulka at least T extra stakes"
-threshold rule (``w2 = 0``) and can also move the threshold as the
-session's end approaches (at the end the Bulka is split equally, which
-changes what Pro is worth). ``ProPolicy.decide`` accepts both the
-``agents`` ``ProView`` and the session engine's ``ProDecision``.
-
-Training (``python -m train.pro``), in simulated 4-player sessions of the
-session engine with the focal player's cards played by the trained policy:
-
-* ``rollouts`` (default): at each Pro offer of the focal player the
-  session is copied and played to its end twice, declaring and not (same
-  deal stream, same player seeds); the difference of the focal player's
-  tokens per partie is the advantage of declaring there. A least-squares
-  fit ``A ~ w . x`` gives the policy (declare where the fitted advantage
-  is positive): one step of policy improvement over "always declare".
-* ``cem``: the cross-entropy method on the tokens per partie of whole
-  sessions. Session results vary so much (a Pro win takes the whole
-  Bulka) that 20-odd sessions per candidate rank noise; it is kept for
-  comparison.
+``ProPolicy``: declare iff ``w0 + w1 * (bulka / cost) / 10 + w2 *
+min(parties_left, 50) / 50 > 0``, where ``cost`` is the extra stake a Pro
+declaration pays (``base_stake * stake_multiple * m``); it contains every
+"Bulka at least T extra stakes" threshold rule (``w2 = 0``). Both policies
+accept the ``agents`` ``ProView`` and the session engine's
+``ProDecision``; ``pro_policy_from_dict`` reads either from a checkpoint.
 """
 from __future__ import annotations
 
@@ -97,6 +97,18 @@ class ProPolicy:
         return cls((-bulka_in_costs / 10.0 + 1e-9, 1.0, 0.0))
 
 
+def pro_policy_from_dict(spec: dict):
+    """The Pro policy stored in a checkpoint's metadata: ``lookahead``
+    (``train.pro_lookahead.LookaheadPro``, shipped) or ``linear``
+    (``ProPolicy``)."""
+    kind = spec.get("kind") if isinstance(spec, dict) else None
+    if kind == "lookahead":
+        from .pro_lookahead import LookaheadPro
+
+        return LookaheadPro.from_dict(spec)
+    return ProPolicy.from_dict(spec)
+
+
 # --------------------------------------------------------------------------
 # Simulated 4-player sessions: training and comparison
 # --------------------------------------------------------------------------
@@ -134,8 +146,9 @@ def fixed_pro(rule: str, rng=None):
 def default_table(focal_card: str = "policy") -> list[tuple[str, str, str]]:
     """(name, card player spec, Pro rule) of the 4-player table: the focal
     player and rule, rule, random with their default Pro rules (``rule``:
-    threshold at 3 base stakes; ``random``: a coin)."""
-    return [(FOCAL, focal_card, "learned"), ("rule_a", "rule", "threshold:3"), ("rule_b", "rule", "threshold:3"),
+    threshold at 3 base stakes; ``random``: a coin). Names follow the
+    evaluator's labels (``rule#2``), so ``opponent_kind`` reads the kind."""
+    return [(FOCAL, focal_card, "learned"), ("rule", "rule", "threshold:3"), ("rule#2", "rule", "threshold:3"),
             ("random", "random", "random")]
 
 
@@ -374,23 +387,30 @@ def best_threshold(bench: SessionBench, thresholds, sessions: int, seed: int) ->
     return max(scores, key=scores.get), scores
 
 
-def compare(bench: SessionBench, rules: dict, sessions: int, seed: int) -> dict:
+def compare(bench: SessionBench, rules: dict, sessions: int, seed: int, short: tuple = (),
+            short_sessions: int | None = None) -> dict:
     """Mean tokens per partie of each focal Pro rule on the same sessions,
-    with 95% normal intervals, and paired differences to each other rule."""
+    with 95% normal intervals, and paired differences to each other rule
+    (on the sessions both played). Rules named in ``short`` play only the
+    first ``short_sessions`` sessions: a rule far from the others needs
+    fewer sessions to be told apart than two close ones."""
     import math
 
     import numpy as np
 
     seeds = np.random.default_rng(seed).integers(1 << 30, size=sessions)
-    vals = {name: bench.tokens_per_partie(rule, seeds) for name, rule in rules.items()}
+    n_short = sessions if short_sessions is None else max(2, min(int(short_sessions), sessions))
+    vals = {name: bench.tokens_per_partie(rule, seeds[:n_short] if name in short else seeds)
+            for name, rule in rules.items()}
     out = {}
     for name, v in vals.items():
         half = 1.96 * v.std(ddof=1) / math.sqrt(len(v))
-        row = {"mean": float(v.mean()), "ci": (float(v.mean() - half), float(v.mean() + half))}
+        row = {"mean": float(v.mean()), "ci": (float(v.mean() - half), float(v.mean() + half)), "sessions": len(v)}
         for other, w in vals.items():
             if other != name:
-                d = v - w
-                h = 1.96 * d.std(ddof=1) / math.sqrt(len(d))
+                n = min(len(v), len(w))
+                d = v[:n] - w[:n]
+                h = 1.96 * d.std(ddof=1) / math.sqrt(n)
                 row[f"minus_{other}"] = (float(d.mean()), float(d.mean() - h), float(d.mean() + h))
         out[name] = row
     return out
@@ -405,35 +425,51 @@ def main(argv=None) -> int:
     import json
     import time
 
-    import numpy as np
-
     from .checkpoint import read_metadata, write_metadata
 
     ap = argparse.ArgumentParser(prog="python -m train.pro", description=main.__doc__)
     ap.add_argument("--model", default="models/default.zip")
     ap.add_argument("--parties", type=int, default=60, help="parties per session")
-    ap.add_argument("--method", choices=("rollouts", "cem"), default="rollouts",
-                    help="rollouts: least squares on paired-rollout advantages; cem: cross-entropy method")
+    ap.add_argument("--method", choices=("lookahead", "rollouts", "cem"), default="lookahead",
+                    help="lookahead: one-partie lookahead on learned win rates (shipped); rollouts: least squares "
+                         "on paired-rollout advantages; cem: cross-entropy method")
+    ap.add_argument("--rate-parties", type=int, default=4000,
+                    help="lookahead: parties played as dealer against each opponent kind to learn the win rates")
     ap.add_argument("--generations", type=int, default=6)
     ap.add_argument("--population", type=int, default=12)
     ap.add_argument("--train-sessions", type=int, default=300,
                     help="rollouts: sessions whose Pro offers are branched; cem: sessions per generation")
     ap.add_argument("--scan-sessions", type=int, default=150, help="sessions per fixed threshold in the scan")
-    ap.add_argument("--test-sessions", type=int, default=300, help="held-out sessions of the comparison")
+    ap.add_argument("--test-sessions", type=int, default=6000,
+                    help="held-out sessions of the comparison of the learned rule and always")
+    ap.add_argument("--baseline-sessions", type=int, default=600,
+                    help="the first this many of them also for never and the best threshold")
     ap.add_argument("--thresholds", default="3,4,5,6,8,10,15", help="fixed thresholds, in extra stakes")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--workers", type=int, default=4, help="processes playing the sessions")
+    ap.add_argument("--workers", type=int, default=2, help="processes playing the sessions")
     ap.add_argument("--advantages", help="rollouts: reuse (features, advantages) saved by an earlier run (.npz)")
     ap.add_argument("--write", action="store_true", help="store the learned Pro policy in --model")
     ap.add_argument("--json", help="write the comparison here")
     args = ap.parse_args(argv)
+    for name in ("parties", "rate_parties", "train_sessions", "scan_sessions", "test_sessions",
+                 "baseline_sessions", "workers"):
+        if getattr(args, name) < 1:
+            ap.error(f"--{name.replace('_', '-')} must be positive")
 
     t0 = time.time()
     bench = SessionBench(max_parties=args.parties, focal_card=f"policy:{args.model},pro=never", workers=args.workers)
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         bench.save_dir = str(Path(args.json).parent)
-    if args.method == "cem":
+    if args.method == "lookahead":
+        from .pro_lookahead import LookaheadPro, measure_win_rates, opponent_kind
+
+        kinds = {opponent_kind(name): bench.players[name] for name, _, _ in bench.table if name != FOCAL}
+        rates = measure_win_rates(bench.players[FOCAL], kinds, parties=args.rate_parties, seed=args.seed)
+        learned = LookaheadPro(rates, default=sum(rates.values()) / len(rates))
+        history = {"win_rates": rates, "parties_per_kind": args.rate_parties}
+        print("win rates as dealer (decided parties): " + ", ".join(f"{k} {v:.3f}" for k, v in rates.items()))
+    elif args.method == "cem":
         learned, history = train_pro_policy(bench, args.generations, args.population,
                                             elite=max(2, args.population // 3), sessions=args.train_sessions,
                                             seed=args.seed)
@@ -441,28 +477,30 @@ def main(argv=None) -> int:
         learned, history = fit_pro_policy(bench, args.train_sessions, seed=args.seed, data=args.advantages)
     thresholds = [float(t) for t in args.thresholds.split(",")]
     best_t, scan = best_threshold(bench, thresholds, args.scan_sessions, args.seed + 1)
-    print(f"threshold scan (tokens/partie): " + ", ".join(f"{t:g}: {v:+.3f}" for t, v in scan.items()))
-    rules = {"learned": learned, "never": (lambda d: False), "always": (lambda d: True),
-             f"threshold:{best_t:g}": ProPolicy.threshold(best_t)}
-    table = compare(bench, rules, args.test_sessions, args.seed + 2)
+    print("threshold scan (tokens/partie): " + ", ".join(f"{t:g}: {v:+.3f}" for t, v in scan.items()))
+    best_name = f"threshold:{best_t:g}"
+    rules = {"learned": learned, "always": (lambda d: True), "never": (lambda d: False),
+             best_name: ProPolicy.threshold(best_t)}
+    table = compare(bench, rules, args.test_sessions, args.seed + 2, short=("never", best_name),
+                    short_sessions=args.baseline_sessions)
     print(f"\nFocal player: policy:{args.model} with each Pro rule; table: {[n for n, _, _ in bench.table[1:]]} "
-          f"(their own Pro rules); {args.test_sessions} held-out sessions of {args.parties} parties, same seeds "
-          f"for every rule.\n")
-    print(f"{'Pro rule':<16} {'tokens/partie':>14} {'95% CI':>20}   learned minus this rule [95% CI]")
+          f"(their own Pro rules); held-out sessions of {args.parties} parties, the same seeds for every rule.\n")
+    print(f"{'Pro rule':<16} {'sessions':>8} {'tokens/partie':>14} {'95% CI':>20}   learned minus this rule [95% CI]")
     for name, row in table.items():
         lo, hi = row["ci"]
         diff = ""
         if name != "learned":
             d, a, b = table["learned"][f"minus_{name}"]
             diff = f"{d:+.3f} [{a:+.3f}, {b:+.3f}]"
-        print(f"{name:<16} {row['mean']:>+14.3f} {f'[{lo:+.3f}, {hi:+.3f}]':>20}   {diff}")
-    print(f"\nlearned weights {learned.to_dict()['weights']} over {FEATURES}; {(time.time() - t0) / 60:.1f} min")
+        print(f"{name:<16} {row['sessions']:>8} {row['mean']:>+14.3f} {f'[{lo:+.3f}, {hi:+.3f}]':>20}   {diff}")
+    print(f"\nlearned Pro policy {learned.to_dict()}; {(time.time() - t0) / 60:.1f} min")
     if args.write:
         meta = read_metadata(args.model)
         meta["pro_policy"] = learned.to_dict()
         meta["pro_comparison"] = {"table": table, "threshold_scan": {str(k): v for k, v in scan.items()},
                                   "training": history, "method": args.method, "sessions": args.test_sessions,
-                                  "parties": args.parties}
+                                  "baseline_sessions": args.baseline_sessions, "parties": args.parties,
+                                  "seed": args.seed}
         write_metadata(args.model, meta)
         print(f"wrote the Pro policy into {args.model}")
     if args.json:

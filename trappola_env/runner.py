@@ -135,7 +135,8 @@ def _pro_view(session, seats):
         balances=tuple(float(session.balances[n]) for n in players),
         streaks=tuple(session.streaks[n] for n in players), bulka=float(session.bulka),
         opponent=seats[session.challenger].display, multiplier=session.multiplier,
-        stake_multiple=session.stake_multiple, base_stake=BASE_STAKE, parties_left=session.parties_left)
+        stake_multiple=session.stake_multiple, base_stake=BASE_STAKE, parties_left=session.parties_left,
+        next_opponent=seats[session.queue[0] if session.queue else session.challenger].display)
 
 
 @dataclass

@@ -115,6 +115,8 @@ class ProDecision(NamedTuple):
     balance: int
     n_players: int
     parties_left: int  # parties still to play, this one included
+    challenger: str = ""  # whom the Pro partie would be played against
+    next_challenger: str | None = None  # the head of the queue: the challenger after this one if the dealer wins
 
 
 class PartieToPlay(NamedTuple):
@@ -256,7 +258,8 @@ class Session:
         if self.phase == PRO_DECISION:
             d = self.dealer
             return ProDecision(d, self.streaks[d], self._pro_extra(), self.ledger.bulka,
-                               self.ledger.balances[d], len(self.players), self.parties_left)
+                               self.ledger.balances[d], len(self.players), self.parties_left,
+                               self.challenger, self.queue[0] if self.queue else self.challenger)
         if self.phase == PLAYING:
             return PartieToPlay(self.dealer, self.challenger, self.partie, self.pro_declarer,
                                 self.multiplier, self._replay)
