@@ -95,3 +95,15 @@ def test_paired_rollout_advantages_are_recorded_per_offer():
     assert (X[:, 0] == 1.0).all() and (X[:, 1] >= 0.2).all()  # a streak of 2 needs 2 parties: Bulka >= 2 stakes
     X2, A2 = bench.pro_advantages([3, 4])
     assert (A == A2).all()  # seeded: reproducible
+
+
+def test_compare_plays_short_rules_on_a_prefix_of_the_same_sessions():
+    bench = SessionBench(max_parties=8)
+    rules = {"always": lambda d: True, "never": lambda d: False}
+    full = compare(bench, rules, sessions=4, seed=2)
+    part = compare(bench, rules, sessions=4, seed=2, short=("never",), short_sessions=2)
+    assert part["always"]["sessions"] == 4 and part["never"]["sessions"] == 2
+    assert part["always"]["mean"] == full["always"]["mean"]
+    # Differences are paired on the two sessions both rules played.
+    first_two = compare(bench, rules, sessions=2, seed=2)
+    assert part["always"]["minus_never"] == pytest.approx(first_two["always"]["minus_never"])
