@@ -63,10 +63,9 @@ class LookaheadPro:
 
     def values(self, decision) -> tuple[float, float]:
         """(declare now, wait one partie), in extra stakes."""
-        cost = getattr(decision, "pro_cost", None)
-        if cost is None:
-            cost = decision.extra_stake
-        b = float(decision.bulka) / max(float(cost), 1e-9)
+        from .pro import features
+
+        b = features(decision)[1] * 10.0  # the Bulka in extra stakes
         challenger, nxt = matchup(decision)
         p = self.rate(challenger)
         q = self.rate(nxt if nxt is not None else challenger)
