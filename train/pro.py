@@ -175,13 +175,8 @@ class SessionBench:
 
         seeds = [int(s) for s in seeds]
         if self.workers > 1 and len(seeds) > 1:
-            import multiprocessing
-
-            global _FORKED
-            _FORKED = (self, focal_pro)  # inherited by the forked workers: lambdas need no pickling
             chunks = [seeds[i::self.workers * 2] for i in range(self.workers * 2)]
-            with multiprocessing.get_context("fork").Pool(self.workers) as pool:
-                parts = pool.map(_forked_tokens, chunks)
+            parts = fork_imap(lambda chunk: self._tokens(focal_pro, chunk), chunks, self.workers)
             out = np.empty(len(seeds))
             for i, part in enumerate(parts):
                 out[i::self.workers * 2] = part
@@ -275,12 +270,23 @@ class SessionBench:
         return np.array(xs, dtype=float).reshape(-1, len(FEATURES)), np.array(adv, dtype=float)
 
 
-_FORKED = None
+_FORKED = None  # the function forked workers run: inherited, so lambdas and players need no pickling
 
 
-def _forked_advantages(seeds):
-    bench, rollout_pro = _FORKED
-    return bench.pro_advantages(seeds, rollout_pro)
+def _run_forked(chunk):
+    return _FORKED(chunk)
+
+
+def fork_imap(fn, chunks, workers: int):
+    """``fn(chunk)`` for each chunk, in order, computed by ``workers``
+    forked processes (``fn`` and what it refers to are inherited, only the
+    chunks and results are pickled)."""
+    import multiprocessing
+
+    global _FORKED
+    _FORKED = fn
+    with multiprocessing.get_context("fork").Pool(workers) as pool:
+        yield from pool.imap(_run_forked, chunks)
 
 
 def pro_advantage_data(bench: SessionBench, sessions: int, seed: int = 0):
@@ -290,13 +296,8 @@ def pro_advantage_data(bench: SessionBench, sessions: int, seed: int = 0):
 
     seeds = [int(s) for s in np.random.default_rng(seed).integers(1 << 30, size=sessions)]
     if bench.workers > 1 and len(seeds) > 1:
-        import multiprocessing
-
-        global _FORKED
-        _FORKED = (bench, None)
         k = bench.workers * 2
-        with multiprocessing.get_context("fork").Pool(bench.workers) as pool:
-            parts = pool.map(_forked_advantages, [seeds[i::k] for i in range(k)])
+        parts = list(fork_imap(bench.pro_advantages, [seeds[i::k] for i in range(k)], bench.workers))
         return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
     return bench.pro_advantages(seeds)
 
@@ -345,11 +346,6 @@ class _Features:
         self.bulka = float(x[1]) * 10.0
         self.extra_stake = 1.0
         self.parties_left = float(x[2]) * 50.0
-
-
-def _forked_tokens(seeds):
-    bench, focal_pro = _FORKED
-    return bench._tokens(focal_pro, seeds)
 
 
 def train_pro_policy(bench: SessionBench, generations: int = 6, population: int = 12, elite: int = 4,

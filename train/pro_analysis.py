@@ -35,19 +35,12 @@ LEFT_BINS = (5.0, 15.0, 30.0)  # parties left
 Z95, Z80 = 1.959964, 0.841621
 FIELDS = ("seed", "bulka_in_costs", "parties_left", "challenger", "next", "advantage")
 
-_FORKED = None
-
-
 def _records_of(bench, seeds) -> list[dict]:
     ctx: list[dict] = []
     _, adv = bench.pro_advantages(seeds, context=ctx)
     for row, a in zip(ctx, adv):
         row["advantage"] = float(a)
     return ctx
-
-
-def _forked_records(seeds):
-    return _records_of(_FORKED, seeds)
 
 
 def collect(bench, sessions: int, seed: int = 0, progress=None) -> dict:
@@ -57,22 +50,17 @@ def collect(bench, sessions: int, seed: int = 0, progress=None) -> dict:
     seeds = [int(s) for s in np.random.default_rng(seed).integers(1 << 30, size=sessions)]
     chunk = max(1, min(8, sessions // max(4 * bench.workers, 1)))
     parts = [seeds[i:i + chunk] for i in range(0, len(seeds), chunk)]
-    rows: list[dict] = []
-    if bench.workers > 1 and len(parts) > 1:
-        import multiprocessing
+    from .pro import fork_imap
 
-        global _FORKED
-        _FORKED = bench  # inherited by the forked workers
-        with multiprocessing.get_context("fork").Pool(bench.workers) as pool:
-            for i, part in enumerate(pool.imap(_forked_records, parts)):
-                rows.extend(part)
-                if progress:
-                    progress(min((i + 1) * chunk, sessions), sessions)
-    else:
-        for i, part in enumerate(parts):
-            rows.extend(_records_of(bench, part))
-            if progress:
-                progress(min((i + 1) * chunk, sessions), sessions)
+    def records(part):
+        return _records_of(bench, part)
+
+    done = fork_imap(records, parts, bench.workers) if bench.workers > 1 and len(parts) > 1 else map(records, parts)
+    rows: list[dict] = []
+    for i, part in enumerate(done):
+        rows.extend(part)
+        if progress:
+            progress(min((i + 1) * chunk, sessions), sessions)
     return as_arrays(rows)
 
 
