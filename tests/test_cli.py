@@ -57,6 +57,8 @@ def test_evaluate_session_and_ratings_modes(tmp_path, capsys):
     (["play", "--opponent", "human"], "computer player"),
     (["play", "--seat", "north"], "invalid choice"),
     (["fly"], "invalid choice"),
+    (["demo", "--minutes", "-1"], "positive number"),
+    (["demo", "--minutes", "soon"], "positive number"),
 ])
 def test_bad_arguments_give_a_clear_message_and_status_2(argv, message, capsys):
     assert main(argv) == 2

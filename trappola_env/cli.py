@@ -41,6 +41,16 @@ def _positive(text: str) -> int:
     return v
 
 
+def _positive_float(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
+    if not v > 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text}")
+    return v
+
+
 def _int(text: str) -> int:
     try:
         return int(text)
@@ -104,7 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     d = sub.add_parser("demo", help="a short training run, then a Bulka-session table (make demo)")
     d.add_argument("--seed", type=_int, default=0, help="seed (default: 0)")
-    d.add_argument("--minutes", type=float, default=None,
+    d.add_argument("--minutes", type=_positive_float, default=None,
                    help="training time cap in minutes (default: configs/demo.yaml's)")
     d.add_argument("--quick", action="store_true",
                    help="no training: a short look at the built-in players (well under a minute)")
