@@ -15,7 +15,7 @@ $(VENV)/.installed: pyproject.toml Makefile
 	touch $@
 
 demo: $(VENV)/.installed
-	$(PY) -m trappola_env.cli demo
+	$(PY) -m trappola_cli demo
 
 test: $(VENV)/.installed
 	$(PY) -m pytest -q

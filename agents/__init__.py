@@ -4,7 +4,7 @@ builds them from a name.
     from agents import make_player
     make_player("rule")                       # defaults
     make_player("random:alifer=false")        # name:key=value,key=value
-    make_player("pimc:samples=32")            # agents/pimc.py (solver issue)
+    make_player("pimc:samples=32")            # agents/pimc.py
     make_player("policy:path/to/model.zip")   # a bare first value is the positional setting
 
 A spec is ``name`` or ``name:item,item,...`` where each item is
@@ -17,8 +17,8 @@ evaluator relies on that to build players inside worker processes.
 
 Players are registered as ``"module:Class"`` and imported on first use, so
 ``random`` and ``rule`` never pay for numba (``pimc``, ``agents/pimc.py``)
-or the policy network (``policy``, ``agents/policy_player.py``); a checkout
-without one of those modules answers with a clear ``ValueError`` instead.
+or the policy network (``policy``, ``agents/policy_player.py``); an
+install without their optional dependency answers with a clear ``ValueError``.
 To add a player: subclass ``agents.base.Player``, set ``kind`` and
 ``SETTINGS``, and add a line to ``REGISTRY``.
 """
@@ -26,20 +26,18 @@ from __future__ import annotations
 
 import importlib
 
-from .base import Player, ProView, TurnView, play_partie
+from .base import Player
 
-#: name -> ("module:Class", one-line description, message when the module is missing)
+#: name -> ("module:Class", one-line description, message when an optional dependency is missing)
 REGISTRY: dict[str, tuple[str, str, str | None]] = {
     "random": ("agents.random_player:RandomPlayer", "uniform over legal actions", None),
     "rule": ("agents.rule_player:RulePlayer", "hand-written heuristics (declares, tracks voids, plays for Twos)",
              None),
     "human": ("agents.human_player:HumanPlayer", "you, in the terminal", None),
     "pimc": ("agents.pimc:PimcPlayer", "perfect-information Monte Carlo over the double-dummy solver",
-             "player 'pimc' is not available yet: agents/pimc.py (the PIMC search player, solver issue) "
-             "does not exist in this checkout"),
+             "player 'pimc' needs numba (the search extra: pip install 'trappola-lab[search]')"),
     "policy": ("agents.policy_player:PolicyPlayer", "a trained MaskablePPO policy checkpoint",
-               "player 'policy' is not available yet: needs a trained checkpoint (train issue); "
-               "agents/policy_player.py does not exist in this checkout"),
+               "player 'policy' needs torch to read checkpoints (pip install 'trappola-lab[train]')"),
 }
 
 
@@ -86,8 +84,8 @@ def player_class(name: str) -> type[Player]:
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as e:
-        if missing and e.name == module_name:
-            raise ValueError(missing) from None
+        if missing and e.name and e.name.split(".")[0] != module_name.split(".")[0]:
+            raise ValueError(f"{missing} ({e})") from None
         raise
     cls = getattr(module, cls_name, None)
     if cls is None:
@@ -142,5 +140,5 @@ def split_player_list(text: str) -> list[str]:
     return out
 
 
-__all__ = ["REGISTRY", "Player", "ProView", "TurnView", "available_players", "describe_players",
-           "make_player", "parse_spec", "play_partie", "player_class", "split_player_list"]
+__all__ = ["REGISTRY", "Player", "available_players", "describe_players", "make_player", "parse_spec",
+           "player_class", "split_player_list"]

@@ -1,14 +1,16 @@
 """``policy``: a trained MaskablePPO checkpoint (``train/``) as a player.
 
-    make_player("policy")                        # the shipped models/default.zip
+    make_player("policy")                        # the shipped model (agents/models/default.zip)
     make_player("policy:runs/x/best.zip")        # any checkpoint
     make_player("policy:runs/x/best.zip,sample=true")
 
-The checkpoint is checked before use (``train.checkpoint``): a missing
+The checkpoint is checked before use (``agents.checkpoint``): a missing
 file, a corrupt file, or one whose action table or observation layout
 differs from this code's is refused with a ``ValueError`` saying which.
-A relative path is looked up from the working directory, then from the
-repository root (so ``policy`` works from anywhere).
+Without a path the player loads the model shipped inside the package
+(``agents/models/default.zip``, found through ``importlib.resources``, so
+it works wherever the package is installed); a path the user gives is
+resolved from the working directory.
 
 Card play: the policy network's actor, run in numpy (well under 1 ms per
 decision on one core), greedy by default (``sample=true`` samples from
@@ -16,85 +18,57 @@ its distribution with the player's seeded ``rng``). The observation is
 the ``trappola_v0`` vector, built from the seat's ``InfoState`` alone.
 
 Pro: ``pro=learned`` (default) uses the Pro decision trained by
-``train/pro.py`` and stored in the checkpoint; a checkpoint without one
+``python -m train.pro`` and stored in the checkpoint (``agents.pro_learned``); a checkpoint without one
 falls back to the ``threshold`` rule. ``never``, ``always``, ``threshold``
 and ``random`` are the shared rules of ``agents.pro_rules``.
 """
 from __future__ import annotations
 
+from importlib import resources
 from pathlib import Path
 
 import numpy as np
 
 from trappola_env.engine.actions import NO_PRO, PRO
 from trappola_env.engine.cards import mask_of
-from trappola_env.observation import OBS_SIZE, encode
+from trappola_env.interface import ProView, TurnView
+from trappola_env.observation import OBS_SIZE, encode_info
 from trappola_env.trappola_v0 import mask_array
 
-from .base import Player, ProView, TurnView
+from .base import Player
+from .checkpoint import CheckpointNotFoundError, load_policy
+from .pro_learned import pro_policy_from_dict
 from .pro_rules import PRO_MODES, ProRule
 from .settings import Setting
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_MODEL = "models/default.zip"
+#: The ``path`` setting that means "the model shipped with the package".
+DEFAULT_MODEL = "default"
 _CACHE: dict = {}  # (resolved path, mtime) -> (NumpyPolicy, metadata)
 
 
+def shipped_model_path() -> Path:
+    """The model shipped inside the package (``agents/models/default.zip``)."""
+    return Path(str(resources.files("agents") / "models" / "default.zip"))
+
+
 def resolve_model_path(path: str) -> Path:
-    p = Path(path).expanduser()
-    if p.is_absolute() or p.exists():
-        return p
-    return REPO_ROOT / p
+    """``default`` is the shipped model; any other path is the user's,
+    relative to the working directory."""
+    if path == DEFAULT_MODEL:
+        return shipped_model_path()
+    return Path(path).expanduser()
 
 
 def load_checkpoint_policy(path: str):
     """(NumpyPolicy, metadata) of a checkpoint, cached per file version;
-    raises ``ValueError`` (``train.checkpoint.CheckpointError``) if unusable."""
-    from train.checkpoint import CheckpointNotFoundError, load_policy
-
+    raises ``ValueError`` (``agents.checkpoint.CheckpointError``) if unusable."""
     p = resolve_model_path(path)
     if not p.exists():
-        raise CheckpointNotFoundError(f"policy checkpoint not found: {path!r} (looked in {Path.cwd()} and "
-                                      f"{REPO_ROOT})")
+        raise CheckpointNotFoundError(f"policy checkpoint not found: {path!r} (looked in {Path.cwd()})")
     key = (str(p.resolve()), p.stat().st_mtime_ns)
     if key not in _CACHE:
         _CACHE[key] = load_policy(p, env="trappola_v0")
     return _CACHE[key]
-
-
-class _SeatView:
-    """What ``observation.encode`` reads of a ``Partie``, rebuilt from one
-    seat's ``InfoState``: the opponent's "hand" is empty and its "dealt
-    hand" is the cards it has played, so ``dealt & ~hand`` (all the encoder
-    takes from the opponent) is its public record and nothing more."""
-
-    __slots__ = ("hands", "dealt", "bottom", "tricks", "lead", "trick", "counts", "done", "manko_answer",
-                 "phase", "alifer_proposer", "card_points", "multiplier", "history")
-
-    def __init__(self, info):
-        seat = info.seat
-        opp_played = mask_of(info.played_by(1 - seat))
-        self.hands = (info.hand, 0) if seat == 0 else (0, info.hand)
-        self.dealt = (info.dealt, opp_played) if seat == 0 else (opp_played, info.dealt)
-        self.bottom = info.bottom
-        self.tricks = info.tricks
-        self.lead = info.lead
-        self.trick = info.trick
-        self.counts = info.declarations
-        self.done = info.used
-        self.manko_answer = info.manko_answer
-        self.phase = info.phase
-        self.alifer_proposer = info.alifer_proposer
-        self.card_points = info.card_points
-        self.multiplier = info.multiplier
-        # The encoder only asks whether anything happened yet; every action
-        # leaves a public trace (a card, or a declaration/question/proposal bit).
-        self.history = (True,) if (info.tricks or info.lead >= 0 or info.used[0] or info.used[1]) else ()
-
-
-def observation_of_info(info) -> np.ndarray:
-    """The ``trappola_v0`` observation vector of an ``InfoState``'s seat."""
-    return encode(_SeatView(info), info.seat)
 
 
 _PRO_BITS = (1 << PRO) | (1 << NO_PRO)
@@ -119,7 +93,7 @@ class PolicyPlayer(Player):
     kind = "policy"
     POSITIONAL = "path"
     SETTINGS = {
-        "path": Setting(str, DEFAULT_MODEL, "checkpoint .zip written by `trappola train`"),
+        "path": Setting(str, DEFAULT_MODEL, "checkpoint .zip written by `trappola train` (default: the shipped model)"),
         "sample": Setting(bool, False, "sample moves from the policy (default: its most likely move)"),
         "pro": Setting(PRO_MODES + ("learned",), "learned",
                        "when to declare Pro: learned (the checkpoint's), never, always, threshold, random"),
@@ -140,8 +114,6 @@ class PolicyPlayer(Player):
                              f"trappola_v0 observations have {OBS_SIZE}")
         self.learned_pro = None
         if learned:
-            from train.pro import pro_policy_from_dict
-
             spec = self.meta.get("pro_policy")
             self.learned_pro = pro_policy_from_dict(spec) if spec else None
             if self.learned_pro is None:  # an older checkpoint: the shared threshold rule
@@ -183,7 +155,7 @@ class PolicyPlayer(Player):
         mask = view.legal_mask
         if mask & (mask - 1) == 0:  # one legal action: nothing to decide
             return mask.bit_length() - 1
-        obs = view._observation if view._observation is not None else observation_of_info(view.info)
+        obs = view._observation if view._observation is not None else encode_info(view.info)
         return self.policy.act(obs[:OBS_SIZE], mask_array(mask), self._np_rng,
                                deterministic=not self.settings["sample"])
 

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from trappola_env.interface import ProView
+
 from .settings import Setting
 
 PRO_MODES = ("never", "always", "threshold", "random")
@@ -38,48 +40,6 @@ def pro_settings(default_mode: str = "threshold") -> dict[str, Setting]:
         "pro_bulka": Setting(float, 3.0, "threshold: least Bulka, in base stakes, to declare Pro"),
         "pro_vs": Setting(str, "", "threshold: '+'-separated opponent names/kinds to declare against (empty: any)"),
     }
-
-
-@dataclass(frozen=True)
-class ProView:
-    """What a player knows when asked whether to declare Pro.
-
-    ``player`` is its index in ``players`` (the names of everyone in the
-    session); ``balances``/``streaks`` are per player in that order;
-    ``opponent`` is the name of the player it would face (the next
-    challenger); ``next_opponent`` the one it would face after that if it
-    waited and won (the head of the queue; the same opponent with 2
-    players); ``parties_left`` counts parties still to be played in the
-    session (the Pro partie included)."""
-
-    player: int
-    players: tuple
-    balances: tuple
-    streaks: tuple
-    bulka: float
-    opponent: str
-    multiplier: int = 1
-    stake_multiple: int = 1
-    base_stake: int = 10
-    parties_left: int | None = None
-    next_opponent: str | None = None
-
-    @property
-    def name(self) -> str:
-        return self.players[self.player]
-
-    @property
-    def balance(self) -> float:
-        return self.balances[self.player]
-
-    @property
-    def streak(self) -> int:
-        return self.streaks[self.player]
-
-    @property
-    def pro_cost(self) -> int:
-        """The extra stake a Pro declaration pays into the Bulka."""
-        return self.base_stake * self.stake_multiple * self.multiplier
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ Run:  .venv/bin/python benchmarks/bench_pimc.py [--spec pimc] [--deals 2000] [--
    wall time). Reported over all calls, and over the calls that searched
    (a card choice among two or more cards, or an Alifer answer); the rest
    (declarations, a single legal card) return at once. Also by trick.
-2. Strength: ``trappola_env.evaluate.head_to_head`` in duplicate over
+2. Strength: ``evaluation.head_to_head`` in duplicate over
    ``--deals`` deals (each played twice with the seats swapped) against
    ``--opponent``: win rate of decided parties with its deal-clustered 95%
    interval, mean point difference, Alifer counts. ``--deals 0`` skips it.
@@ -27,9 +27,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents import make_player  # noqa: E402
-from agents.base import play_partie  # noqa: E402
+from trappola_env.referee import play_partie  # noqa: E402
 from trappola_env.engine import random_deal  # noqa: E402
-from trappola_env.evaluate import derive_seed, head_to_head  # noqa: E402
+from evaluation import derive_seed, head_to_head  # noqa: E402
 
 
 class Timed:

@@ -23,9 +23,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywhere, installed or not
 
-from agents import make_player, play_partie
+from agents import make_player
+from trappola_env.referee import play_partie
 from trappola_env.engine import random_deal
-from trappola_env.evaluate import head_to_head
+from evaluation import head_to_head
 
 
 def line(label: str, s: dict) -> str:

@@ -1,4 +1,4 @@
-"""Cost of the session layer: the fast runner (``trappola_env.runner``)
+"""Cost of the session layer: the fast runner (``trappola_env.referee``)
 with random players vs the same number of parties played bare (deal,
 play, ``result()``) with the same random policy, called the same way
 (an ``InfoState`` and the legal mask per action). The difference is what
@@ -19,7 +19,7 @@ import statistics
 import time
 
 from trappola_env.engine import DEFAULT_CONFIG, Partie, mask_to_actions, random_deal
-from trappola_env.runner import play_partie, play_session
+from trappola_env.referee import play_out, play_session
 
 
 class RandomPlayer:

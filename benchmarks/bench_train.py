@@ -25,6 +25,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from agents.policy_player import shipped_model_path  # noqa: E402
+
 
 def bench_env(seconds: float = 3.0) -> None:
     import numpy as np
@@ -79,7 +81,7 @@ def bench_decide(model: str, parties: int = 200) -> None:
     import torch
 
     from agents import make_player
-    from agents.base import TurnView
+    from trappola_env.interface import TurnView
     from trappola_env.engine import Partie, random_deal
 
     torch.set_num_threads(1)
@@ -112,7 +114,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--what", choices=("all", "env", "ppo", "decide"), default="all")
     ap.add_argument("--steps", type=int, default=20_000)
-    ap.add_argument("--model", default="models/default.zip")
+    ap.add_argument("--model", default=str(shipped_model_path()))
     ap.add_argument("overrides", nargs="*", help="config overrides key=value for --what ppo")
     args = ap.parse_args()
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):  # one core, one thread

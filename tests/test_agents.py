@@ -10,12 +10,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agents import REGISTRY, make_player, parse_spec, play_partie, split_player_list
-from agents.base import Player, TurnView
+from agents import REGISTRY, make_player, parse_spec, split_player_list
+from trappola_env.referee import play_partie
+from agents.base import Player
+from trappola_env.interface import TurnView
 from agents.endgame import WIN, card_values
 from agents.human_player import HumanPlayer, HumanQuit, parse_choice, render_view
 from agents.knowledge import opponent_cards, public_points
-from agents.pro_rules import ProRule, ProView
+from agents.pro_rules import ProRule
+from trappola_env.interface import ProView
 from trappola_env.engine import Deal, Partie, action_id, random_deal
 from trappola_env.engine.actions import (ACCEPT_ALIFER, BIANKA, BLANS, DECLINE_ALIFER, FIGURA_RE, MANKO,
                                          PROPOSE_ALIFER)

@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from trappola_env.cli import main
-from trappola_env.evaluate.duplicate import SUMMARY_KEYS
+from trappola_cli.main import main
+from evaluation.duplicate import SUMMARY_KEYS
 
 FAST = "rule:answer_rollouts=0,endgame=2"
 
@@ -96,7 +96,7 @@ def test_players_and_demo(capsys):
 
 
 def test_module_entry_point_exits_2_without_traceback():
-    proc = subprocess.run([sys.executable, "-m", "trappola_env.cli", "evaluate", "--players", "rule,nope"],
+    proc = subprocess.run([sys.executable, "-m", "trappola_cli", "evaluate", "--players", "rule,nope"],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2
     assert "unknown player" in proc.stderr and "Traceback" not in proc.stderr

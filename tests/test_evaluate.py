@@ -9,12 +9,12 @@ import pytest
 from agents import make_player
 from agents.base import Player
 from trappola_env.engine import random_deal
-from trappola_env.evaluate import (ProcessBackend, SerialBackend, derive_seed, head_to_head, make_backend,
+from evaluation import (ProcessBackend, SerialBackend, derive_seed, head_to_head, make_backend,
                                    rate_pool, session_tournament)
-from trappola_env.evaluate.duplicate import RECORD_FIELDS, SUMMARY_KEYS
-from trappola_env.evaluate.report import format_summary, to_json, write_csv, write_json
-from trappola_env.evaluate.stats import clustered_rate, mean_ci, t_quantile, wilson
-from trappola_env.evaluate.tournament import PER_PLAYER_KEYS, SESSION_FIELDS, unique_labels
+from evaluation.duplicate import RECORD_FIELDS, SUMMARY_KEYS
+from evaluation.report import format_summary, to_json, write_csv, write_json
+from evaluation.stats import clustered_rate, mean_ci, t_quantile, wilson
+from evaluation.tournament import PER_PLAYER_KEYS, SESSION_FIELDS, unique_labels
 
 FAST_RULE = "rule:answer_rollouts=0,endgame=2"  # canonical order: as in RulePlayer.SETTINGS
 

@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 
 from agents import make_player
-from agents.base import Player, TurnView, play_partie
+from agents.base import Player
+from trappola_env.interface import TurnView
+from trappola_env.referee import play_partie
 from agents.pimc import PimcPlayer
 from helpers import act, make_deal_spec, make_partie
 from trappola_env.engine import RuleConfig, card_id, deal_from_names, mask_of, random_deal
@@ -24,7 +26,7 @@ from trappola_env.engine.actions import (
     action_id,
 )
 from trappola_env.engine.declarations import aces_possible, bianka_possible, first_card_declarations
-from trappola_env.evaluate import head_to_head
+from evaluation import head_to_head
 
 DECLS = set(range(FIGURA_RE, BIANKA + 1))
 

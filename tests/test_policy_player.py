@@ -9,11 +9,14 @@ import numpy as np
 import pytest
 
 from agents import make_player
-from agents.base import TurnView, play_partie
-from agents.policy_player import PolicyPlayer, observation_of_info, pro_view_from_bulka_obs
+from trappola_env.interface import TurnView
+from trappola_env.referee import play_partie
+from agents.policy_player import PolicyPlayer, pro_view_from_bulka_obs, shipped_model_path
+from trappola_env.observation import encode_info
 from trappola_env.engine import Partie, random_deal
 from trappola_env.observation import encode
-from train.checkpoint import build_metadata, read_metadata, save_checkpoint, write_metadata
+from agents.checkpoint import read_metadata
+from train.checkpoint import build_metadata, save_checkpoint, write_metadata
 from train.config import TrainConfig
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -74,7 +77,7 @@ def test_observation_from_info_state_matches_encoder():
         partie = Partie(random_deal(rng))
         while not partie.terminal:
             for seat in (0, 1):
-                np.testing.assert_array_equal(observation_of_info(partie.info_state(seat)), encode(partie, seat))
+                np.testing.assert_array_equal(encode_info(partie.info_state(seat)), encode(partie, seat))
             partie.apply(rng.choice(partie.legal_actions()))
 
 
@@ -95,7 +98,7 @@ def test_refuses_missing_corrupt_and_incompatible(ckpt, tmp_path):
 
 
 def test_default_model_is_shipped_and_loads():
-    assert (ROOT / "models" / "default.zip").is_file()
+    assert shipped_model_path().is_file()
     me = make_player("policy")
     assert me.name == "policy"
     assert me.meta["num_timesteps"] > 0

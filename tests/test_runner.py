@@ -1,4 +1,4 @@
-"""The fast session runner (trappola_env.runner): every player shape, Pro
+"""The fast session runner (trappola_env.referee): every player shape, Pro
 rules, results consistent with the session engine's own records."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from trappola_env.engine import InfoState, mask_to_actions
 from trappola_env.engine.session import ProDecision, Session
-from trappola_env.runner import SessionResult, play_session
+from trappola_env.referee import SessionResult, play_session
 
 
 def random_policy(seed):
@@ -142,7 +142,7 @@ def test_missing_player_for_an_existing_session_raises():
 
 def test_agents_players_get_turn_views_pro_views_and_results():
     pytest.importorskip("agents.random_player")
-    from agents.base import ProView, TurnView
+    from trappola_env.interface import ProView, TurnView
     from agents.random_player import RandomPlayer
 
     class Recording(RandomPlayer):

@@ -14,7 +14,7 @@ from collections import Counter
 import pytest
 
 from agents import make_player
-from agents.base import TurnView
+from trappola_env.interface import TurnView
 from agents.sampling import constraints_of, dealt_consistent
 from helpers import act, make_partie
 from trappola_env.engine import Partie, RuleConfig, random_deal

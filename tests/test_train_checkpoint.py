@@ -9,20 +9,17 @@ import numpy as np
 import pytest
 import torch
 
-from train.checkpoint import (
+from agents.checkpoint import (
     META_NAME,
     CheckpointError,
     CheckpointNotFoundError,
-    build_metadata,
     check_compatible,
-    load_model,
     load_policy,
     read_metadata,
-    save_checkpoint,
-    write_metadata,
 )
+from train.checkpoint import build_metadata, load_model, save_checkpoint, write_metadata
 from train.config import TrainConfig
-from train.numpy_policy import NumpyPolicy
+from agents.numpy_policy import NumpyPolicy
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from agents import make_player
-from agents.pro_rules import ProView
+from trappola_env.interface import ProView
 from trappola_env.engine.session import ProDecision
 from train.pro import FEATURES, ProPolicy, SessionBench, compare, features, fixed_pro
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 import pytest
 
 from agents import make_player
-from agents.pro_rules import ProView
+from trappola_env.interface import ProView
 from trappola_env.engine.session import ProDecision
-from trappola_env.runner import play_session
-from train.pro import ProPolicy, pro_policy_from_dict
-from train.pro_lookahead import LookaheadPro, matchup, measure_win_rates, opponent_kind
+from trappola_env.referee import play_session
+from agents.pro_learned import ProPolicy, pro_policy_from_dict
+from agents.pro_learned import LookaheadPro, matchup, opponent_kind
+from train.pro_lookahead import measure_win_rates
 
 RATES = LookaheadPro({"rule": 0.6, "random": 0.9}, default=0.75)
 

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from train.checkpoint import load_policy, read_metadata
+from agents.checkpoint import load_policy, read_metadata
 from train.config import load_config
 from train.ppo_selfplay import cli_main, train
 

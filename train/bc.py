@@ -63,7 +63,7 @@ def collect(teacher: str, n_deals: int, seed: int, reward_mode: str = "mixed", p
 
 def _collect_chunk(task) -> dict:
     from agents import make_player
-    from agents.base import TurnView
+    from trappola_env.interface import TurnView
 
     teacher, n_deals, seed, reward_mode, points_scale, tokens_scale, points_weight, random_share = task
     rng = random.Random(seed)

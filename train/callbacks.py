@@ -19,7 +19,7 @@ from collections import defaultdict
 from stable_baselines3.common.callbacks import BaseCallback
 
 from .checkpoint import build_metadata, save_checkpoint
-from .numpy_policy import NumpyPolicy
+from agents.numpy_policy import NumpyPolicy
 
 
 def snapshot_weights(model, activation: str) -> dict:

@@ -1,88 +1,22 @@
-"""Checkpoints: an sb3-contrib ``MaskablePPO`` zip plus ``trappola_meta.json``.
+"""Writing checkpoints (``save_checkpoint``, ``export_for_play``) and
+loading a full ``MaskablePPO`` to resume training (``load_model``).
 
-The metadata entry is added to the zip that ``model.save`` writes, so one
-file carries both. It records the run's config, the seed, the training
-steps, the package version, and the *signature* of the interfaces the
-network depends on: the action table (names and a hash) and the
-observation layout (version, size and a hash). A checkpoint is refused,
-with a ``CheckpointError`` (a ``ValueError``) saying why, when
-
-* the file is missing (``CheckpointNotFoundError``, also a ``FileNotFoundError``),
-* it is not a readable zip or lacks the policy weights (corrupt),
-* it has no Trappola metadata (some other model), or
-* its action table or observation layout differs from this code's.
-
-``read_metadata`` and ``check_compatible`` work without torch;
-``load_model`` returns a full ``MaskablePPO`` (for resuming) and
-``load_policy`` the fast numpy actor (for playing).
+The format, its validation and loading the actor for play live with the
+players (``agents.checkpoint``): an sb3-contrib ``MaskablePPO`` zip plus a
+``trappola_meta.json`` entry carrying the run's config, seed, steps,
+package version and the signature of the action table and observation
+layout the network depends on.
 """
 from __future__ import annotations
 
-import hashlib
-import io
 import json
 import time
 import zipfile
 from pathlib import Path
 
-from trappola_env.engine.actions import ACTION_NAMES, N_ACTIONS
-
-FORMAT_VERSION = 1
-META_NAME = "trappola_meta.json"
-POLICY_NAME = "policy.pth"
-OPTIMIZER_NAME = "policy.optimizer.pth"
-
-
-class CheckpointError(ValueError):
-    """A checkpoint that cannot be used, with the reason."""
-
-
-class CheckpointNotFoundError(CheckpointError, FileNotFoundError):
-    pass
-
-
-def _sha(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
-def action_table_signature() -> dict:
-    return {"n_actions": N_ACTIONS, "hash": _sha("\n".join(ACTION_NAMES))}
-
-
-def observation_signature(env: str = "trappola_v0") -> dict:
-    """Version, size and hash of the observation layout of ``env``
-    ("trappola_v0", or "bulka_v0" whose layout extends it)."""
-    from trappola_env import observation as obs_mod
-
-    if env == "bulka_v0":
-        from trappola_env import bulka_v0 as mod
-    elif env == "trappola_v0":
-        mod = obs_mod
-    else:
-        raise ValueError(f"env must be 'trappola_v0' or 'bulka_v0', got {env!r}")
-    layout = _layout_of(mod) or _layout_of(obs_mod)
-    dim = _dim_of(mod) or _dim_of(obs_mod)
-    version = getattr(mod, "OBS_VERSION", getattr(obs_mod, "OBS_VERSION", None))
-    return {"env": env, "version": version, "dim": dim, "hash": _sha(repr(layout) if layout else f"dim={dim}")}
-
-
-def _layout_of(mod):
-    for name in ("OBS_LAYOUT", "LAYOUT", "SESSION_LAYOUT"):
-        if hasattr(mod, name):
-            return getattr(mod, name)
-    return None
-
-
-def _dim_of(mod):
-    for name in ("OBS_DIM", "OBS_SIZE", "SESSION_OBS_DIM"):
-        if hasattr(mod, name):
-            return int(getattr(mod, name))
-    return None
-
-
-def current_signature(env: str = "trappola_v0") -> dict:
-    return {"actions": action_table_signature(), "observation": observation_signature(env)}
-
+from agents.checkpoint import (META_NAME, OPTIMIZER_NAME, CheckpointError, check_compatible, current_signature,
+                               read_metadata)
+from agents.checkpoint import FORMAT_VERSION
 
 def build_metadata(config: dict, seed: int, num_timesteps: int, env: str = "trappola_v0", **extra) -> dict:
     import trappola_env
@@ -144,93 +78,6 @@ def export_for_play(src: str | Path, dst: str | Path, **extra_meta) -> Path:
         zout.writestr(META_NAME, json.dumps(meta, indent=1, sort_keys=True, default=str))
     tmp.replace(dst)
     return dst
-
-
-def _open(path) -> zipfile.ZipFile:
-    path = Path(path)
-    if not path.exists():
-        raise CheckpointNotFoundError(f"checkpoint not found: {path}")
-    if not path.is_file():
-        raise CheckpointError(f"checkpoint path is not a file: {path}")
-    try:
-        zf = zipfile.ZipFile(path)
-        bad = zf.testzip()
-    except (zipfile.BadZipFile, OSError, EOFError) as exc:
-        raise CheckpointError(f"checkpoint {path} is corrupt (not a readable zip: {exc})") from None
-    if bad is not None:
-        zf.close()
-        raise CheckpointError(f"checkpoint {path} is corrupt (entry {bad!r} fails its CRC check)")
-    return zf
-
-
-def read_metadata(path: str | Path) -> dict:
-    """The metadata of a checkpoint, after checking the file is intact."""
-    with _open(path) as zf:
-        names = set(zf.namelist())
-        if META_NAME not in names:
-            raise CheckpointError(f"{path} has no {META_NAME}: not a Trappola checkpoint "
-                                  "(or saved without train.checkpoint.save_checkpoint)")
-        if POLICY_NAME not in names:
-            raise CheckpointError(f"checkpoint {path} is corrupt: it has no {POLICY_NAME}")
-        try:
-            meta = json.loads(zf.read(META_NAME))
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise CheckpointError(f"checkpoint {path} is corrupt: unreadable {META_NAME} ({exc})") from None
-    if not isinstance(meta, dict) or "signature" not in meta:
-        raise CheckpointError(f"checkpoint {path} is corrupt: {META_NAME} lacks the signature")
-    return meta
-
-
-def check_compatible(meta: dict, path: str | Path = "checkpoint", env: str | None = None) -> None:
-    """Raise ``CheckpointError`` naming every mismatch between the
-    checkpoint's signature and this code's."""
-    if meta.get("format_version") != FORMAT_VERSION:
-        raise CheckpointError(f"{path}: checkpoint format {meta.get('format_version')!r}, "
-                              f"this code reads format {FORMAT_VERSION}")
-    sig = meta["signature"]
-    env = env or sig.get("observation", {}).get("env", "trappola_v0")
-    now = current_signature(env)
-    problems = []
-    if sig.get("actions") != now["actions"]:
-        problems.append(f"action table {sig.get('actions')} != current {now['actions']}")
-    got, want = sig.get("observation", {}), now["observation"]
-    for key in ("version", "dim", "hash"):
-        if got.get(key) != want.get(key):
-            problems.append(f"observation layout {key} {got.get(key)!r} != current {want.get(key)!r}")
-    if problems:
-        raise CheckpointError(f"{path} is incompatible with this version of trappola_env "
-                              f"(package {meta.get('package_version')!r} wrote it): " + "; ".join(problems))
-
-
-def load_state_dict(path: str | Path) -> dict:
-    import torch
-
-    with _open(path) as zf:
-        if POLICY_NAME not in zf.namelist():
-            raise CheckpointError(f"checkpoint {path} is corrupt: it has no {POLICY_NAME}")
-        data = zf.read(POLICY_NAME)
-    try:
-        return torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
-    except Exception as exc:  # torch raises many types for a damaged pickle
-        raise CheckpointError(f"checkpoint {path} is corrupt: cannot read {POLICY_NAME} ({exc})") from None
-
-
-def load_policy(path: str | Path, env: str | None = None):
-    """(``NumpyPolicy``, metadata) of a compatible checkpoint."""
-    from .numpy_policy import NumpyPolicy
-
-    meta = read_metadata(path)
-    check_compatible(meta, path, env)
-    activation = meta.get("policy_arch", {}).get("activation", "relu")
-    try:
-        policy = NumpyPolicy.from_state_dict(load_state_dict(path), activation)
-    except (KeyError, ValueError) as exc:
-        raise CheckpointError(f"checkpoint {path} is corrupt: {exc}") from None
-    want = meta["signature"]["observation"].get("dim")
-    if want is not None and policy.obs_dim != want:
-        raise CheckpointError(f"checkpoint {path}: network input size {policy.obs_dim} != "
-                              f"observation size {want}")
-    return policy, meta
 
 
 def load_model(path: str | Path, env=None, device: str = "cpu", **kwargs):

@@ -8,13 +8,17 @@ are parsed as YAML scalars/lists (``net_arch=[128,128]``, ``bc=false``) and
 checked against the field's type.
 
 The defaults here are the defaults of ``configs/ppo_selfplay.yaml``; the
-YAML file exists so that a run is reproducible from a file on disk.
+YAML file exists so that a run is reproducible from a file on disk. The
+configs in ``configs/`` ship inside the package: ``resolve_config`` finds
+a user's file from the working directory, or a shipped config by name
+(``ppo_selfplay``, ``demo``) wherever the package is installed.
 """
 from __future__ import annotations
 
 import dataclasses
 import typing
 from dataclasses import asdict, dataclass, field, fields
+from importlib import resources
 from pathlib import Path
 
 import yaml
@@ -191,6 +195,30 @@ def parse_overrides(argv: typing.Sequence[str]) -> dict:
             raise ValueError(f"cannot parse the value of {key!r}: {raw!r} ({exc})") from None
         i += 1
     return out
+
+
+DEFAULT_CONFIG_NAME = "ppo_selfplay"
+
+
+def shipped_configs() -> dict[str, Path]:
+    """name -> path of every config shipped in the package's ``configs``."""
+    root = resources.files("configs")
+    return {Path(e.name).stem: Path(str(e)) for e in root.iterdir() if e.name.endswith(".yaml")}
+
+
+def resolve_config(path: str | Path | None = None) -> Path:
+    """A user's config file (relative to the working directory), or a
+    shipped one by name (``demo`` or ``demo.yaml``); None is the default
+    config, ``ppo_selfplay``."""
+    if path is None:
+        path = DEFAULT_CONFIG_NAME
+    p = Path(path).expanduser()
+    if p.is_file():
+        return p
+    shipped = shipped_configs()
+    if p.parent == Path(".") and p.stem in shipped and p.suffix in ("", ".yaml"):
+        return shipped[p.stem]
+    raise FileNotFoundError(f"config file not found: {path} (shipped configs: {', '.join(sorted(shipped))})")
 
 
 def load_config(path: str | Path | None = None, overrides: typing.Sequence[str] | dict = ()) -> TrainConfig:

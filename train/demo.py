@@ -15,19 +15,16 @@ other setting of ``configs/demo.yaml``.
 from __future__ import annotations
 
 import time
-from pathlib import Path
-
-REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
 def run_demo(minutes: float | None = None, sessions: int = 24, parties: int = 40, seed: int = 0,
              workers: int | None = None, out_dir: str | None = None, overrides: dict | None = None) -> dict:
     """Train (``configs/demo.yaml`` + ``overrides``), then play the session
     table; returns both summaries."""
-    from trappola_env.evaluate import session_tournament
-    from trappola_env.evaluate.report import format_tournament
+    from evaluation import session_tournament
+    from evaluation.report import format_tournament
 
-    from .config import load_config
+    from .config import load_config, resolve_config
     from .ppo_selfplay import train
 
     start = time.time()
@@ -36,13 +33,13 @@ def run_demo(minutes: float | None = None, sessions: int = 24, parties: int = 40
         overrides["max_minutes"] = float(minutes)
     if out_dir is not None:
         overrides["out_dir"] = out_dir
-    cfg = load_config(REPO_ROOT / "configs" / "demo.yaml", overrides)
+    cfg = load_config(resolve_config("demo"), overrides)
     print(f"== 1. training for at most {cfg.max_minutes:g} minutes (configs/demo.yaml) ==")
     summary = train(cfg)
     new = summary["best"]
     players = [f"policy:{new}", "policy", "rule", "random"]
     print(f"\n== 2. {sessions} Bulka sessions of {parties} parties: new checkpoint ({new}), "
-          f"shipped models/default.zip (policy), rule, random ==")
+          f"the shipped model (policy), rule, random ==")
     res = session_tournament(players, sessions=sessions, parties=parties, seed=seed, workers=workers)
     print(format_tournament(res.summary))
     print(f"\n(demo took {(time.time() - start) / 60:.1f} min; TensorBoard: tensorboard --logdir {cfg.run_dir / 'tb'})")

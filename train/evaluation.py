@@ -37,7 +37,7 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
 
 def duplicate_match(player_a, player_b, n_deals: int, seed: int = 0) -> dict:
     """Play ``n_deals`` deals twice (A as challenger, then as dealer)."""
-    from agents.base import play_partie
+    from trappola_env.referee import play_partie
 
     if n_deals < 1:
         raise ValueError(f"n_deals must be >= 1, got {n_deals}")

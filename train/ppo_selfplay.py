@@ -31,7 +31,7 @@ from pathlib import Path
 
 import yaml
 
-from .config import TrainConfig, load_config
+from .config import TrainConfig, load_config, resolve_config
 
 
 def train(cfg: TrainConfig, log=None) -> dict:
@@ -177,7 +177,7 @@ def cli_main(argv=None) -> int:
             rest.append(argv[i])
             i += 1
     try:
-        cfg = load_config(config, rest)
+        cfg = load_config(resolve_config(config), rest)
     except (ValueError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -27,102 +27,17 @@ accept the ``agents`` ``ProView`` and the session engine's
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
-FEATURES = ("bias", "bulka_in_costs/10", "parties_left/50")
+from trappola_env.referee import play_out, play_session, seat_policy
 
-
-def features(decision) -> tuple[float, float, float]:
-    """Features of a ``ProView`` or a ``ProDecision``."""
-    cost = getattr(decision, "pro_cost", None)
-    if cost is None:
-        cost = decision.extra_stake
-    left = decision.parties_left
-    left = 50 if left is None else min(left, 50)
-    return (1.0, float(decision.bulka) / max(float(cost), 1e-9) / 10.0, left / 50.0)
-
-
-@dataclass(frozen=True)
-class ProPolicy:
-    """Declare iff ``w . x + z * sqrt(x' C x) > 0``: with a covariance
-    ``C`` of the fitted weights and ``z > 0`` it departs from declaring only
-    where declaring is *significantly* worse (``z = 1.96``: 95%); without
-    ``C`` it is the plain linear rule."""
-
-    weights: tuple
-    cov: tuple | None = None
-    z: float = 0.0
-
-    def __post_init__(self):
-        if len(self.weights) != len(FEATURES):
-            raise ValueError(f"ProPolicy needs {len(FEATURES)} weights ({', '.join(FEATURES)}), "
-                             f"got {len(self.weights)}")
-        if self.cov is not None and (len(self.cov) != len(FEATURES)
-                                     or any(len(row) != len(FEATURES) for row in self.cov)):
-            raise ValueError(f"ProPolicy covariance must be {len(FEATURES)}x{len(FEATURES)}")
-
-    def score(self, decision) -> float:
-        x = features(decision)
-        s = sum(w * v for w, v in zip(self.weights, x))
-        if self.cov is not None and self.z:
-            var = sum(x[i] * self.cov[i][j] * x[j] for i in range(len(x)) for j in range(len(x)))
-            s += self.z * max(var, 0.0) ** 0.5
-        return s
-
-    def decide(self, decision) -> bool:
-        return self.score(decision) > 0.0
-
-    __call__ = decide
-
-    def to_dict(self) -> dict:
-        out = {"kind": "linear", "features": list(FEATURES), "weights": [float(w) for w in self.weights]}
-        if self.cov is not None:
-            out["cov"] = [[float(v) for v in row] for row in self.cov]
-            out["z"] = float(self.z)
-        return out
-
-    @classmethod
-    def from_dict(cls, spec: dict) -> "ProPolicy":
-        if not isinstance(spec, dict) or spec.get("kind") != "linear" or list(spec.get("features", [])) != list(FEATURES):
-            raise ValueError(f"unsupported Pro policy in checkpoint: {spec!r}")
-        cov = spec.get("cov")
-        return cls(tuple(float(w) for w in spec["weights"]),
-                   tuple(tuple(float(v) for v in row) for row in cov) if cov is not None else None,
-                   float(spec.get("z", 0.0)))
-
-    @classmethod
-    def threshold(cls, bulka_in_costs: float) -> "ProPolicy":
-        """The fixed rule "declare when the Bulka holds at least T extra stakes"."""
-        return cls((-bulka_in_costs / 10.0 + 1e-9, 1.0, 0.0))
-
-
-def pro_policy_from_dict(spec: dict):
-    """The Pro policy stored in a checkpoint's metadata: ``lookahead``
-    (``train.pro_lookahead.LookaheadPro``, shipped) or ``linear``
-    (``ProPolicy``)."""
-    kind = spec.get("kind") if isinstance(spec, dict) else None
-    if kind == "lookahead":
-        from .pro_lookahead import LookaheadPro
-
-        return LookaheadPro.from_dict(spec)
-    return ProPolicy.from_dict(spec)
-
+from agents.policy_player import shipped_model_path
+from agents.pro_learned import FEATURES, LookaheadPro, ProPolicy, features, pro_policy_from_dict
 
 # --------------------------------------------------------------------------
 # Simulated 4-player sessions: training and comparison
 # --------------------------------------------------------------------------
 FOCAL = "focal"
-
-
-def card_policy(player):
-    """The runner's ``(info_state, legal_mask) -> action`` of an ``agents`` player."""
-    from agents.base import TurnView
-
-    def act(info, mask):
-        return player.act(TurnView(info, mask))
-
-    return act
 
 
 def fixed_pro(rule: str, rng=None):
@@ -164,7 +79,7 @@ class SessionBench:
         self.workers = workers
         self.save_dir = None  # where fit_pro_policy saves its rollout data (features, advantages)
         self.players = {name: make_player(spec) for name, spec, _ in self.table}
-        self.acts = {name: card_policy(p) for name, p in self.players.items()}
+        self.acts = {name: seat_policy(p) for name, p in self.players.items()}
 
     def tokens_per_partie(self, focal_pro, seeds) -> "np.ndarray":
         """Focal player's tokens per partie (its final balance, Bulka share
@@ -187,8 +102,6 @@ class SessionBench:
         import random as _random
 
         import numpy as np
-
-        from trappola_env.runner import play_session
 
         out = np.empty(len(seeds))
         for i, seed in enumerate(seeds):
@@ -222,7 +135,6 @@ class SessionBench:
         import numpy as np
 
         from trappola_env.engine.session import OVER, PRO_DECISION, Session
-        from trappola_env.runner import play_partie, play_session
 
         rollout_pro = rollout_pro or (lambda d: True)
         names = [name for name, _, _ in self.table]
@@ -265,7 +177,7 @@ class SessionBench:
                         main = players(("main", offers))
                     session.decide_pro(bool(main[session.dealer][1](session.pending)))
                 else:
-                    play_partie(session.partie, (main[session.challenger][0], main[session.dealer][0]))
+                    play_out(session.partie, (main[session.challenger][0], main[session.dealer][0]))
                     session.finish_partie()
         return np.array(xs, dtype=float).reshape(-1, len(FEATURES)), np.array(adv, dtype=float)
 
@@ -424,7 +336,7 @@ def main(argv=None) -> int:
     from .checkpoint import read_metadata, write_metadata
 
     ap = argparse.ArgumentParser(prog="python -m train.pro", description=main.__doc__)
-    ap.add_argument("--model", default="models/default.zip")
+    ap.add_argument("--model", default=str(shipped_model_path()))
     ap.add_argument("--parties", type=int, default=60, help="parties per session")
     ap.add_argument("--method", choices=("lookahead", "rollouts", "cem"), default="lookahead",
                     help="lookahead: one-partie lookahead on learned win rates (shipped); rollouts: least squares "
@@ -458,7 +370,8 @@ def main(argv=None) -> int:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         bench.save_dir = str(Path(args.json).parent)
     if args.method == "lookahead":
-        from .pro_lookahead import LookaheadPro, measure_win_rates, opponent_kind
+        from .pro_lookahead import measure_win_rates
+        from agents.pro_learned import opponent_kind
 
         kinds = {opponent_kind(name): bench.players[name] for name, _, _ in bench.table if name != FOCAL}
         rates = measure_win_rates(bench.players[FOCAL], kinds, parties=args.rate_parties, seed=args.seed)

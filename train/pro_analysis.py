@@ -30,6 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
+from agents.policy_player import shipped_model_path
+
 BULKA_BINS = (5.0, 8.0, 12.0, 20.0, 40.0)  # extra stakes
 LEFT_BINS = (5.0, 15.0, 30.0)  # parties left
 Z95, Z80 = 1.959964, 0.841621
@@ -200,7 +202,7 @@ def main(argv=None) -> int:
     from .pro import SessionBench
 
     ap = argparse.ArgumentParser(prog="python -m train.pro_analysis", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--model", default="models/default.zip")
+    ap.add_argument("--model", default=str(shipped_model_path()))
     ap.add_argument("--sessions", type=int, default=800)
     ap.add_argument("--parties", type=int, default=60, help="parties per session")
     ap.add_argument("--seed", type=int, default=0)

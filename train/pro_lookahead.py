@@ -33,62 +33,11 @@ that ``p = q`` and the rule declares.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import random
 
-
-def opponent_kind(name: str | None) -> str:
-    """``"rule:declare=never"`` -> ``"rule"``; ``"rule#2"`` -> ``"rule"``."""
-    return "" if not name else str(name).split(":", 1)[0].split("#", 1)[0]
-
-
-def matchup(decision) -> tuple[str | None, str | None]:
-    """(challenger, next challenger) of a ``ProView`` or a ``ProDecision``."""
-    if hasattr(decision, "opponent"):
-        return decision.opponent, getattr(decision, "next_opponent", None)
-    return getattr(decision, "challenger", None) or None, getattr(decision, "next_challenger", None)
-
-
-@dataclass(frozen=True)
-class LookaheadPro:
-    win_rates: dict = field(default_factory=dict)
-    default: float = 0.5
-
-    def __post_init__(self):
-        for k, v in {**self.win_rates, "default": self.default}.items():
-            if not 0.0 <= float(v) <= 1.0:
-                raise ValueError(f"win rate for {k!r} must be in [0, 1], got {v!r}")
-
-    def rate(self, name) -> float:
-        return float(self.win_rates.get(opponent_kind(name), self.default))
-
-    def values(self, decision) -> tuple[float, float]:
-        """(declare now, wait one partie), in extra stakes."""
-        from .pro import features
-
-        b = features(decision)[1] * 10.0  # the Bulka in extra stakes
-        challenger, nxt = matchup(decision)
-        p = self.rate(challenger)
-        q = self.rate(nxt if nxt is not None else challenger)
-        return p * (b + 3.0) - 2.0, -1.0 + p * (q * (b + 5.0) - 2.0)
-
-    def decide(self, decision) -> bool:
-        left = decision.parties_left
-        if left is not None and left <= 1:
-            return True
-        now, wait = self.values(decision)
-        return now >= wait
-
-    __call__ = decide
-
-    def to_dict(self) -> dict:
-        return {"kind": "lookahead", "win_rates": {k: float(v) for k, v in sorted(self.win_rates.items())},
-                "default": float(self.default)}
-
-    @classmethod
-    def from_dict(cls, spec: dict) -> "LookaheadPro":
-        if not isinstance(spec, dict) or spec.get("kind") != "lookahead" or not isinstance(spec.get("win_rates"), dict):
-            raise ValueError(f"unsupported Pro policy in checkpoint: {spec!r}")
-        return cls({str(k): float(v) for k, v in spec["win_rates"].items()}, float(spec.get("default", 0.5)))
+from trappola_env.engine.deal import random_deal
+from trappola_env.engine.partie import Partie
+from trappola_env.referee import play_out, seat_policy
 
 
 def measure_win_rates(card_player, opponents: dict, parties: int = 2000, seed: int = 0) -> dict:
@@ -96,27 +45,19 @@ def measure_win_rates(card_player, opponents: dict, parties: int = 2000, seed: i
     as dealer against each of ``opponents`` (kind -> player), over
     ``parties`` fresh deals each; undecided parties (Alifer) are left
     out, as a session replays them."""
-    import random
-
-    from trappola_env.engine.deal import random_deal
-    from trappola_env.engine.partie import Partie
-    from trappola_env.runner import play_partie
-
-    from .pro import card_policy
-
     if parties < 1:
         raise ValueError(f"parties must be positive, got {parties}")
     rng = random.Random(seed)
-    me = card_policy(card_player)
+    me = seat_policy(card_player)
     out = {}
     for k, (kind, opp) in enumerate(sorted(opponents.items())):
         card_player.reset(seed * 7919 + k)
         opp.reset(seed * 7919 + k + 1)
-        them = card_policy(opp)
+        them = seat_policy(opp)
         won = decided = 0
         for _ in range(parties):
             partie = Partie(random_deal(rng))
-            play_partie(partie, (them, me))  # seat 0 challenger, seat 1 dealer
+            play_out(partie, (them, me))  # seat 0 challenger, seat 1 dealer
             winner = partie.result().winner
             if winner is not None:
                 decided += 1

@@ -52,7 +52,7 @@ from trappola_env import trappola_v0
 from trappola_env.engine import N_ACTIONS
 from trappola_env.observation import OBS_SIZE
 
-from .numpy_policy import NumpyPolicy
+from agents.numpy_policy import NumpyPolicy
 
 LEARNER, OPPONENT = "player_0", "player_1"
 ENV_REWARD_MODE = {"win": "win", "points": "points", "tokens": "tokens", "mixed": "points"}
@@ -82,7 +82,7 @@ class PlayerOpponent:
         self.player.reset(seed)
 
     def act(self, env, agent: str, rng) -> int:
-        from agents.base import TurnView
+        from trappola_env.interface import TurnView
 
         partie = env.partie
         return self.player.act(TurnView(partie.info_state(partie.to_act), opponent="policy"))

@@ -47,7 +47,7 @@ import numpy as np
 
 from .engine.actions import (ACES, BIANKA, BLANS, FIGURA_BUBE, FIGURA_CAVALL, FIGURA_RE, FIGURA_TWOS, MANKO,
                              PROPOSE_ALIFER)
-from .engine.cards import BUBE, CARD_NAMES, CARD_POINTS, CAVALL, RE, SUITS, TWO, cards_of
+from .engine.cards import BUBE, CARD_NAMES, CARD_POINTS, CAVALL, RE, SUITS, TWO, cards_of, mask_of
 from .engine.partie import ALIFER_ANSWER
 
 # (name, size, meaning). The order is the vector's order.
@@ -222,6 +222,43 @@ def encode(partie, seat: int, out: np.ndarray | None = None) -> np.ndarray:
     out[_O_TRICKNO] = _TRICK_VALUE[partie.trick]
     out[_O_MULT] = multiplier_feature(partie.multiplier)
     return out
+
+
+class _SeatView:
+    """What ``observation.encode`` reads of a ``Partie``, rebuilt from one
+    seat's ``InfoState``: the opponent's "hand" is empty and its "dealt
+    hand" is the cards it has played, so ``dealt & ~hand`` (all the encoder
+    takes from the opponent) is its public record and nothing more."""
+
+    __slots__ = ("hands", "dealt", "bottom", "tricks", "lead", "trick", "counts", "done", "manko_answer",
+                 "phase", "alifer_proposer", "card_points", "multiplier", "history")
+
+    def __init__(self, info):
+        seat = info.seat
+        opp_played = mask_of(info.played_by(1 - seat))
+        self.hands = (info.hand, 0) if seat == 0 else (0, info.hand)
+        self.dealt = (info.dealt, opp_played) if seat == 0 else (opp_played, info.dealt)
+        self.bottom = info.bottom
+        self.tricks = info.tricks
+        self.lead = info.lead
+        self.trick = info.trick
+        self.counts = info.declarations
+        self.done = info.used
+        self.manko_answer = info.manko_answer
+        self.phase = info.phase
+        self.alifer_proposer = info.alifer_proposer
+        self.card_points = info.card_points
+        self.multiplier = info.multiplier
+        # The encoder only asks whether anything happened yet; every action
+        # leaves a public trace (a card, or a declaration/question/proposal bit).
+        self.history = (True,) if (info.tricks or info.lead >= 0 or info.used[0] or info.used[1]) else ()
+
+
+def encode_info(info, out: np.ndarray | None = None) -> np.ndarray:
+    """The observation vector of an ``InfoState``'s seat: the same vector as
+    ``encode(partie, info.seat)``, built from that seat's information alone
+    (an agent holding only its ``InfoState`` needs no ``Partie``)."""
+    return encode(_SeatView(info), info.seat, out)
 
 
 class Observer:

@@ -1,7 +1,7 @@
 """The Bulka session (RULES.md section 8): seating, queue and rotation,
 streaks, Pro, Alifer replays, stakes and settlement, leaving and joining,
 the end and the final split. Pure Python, no RL framework: ``bulka_v0``
-and the fast runner (``trappola_env.runner``) both drive this one engine.
+and the fast runner (``trappola_env.referee``) both drive this one engine.
 
 Driving a session
 -----------------

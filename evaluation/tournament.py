@@ -1,10 +1,10 @@
 """Bulka-session tournaments for 2-4 players (RULES.md section 8).
 
-    from trappola_env.evaluate import session_tournament
+    from evaluation import session_tournament
     res = session_tournament(["rule", "random", "rule:pro=never"], sessions=12, parties=50, seed=0)
     res.summary["per_player"]["rule"]["tokens_per_partie"]
 
-Sessions are played by the fast runner (``trappola_env.runner.play_session``)
+Sessions are played by the fast runner (``trappola_env.referee.play_session``)
 on the session engine. Seating is not drawn: sessions come in blocks of
 ``n!`` that share one seed (so one stream of deals) and play every
 permutation of the players as the first seating (challenger, queue head to
@@ -66,7 +66,7 @@ def unique_labels(names) -> list[str]:
 
 def _play_sessions(task) -> list[tuple]:
     """Play sessions ``start..stop-1``; runs in a worker."""
-    from trappola_env.runner import play_session
+    from trappola_env.referee import play_session
 
     sources, labels, seed, start, stop, parties, config, stake_multiple = task
     players = build_players(sources)

@@ -5,7 +5,7 @@
     trappola evaluate --session --players A,B,C[,D] --sessions N --parties P [...]
     trappola evaluate --ratings --players A,B,C,... --deals N [...]
     trappola players            # the registered players and their settings
-    trappola bench [args...]    # benchmarks/bench_env.py
+    trappola bench [args...]    # speed of random play (trappola_cli/bench.py)
     trappola demo [--quick]     # short training + Bulka table (--quick: built-in players only)
 
 Players are registry specs (``agents.make_player``): ``rule``,
@@ -19,12 +19,9 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import subprocess
 import sys
 import time
 from pathlib import Path
-
-REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
 class CliError(Exception):
@@ -100,16 +97,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("players", help="list the registered players and their settings")
 
-    b = sub.add_parser("bench", help="run the environment benchmark (benchmarks/bench_env.py)",
-                       description="Run benchmarks/bench_env.py; further arguments are passed to it.")
-    b.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the benchmark script")
+    b = sub.add_parser("bench", help="speed of random play: bare engine, trappola_v0, PettingZoo yardsticks",
+                       description="Speed of random legal play (trappola_cli/bench.py); further arguments "
+                                   "(--seconds, --seed, --slice) are passed to it.")
+    b.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the benchmark")
 
     t = sub.add_parser("train", help="self-play MaskablePPO training (train/README.md)",
                        description="Self-play MaskablePPO training: settings from --config, overridden by "
                                    "KEY=VALUE arguments (fields of train/config.py, e.g. total_timesteps=200000 "
                                    "pool.rule=0.5 resume=runs/x/last.zip).")
-    t.add_argument("--config", default=str(REPO_ROOT / "configs" / "ppo_selfplay.yaml"),
-                   help="YAML config (default: configs/ppo_selfplay.yaml)")
+    t.add_argument("--config", default=None,
+                   help="YAML config file, or the name of a shipped one (ppo_selfplay, demo); "
+                        "default: the shipped configs/ppo_selfplay.yaml")
     t.add_argument("overrides", nargs="*", metavar="KEY=VALUE", help="config overrides")
 
     d = sub.add_parser("demo", help="a short training run, then a Bulka-session table (make demo)")
@@ -148,10 +147,10 @@ def main(argv=None) -> int:
 def cmd_play(args) -> int:
     from agents import make_player
     from agents.human_player import HumanQuit
-    from agents.base import play_partie
+    from trappola_env.referee import play_partie
     from trappola_env.engine import random_deal
     from trappola_env.engine.cards import names_of
-    from trappola_env.evaluate.seeding import derive_seed
+    from evaluation.seeding import derive_seed
 
     opponent = make_player(args.opponent)
     if opponent.interactive:
@@ -185,8 +184,8 @@ def cmd_play(args) -> int:
 def cmd_evaluate(args) -> int:
     from agents import split_player_list
     from trappola_env.engine import RuleConfig
-    from trappola_env.evaluate import head_to_head, rate_pool, session_tournament
-    from trappola_env.evaluate.report import format_summary, write_csv, write_json
+    from evaluation import head_to_head, rate_pool, session_tournament
+    from evaluation.report import format_summary, write_csv, write_json
 
     players = split_player_list(args.players)
     config = RuleConfig(ace_declaration=args.ace_declaration)
@@ -228,11 +227,9 @@ def cmd_players(args) -> int:
 
 # -------------------------------------------------------------------- bench
 def cmd_bench(args) -> int:
-    script = REPO_ROOT / "benchmarks" / "bench_env.py"
-    if not script.exists():
-        raise CliError(f"no benchmark script at {script}")
-    extra = [a for a in args.args if a != "--"]
-    return subprocess.call([sys.executable, str(script), *extra], cwd=str(REPO_ROOT))
+    from .bench import main as bench_main
+
+    return bench_main([a for a in args.args if a != "--"])
 
 
 # --------------------------------------------------------------------- demo
@@ -243,11 +240,11 @@ def cmd_demo(args) -> int:
         run_demo(minutes=args.minutes, seed=args.seed)
         return 0
     from agents import make_player
-    from agents.base import play_partie
+    from trappola_env.referee import play_partie
     from trappola_env.engine import Partie, random_deal
-    from trappola_env.evaluate import head_to_head, session_tournament
-    from trappola_env.evaluate.report import format_summary
-    from trappola_env.evaluate.seeding import derive_seed
+    from evaluation import head_to_head, session_tournament
+    from evaluation.report import format_summary
+    from evaluation.seeding import derive_seed
 
     start = time.perf_counter()
     rule, rnd = make_player("rule"), make_player("random")
@@ -283,7 +280,7 @@ def cmd_demo(args) -> int:
 def cmd_train(args) -> int:
     from train.ppo_selfplay import cli_main
 
-    return cli_main(["--config", args.config, *args.overrides])
+    return cli_main((["--config", args.config] if args.config else []) + list(args.overrides))
 
 
 COMMANDS = {"play": cmd_play, "evaluate": cmd_evaluate, "players": cmd_players, "bench": cmd_bench,

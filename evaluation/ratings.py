@@ -1,6 +1,6 @@
 """Ratings over a pool of players (openskill, Plackett-Luce model).
 
-    from trappola_env.evaluate import rate_pool
+    from evaluation import rate_pool
     res = rate_pool(["rule", "random", "random:alifer=false"], deals=200, seed=0)
     res.summary["ratings"]  # sorted best first
 

@@ -1,9 +1,11 @@
-"""Fast Bulka session runner: plays a whole session with one policy per
-player, straight on the session engine (``engine.session.Session``), with
-no PettingZoo loop. The rules live in the engine only; this file only asks
-the players.
+"""The referee: plays parties and whole Bulka sessions with any players,
+straight on the engine (``engine.partie.Partie``, ``engine.session.Session``),
+with no PettingZoo loop. The rules live in the engine only; this file only
+asks the players and shows each one only its own seat.
 
-    from trappola_env.runner import play_session
+    from trappola_env.referee import play_partie, play_session
+    rec = play_partie([challenger, dealer], deal)   # players of trappola_env.interface
+    rec.result, rec.history
     res = play_session([p0, p1, p2], max_parties=200, seed=1)
     res.balances, res.bulka_wins, res.pro_declarations, res.history
 
@@ -16,11 +18,11 @@ or as ``{name: player}``. Each is one of:
 - a pair ``(policy, pro_rule)``;
 - an object with ``act(info_state, legal_mask)`` and optionally
   ``decide_pro(decision) -> bool``;
-- an ``agents`` ``Player`` (any object whose ``act`` takes one argument):
-  it gets ``act(TurnView)`` and ``decide_pro(ProView)`` as the ``agents``
-  referee gives them (``agents.base``), with its ``name`` as the name its
-  opponents see, and ``observe_result(info, result)`` after each partie
-  it plays if its class overrides it.
+- a ``SeatPlayer`` (``trappola_env.interface``; any object whose ``act``
+  takes one argument): it gets ``act(TurnView)`` and
+  ``decide_pro(ProView)``, with its ``name`` as the name its opponents
+  see, and ``observe_result(info, result)`` after each partie it plays
+  unless that is marked ``is_default_noop``.
 
 ``info_state`` is the acting seat's ``engine.InfoState`` (its hand and the
 public record of the partie, never the opponent's cards); ``legal_mask``
@@ -48,15 +50,18 @@ how many parties it took), ``final_share``, ``parties_played``,
 from __future__ import annotations
 
 import inspect
-import sys
+import operator
 from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
 
+from .engine.actions import action_name
 from .engine.config import DEFAULT_CONFIG, RuleConfig
 from .engine.infostate import InfoState
 from .engine.ledger import to_json_number
-from .engine.partie import DONE
+from .engine.partie import DONE, Partie
 from .engine.scoring import BASE_STAKE
 from .engine.session import OVER, PLAYING, Session
+from .interface import ProView, TurnView
 
 
 def _takes_one_argument(fn) -> bool:
@@ -76,13 +81,13 @@ def _constant(answer: bool):
 class _Seat:
     """One player as the runner calls it."""
 
-    __slots__ = ("name", "display", "policy", "pro", "agents_style", "obj", "observe_result")
+    __slots__ = ("name", "display", "policy", "pro", "takes_views", "obj", "observe_result")
 
     def __init__(self, name, spec, pro_default):
         self.name = name
         self.display = name
         self.obj = None
-        self.agents_style = False
+        self.takes_views = False
         self.observe_result = None
         if isinstance(spec, tuple):
             if len(spec) != 2:
@@ -92,13 +97,11 @@ class _Seat:
             self.obj = spec
             policy, pro = spec.act, getattr(spec, "decide_pro", pro_default)
             if _takes_one_argument(spec.act):
-                self.agents_style = True
+                self.takes_views = True
                 if isinstance(getattr(spec, "name", None), str):
                     self.display = spec.name
                 hook = getattr(spec, "observe_result", None)
-                base = sys.modules.get("agents.base")
-                base_hook = getattr(getattr(base, "Player", None), "observe_result", None)
-                if hook is not None and getattr(type(spec), "observe_result", None) is not base_hook:
+                if hook is not None and not getattr(hook, "is_default_noop", False):
                     self.observe_result = hook
         else:
             policy, pro = spec, pro_default
@@ -113,21 +116,23 @@ class _Seat:
 
     def policy_against(self, opponent_display: str):
         """The two-argument policy for one pairing."""
-        if not self.agents_style:
+        if not self.takes_views:
             return self.policy
-        from agents.base import TurnView  # only reached with agents players
+        return seat_policy(self.obj, opponent_display)
 
-        act = self.obj.act
 
-        def policy(info, legal_mask):
-            return act(TurnView(info, legal_mask, opponent=opponent_display))
+def seat_policy(player, opponent: str | None = None):
+    """The two-argument policy ``(info_state, legal_mask) -> action`` of a
+    ``SeatPlayer``, which is shown a ``TurnView`` naming ``opponent``."""
+    act = player.act
 
-        return policy
+    def policy(info, legal_mask):
+        return act(TurnView(info, legal_mask, opponent=opponent))
+
+    return policy
 
 
 def _pro_view(session, seats):
-    from agents.pro_rules import ProView  # only reached with agents players
-
     players = session.players
     d = session.dealer
     return ProView(
@@ -168,7 +173,7 @@ class SessionResult:
         }
 
 
-def play_partie(partie, policies) -> None:
+def play_out(partie, policies) -> None:
     """Play ``partie`` to its end: ``policies[seat](info_state, legal_mask)``
     for seat 0 (challenger) and 1 (dealer). The runner and the bare
     benchmark both use this one loop."""
@@ -218,7 +223,7 @@ def play_session(players, *, max_parties: int = 100, stake_multiple: int = 1,
                 pols = pairings[pair] = (ch.policy_against(de.display), de.policy_against(ch.display))
             partie = s.partie
             if observe is None:
-                play_partie(partie, pols)
+                play_out(partie, pols)
             else:
                 _play_partie_observed(s, partie, pols, observe)
             if hooks:
@@ -232,7 +237,7 @@ def play_session(players, *, max_parties: int = 100, stake_multiple: int = 1,
             break
         else:
             seat = seats[s.dealer]
-            decision = _pro_view(s, seats) if seat.agents_style else s.pending
+            decision = _pro_view(s, seats) if seat.takes_views else s.pending
             s.decide_pro(bool(seat.pro(decision)))
 
     names_seen = list(s.ledger.balances) + list(s.ledger.departed)
@@ -246,3 +251,45 @@ def play_session(players, *, max_parties: int = 100, stake_multiple: int = 1,
         balances=dict(s.balances), departed=dict(s.departed), bulka_wins=bulka_wins, bulka_won=bulka_won,
         pro_offers=list(s.pro_offers), pro_declarations=[dict(d) for d in s.pro_declarations],
         final_share=s.final_share, parties_played=s.parties_played, history=s.history, session=s)
+
+
+@dataclass
+class PartieRecord:
+    """A finished partie as the referee saw it."""
+
+    result: Any  # scoring.PartieResult
+    history: tuple  # (seat, action) in order
+    deal: Any
+    infos: tuple = field(default=())  # final InfoState per seat
+
+
+def play_partie(players: Sequence, deal, config: RuleConfig = DEFAULT_CONFIG, stake_multiple: int = 1,
+                multiplier: int = 1, names: Sequence[str] | None = None,
+                on_action: Callable[[int, int], None] | None = None) -> PartieRecord:
+    """Play one partie: ``players[0]`` is the challenger, ``players[1]`` the
+    dealer. Each player is shown only its own ``TurnView``; an illegal
+    answer raises ``ValueError`` naming the player (a bug in that player:
+    the referee never turns it into a forfeit). ``on_action(seat, action)``
+    is called after every applied action (for logging and displays)."""
+    if len(players) != 2:
+        raise ValueError(f"a partie needs exactly 2 players, got {len(players)}")
+    names = tuple(names) if names is not None else tuple(p.name for p in players)
+    partie = Partie(deal, config, stake_multiple=stake_multiple, multiplier=multiplier)
+    while not partie.terminal:
+        seat = partie.to_act
+        info = partie.info_state(seat)
+        view = TurnView(info, opponent=names[1 - seat])
+        action = players[seat].act(view)
+        if not view.is_legal(action):
+            legal = ", ".join(f"{a} ({action_name(a)})" for a in view.legal_actions)
+            raise ValueError(f"player {names[seat]!r} (seat {seat}) chose illegal action {action!r}; "
+                             f"legal: {legal}")
+        action = operator.index(action)
+        partie.apply(action)
+        if on_action is not None:
+            on_action(seat, action)
+    result = partie.result()
+    infos = (partie.info_state(0), partie.info_state(1))
+    for seat in (0, 1):
+        players[seat].observe_result(infos[seat], result)
+    return PartieRecord(result=result, history=tuple(partie.history), deal=deal, infos=infos)

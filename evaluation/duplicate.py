@@ -1,6 +1,6 @@
 """Head-to-head evaluation of two players over N deals, optionally duplicate.
 
-    from trappola_env.evaluate import head_to_head
+    from evaluation import head_to_head
     res = head_to_head("rule", "random", deals=2000, duplicate=True, seed=0)
     res.summary["win_rate"], res.summary["win_rate_ci"]
 
@@ -71,7 +71,7 @@ def _play_block(task) -> list[tuple]:
     sources, seed, start, stop, duplicate, config, stake_multiple = task
     players = build_players(sources)
     rows = []
-    from agents.base import play_partie  # the referee; agents imports trappola_env, not the reverse
+    from trappola_env.referee import play_partie  # the referee; agents imports trappola_env, not the reverse
 
     for i in range(start, stop):
         deal = random_deal(random.Random(derive_seed(seed, "deal", i)))
