@@ -1,0 +1,45 @@
+"""The layer contract (``tests/layering.py``) holds for the packages, and
+the check really catches an upward import and a circle."""
+from pathlib import Path
+
+from layering import circles, module_sources, upward_imports
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_no_upward_import():
+    assert upward_imports(module_sources(ROOT)) == []
+
+
+def test_no_circle():
+    assert circles(module_sources(ROOT)) == []
+
+
+def test_an_upward_import_inside_a_function_is_caught():
+    sources = module_sources(ROOT)
+    sources["trappola_env.engine.cards"] += "\n\ndef _sneaky():\n    from agents import make_player\n"
+    bad = upward_imports(sources)
+    assert len(bad) == 1 and bad[0].startswith("trappola_env.engine.cards:") and "imports agents" in bad[0]
+
+
+def test_each_upward_step_is_caught():
+    sources = module_sources(ROOT)
+    for low, high in (("trappola_env.interface", "agents.base"), ("agents.base", "evaluation.stats"),
+                      ("evaluation.stats", "train.config"), ("train.config", "trappola_cli.main")):
+        changed = dict(sources)
+        changed[low] += f"\nimport {high}\n"
+        assert any(line.startswith(f"{low}:") and high in line for line in upward_imports(changed)), (low, high)
+
+
+def test_a_relative_import_counts():
+    sources = module_sources(ROOT)
+    sources["trappola_env.observation"] += "\nfrom .referee import play_out\n"
+    sources["trappola_env.referee"] += "\nfrom . import observation\n"
+    assert any({"trappola_env.observation", "trappola_env.referee"} <= set(c) for c in circles(sources))
+
+
+def test_a_circle_within_a_layer_is_caught():
+    sources = module_sources(ROOT)
+    sources["train.config"] += "\nfrom train.bc import clone\n"
+    sources["train.bc"] += "\nimport train.config\n"
+    assert any({"train.config", "train.bc"} <= set(c) for c in circles(sources))
