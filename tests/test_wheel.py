@@ -1,0 +1,71 @@
+"""The wheel works outside the repository: built from this checkout,
+installed into a scratch folder, run from another directory, it plays the
+shipped policy and finds its shipped configs (package data, not paths into
+a source tree)."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    """(site folder holding the installed wheel, an unrelated working directory)."""
+    base = tmp_path_factory.mktemp("wheel")
+    dist, site, elsewhere = base / "dist", base / "site", base / "elsewhere"
+    elsewhere.mkdir()
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
+    subprocess.run(pip + ["wheel", "--no-deps", "--no-build-isolation", "-w", str(dist), str(ROOT)],
+                   check=True, timeout=300, cwd=base)
+    wheels = list(dist.glob("trappola_lab-*.whl"))
+    assert len(wheels) == 1
+    subprocess.run(pip + ["install", "--no-deps", "--target", str(site), str(wheels[0])], check=True, timeout=300)
+    return site, elsewhere
+
+
+def run(installed, *args, stdin=None):
+    site, elsewhere = installed
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    return subprocess.run([sys.executable, *args], cwd=elsewhere, env=env, input=stdin, capture_output=True,
+                          text=True, timeout=600)
+
+
+def test_packages_come_from_the_wheel(installed):
+    proc = run(installed, "-c", "import agents, configs, evaluation, train, trappola_cli, trappola_env;"
+                                "print(agents.__file__); print(trappola_cli.__file__)")
+    assert proc.returncode == 0, proc.stderr
+    site = str(installed[0])
+    assert all(line.startswith(site) for line in proc.stdout.split())
+
+
+def test_the_shipped_policy_plays_from_another_directory(installed):
+    proc = run(installed, "-m", "trappola_cli", "evaluate", "--players", "policy,rule", "--deals", "20",
+               "--duplicate", "--workers", "1")
+    assert proc.returncode == 0, proc.stderr
+    assert "policy" in proc.stdout and "rule" in proc.stdout
+
+
+def test_the_shipped_configs_are_found(installed):
+    proc = run(installed, "-c", "from train.config import load_config, resolve_config;"
+                                "print(resolve_config()); print(load_config(resolve_config('demo')).run_name)")
+    assert proc.returncode == 0, proc.stderr
+    default, demo_run = proc.stdout.split()
+    assert default.startswith(str(installed[0])) and default.endswith("ppo_selfplay.yaml")
+    assert demo_run == "demo"
+
+
+def test_a_relative_path_is_the_users(installed):
+    proc = run(installed, "-m", "trappola_cli", "evaluate", "--players", "policy:nothing/here.zip,rule",
+               "--deals", "2")
+    assert proc.returncode == 2
+    assert "nothing/here.zip" in proc.stderr and str(installed[1]) in proc.stderr
+
+
+def test_play_runs_from_another_directory(installed):
+    proc = run(installed, "-m", "trappola_cli", "play", "--opponent", "policy", "--seed", "1", stdin="q\n")
+    assert proc.returncode == 0, proc.stderr
+    assert "bye" in proc.stdout
