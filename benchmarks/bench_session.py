@@ -18,7 +18,7 @@ import random
 import statistics
 import time
 
-from trappola_env.engine import DEFAULT_CONFIG, Partie, mask_to_actions, random_deal
+from trappola_env.engine import DEFAULT_CONFIG, Partie, cards_of, random_deal
 from trappola_env.referee import play_out, play_session
 
 
@@ -29,7 +29,7 @@ class RandomPlayer:
         self.rng = random.Random(seed)
 
     def act(self, info_state, legal_mask):
-        acts = mask_to_actions(legal_mask)
+        acts = cards_of(legal_mask)
         return acts[int(self.rng.random() * len(acts))]
 
     def decide_pro(self, decision):
