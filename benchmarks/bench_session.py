@@ -21,6 +21,8 @@ import time
 from trappola_env.engine import DEFAULT_CONFIG, Partie, cards_of, random_deal
 from trappola_env.referee import play_out, play_session
 
+from evaluation.seeding import derive_seed
+
 
 class RandomPlayer:
     """Uniform over the legal actions; declares Pro with probability 1/2."""
@@ -37,7 +39,7 @@ class RandomPlayer:
 
 
 def run_session(n_players, parties, seed):
-    players = [RandomPlayer(seed * 10 + i) for i in range(n_players)]
+    players = [RandomPlayer(derive_seed(seed, "player", i)) for i in range(n_players)]
     t = time.process_time()
     res = play_session(players, max_parties=parties, seed=seed)
     return time.process_time() - t, res.parties_played
@@ -50,7 +52,7 @@ def run_bare(parties, seed):
     t = time.process_time()
     for _ in range(parties):
         partie = Partie(random_deal(rng), DEFAULT_CONFIG)
-        play_partie(partie, pols)
+        play_out(partie, pols)
         partie.result()
     return time.process_time() - t
 
