@@ -4,8 +4,11 @@ Built from an ``InfoState``: cards seen, suits the opponent has shown void
 in, and what its declarations reveal about its dealt hand (a 4-card Figura
 or Aces names every card of that rank; a 3-card Figura names three, and all
 of them once Manko has been asked or the fourth card is accounted for;
-Blans excludes court cards, Bianka court cards and Aces). Search players can
-use ``opponent_cards`` to sample hidden hands consistent with the record.
+Blans excludes court cards, Bianka court cards and Aces). The facts come from
+``sampling``, which turns them into the exact set of consistent hands for
+the search players; ``OpponentCards`` is the cheap summary the ``rule``
+player's heuristics read (cards the opponent may hold, surely holds, and
+declared counts), with a rejection sampler for its rollouts.
 
 Points "so far" (``public_points``) are card points won plus declaration
 points as they stand (an Aces declaration counts its full value until one of
@@ -16,10 +19,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import comb
 
-from trappola_env.engine.actions import ACES, BIANKA, BLANS
-from trappola_env.engine.cards import ACE, ACE_MASK, COURT_MASK, RANK_MASK, SUIT_MASK, cards_of, mask_of
-from trappola_env.engine.declarations import FIGURA_RANK, declaration_value
+from trappola_env.engine.cards import ACE, RANK_MASK, SUIT_MASK, cards_of, mask_of
+from trappola_env.engine.declarations import declaration_value
 from trappola_env.engine.infostate import InfoState
+
+from .sampling import declared_ranks, excluded_by_play
 
 
 @dataclass(frozen=True)
@@ -77,38 +81,29 @@ class OpponentCards:
 
 
 def opponent_cards(info: InfoState) -> OpponentCards:
+    """The ``OpponentCards`` summary of the public record; the facts read
+    from it are ``sampling``'s (``excluded_by_play``, ``declared_ranks``)."""
     opp = 1 - info.seat
     unseen = info.unseen()
     count = 9 - info.ncards[opp]
-    possible = unseen
-    for s in info.void_suits(opp):
-        possible &= ~SUIT_MASK[s]
-    decl = info.declarations[opp]
-    if BIANKA in decl:
-        possible &= ~(COURT_MASK | ACE_MASK)
-    if BLANS in decl:
-        possible &= ~COURT_MASK
+    possible = unseen & ~excluded_by_play(info)
     known = 0
     exact = []
-    opp_played = 0
-    for c in info.played_by(opp):
-        opp_played |= 1 << c
+    opp_played = mask_of(info.played_by(opp))
     # Cards of a rank that this seat knows are not in the opponent's dealt hand.
     elsewhere = info.dealt | (1 << info.bottom)
-    for action, n in decl.items():
-        if action in FIGURA_RANK or action == ACES:
-            rank = ACE if action == ACES else FIGURA_RANK[action]
-            of_rank = RANK_MASK[rank]
-            candidates = of_rank & ~elsewhere
-            answer = info.manko_answer[opp]
-            if n == 3 and answer:
-                for r, missing in answer:
-                    if r == rank:
-                        candidates &= ~(1 << (missing * 9 + rank))
-            if candidates.bit_count() == n:
-                known |= candidates & unseen
-                possible &= ~(of_rank & ~candidates)
-            exact.append((of_rank, n - (opp_played & of_rank).bit_count()))
+    for rank, n in declared_ranks(info):
+        of_rank = RANK_MASK[rank]
+        candidates = of_rank & ~elsewhere
+        answer = info.manko_answer[opp]
+        if n == 3 and answer:
+            for r, missing in answer:
+                if r == rank:
+                    candidates &= ~(1 << (missing * 9 + rank))
+        if candidates.bit_count() == n:
+            known |= candidates & unseen
+            possible &= ~(of_rank & ~candidates)
+        exact.append((of_rank, n - (opp_played & of_rank).bit_count()))
     if possible.bit_count() == count:
         known = possible
     return OpponentCards(possible, known, count, tuple(exact))

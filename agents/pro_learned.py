@@ -101,7 +101,7 @@ class ProPolicy:
 
 def pro_policy_from_dict(spec: dict):
     """The Pro policy stored in a checkpoint's metadata: ``lookahead``
-    (``train.pro_lookahead.LookaheadPro``, shipped) or ``linear``
+    (``LookaheadPro``, shipped) or ``linear``
     (``ProPolicy``)."""
     kind = spec.get("kind") if isinstance(spec, dict) else None
     if kind == "lookahead":

@@ -15,6 +15,10 @@ three settings every built-in player accepts:
 * ``pro_vs``: ``+``-separated opponent names or kinds (``random+rule``:
   only against those); empty (default) means any opponent.
 
+The same ``ProRule`` answers the session engine's ``ProDecision`` (whose
+extra stake is the base stake times the stake multiple at an offer), so
+simulations on the bare engine (``train.pro``) use the players' own rules.
+
 Why a threshold on the Bulka is the natural knob: declaring risks one extra
 stake and wins the Bulka, of which the player would otherwise get only its
 1/n share at the end of the session, so Pro pays when the Bulka is large
@@ -23,6 +27,8 @@ compared with the stake and the chance of winning the partie is fair.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
+from typing import Callable
 
 from trappola_env.interface import ProView
 
@@ -63,12 +69,23 @@ class ProRule:
         kind = opponent.split(":", 1)[0]
         return opponent in self.vs or kind in self.vs
 
-    def decide(self, view: ProView, rng) -> bool:
+    def decide(self, view, rng) -> bool:
+        """Whether to declare, given a ``ProView`` or the session engine's
+        ``ProDecision`` (the same rule on either); ``random`` draws from
+        ``rng``."""
         if self.mode == "never":
             return False
         if self.mode == "always":
             return True
         if self.mode == "random":
             return rng.random() < 0.5
-        return (view.bulka >= self.bulka * view.base_stake * view.stake_multiple
-                and self.allows(view.opponent))
+        if isinstance(view, ProView):
+            unit, opponent = view.base_stake * view.stake_multiple, view.opponent
+        else:  # a ProDecision: its extra stake is the unit, the multiplier being 1 at a Pro offer
+            unit, opponent = view.extra_stake, view.challenger
+        return view.bulka >= self.bulka * unit and self.allows(opponent)
+
+    def with_rng(self, rng) -> Callable[[object], bool]:
+        """This rule as the referee's one-argument Pro rule
+        ``decision -> bool``, drawing its coins from ``rng``."""
+        return partial(self.decide, rng=rng)

@@ -53,7 +53,7 @@ from trappola_env.engine.cards import ACE, ACE_MASK, COURT_MASK, RANK_MASK, RANK
 from trappola_env.engine.declarations import FIGURA_RANK
 from trappola_env.engine.infostate import InfoState
 
-__all__ = ["Constraints", "constraints_of", "dealt_consistent"]
+__all__ = ["Constraints", "constraints_of", "dealt_consistent", "declared_ranks", "excluded_by_play"]
 
 
 @dataclass(frozen=True)
@@ -152,29 +152,14 @@ def constraints_of(info: InfoState, first_chance: bool = False) -> Constraints:
     hand_size = 9 - info.ncards[opp]
     played = mask_of(info.played_by(opp))
 
-    forbidden = 0
-    for s in info.void_suits(opp):
-        forbidden |= SUIT_MASK[s]
-    decl = info.declarations[opp]
-    if BIANKA in decl:
-        forbidden |= COURT_MASK | ACE_MASK
-    if BLANS in decl:
-        forbidden |= COURT_MASK
-    missing = {}
+    forbidden = excluded_by_play(info)
     for rank, suit in info.manko_answer[opp] or ():
-        missing[rank] = suit
         forbidden |= 1 << (9 * suit + rank)
 
     forced = 0
     groups = []
     constrained = 0
-    for action, n in sorted(decl.items()):
-        if action in FIGURA_RANK:
-            rank = FIGURA_RANK[action]
-        elif action == ACES:
-            rank = ACE
-        else:
-            continue
+    for rank, n in declared_ranks(info):
         of_rank = RANK_MASK[rank]
         constrained |= of_rank
         need = n - (played & of_rank).bit_count()
@@ -195,6 +180,34 @@ def constraints_of(info: InfoState, first_chance: bool = False) -> Constraints:
     groups.append((free, k_free))
     bounds = _silence_bounds(info, played) if first_chance else ()
     return Constraints(unseen, hand_size, forced, tuple(groups), bounds)
+
+
+def excluded_by_play(info: InfoState) -> int:
+    """Cards the opponent of ``info.seat`` certainly does not hold now, from
+    its play alone: every card of a suit it failed to follow, and what its
+    Bianka (court cards and Aces) or Blans (court cards) rules out."""
+    opp = 1 - info.seat
+    out = 0
+    for s in info.void_suits(opp):
+        out |= SUIT_MASK[s]
+    decl = info.declarations[opp]
+    if BIANKA in decl:
+        out |= COURT_MASK | ACE_MASK
+    if BLANS in decl:
+        out |= COURT_MASK
+    return out
+
+
+def declared_ranks(info: InfoState) -> list[tuple[int, int]]:
+    """``(rank, n)`` for each Figura or Aces declaration of the opponent of
+    ``info.seat``: its dealt hand held exactly ``n`` cards of ``rank``."""
+    out = []
+    for action, n in sorted(info.declarations[1 - info.seat].items()):
+        if action in FIGURA_RANK:
+            out.append((FIGURA_RANK[action], n))
+        elif action == ACES:
+            out.append((ACE, n))
+    return out
 
 
 def _silence_bounds(info: InfoState, played: int) -> tuple:

@@ -18,8 +18,10 @@ import random
 import statistics
 import time
 
-from trappola_env.engine import DEFAULT_CONFIG, Partie, mask_to_actions, random_deal
+from trappola_env.engine import DEFAULT_CONFIG, Partie, cards_of, random_deal
 from trappola_env.referee import play_out, play_session
+
+from evaluation.seeding import derive_seed
 
 
 class RandomPlayer:
@@ -29,7 +31,7 @@ class RandomPlayer:
         self.rng = random.Random(seed)
 
     def act(self, info_state, legal_mask):
-        acts = mask_to_actions(legal_mask)
+        acts = cards_of(legal_mask)
         return acts[int(self.rng.random() * len(acts))]
 
     def decide_pro(self, decision):
@@ -37,7 +39,7 @@ class RandomPlayer:
 
 
 def run_session(n_players, parties, seed):
-    players = [RandomPlayer(seed * 10 + i) for i in range(n_players)]
+    players = [RandomPlayer(derive_seed(seed, "player", i)) for i in range(n_players)]
     t = time.process_time()
     res = play_session(players, max_parties=parties, seed=seed)
     return time.process_time() - t, res.parties_played
@@ -50,7 +52,7 @@ def run_bare(parties, seed):
     t = time.process_time()
     for _ in range(parties):
         partie = Partie(random_deal(rng), DEFAULT_CONFIG)
-        play_partie(partie, pols)
+        play_out(partie, pols)
         partie.result()
     return time.process_time() - t
 

@@ -81,11 +81,11 @@ def bench_decide(model: str, parties: int = 200) -> None:
     import torch
 
     from agents import make_player
-    from trappola_env.interface import TurnView
     from trappola_env.engine import Partie, random_deal
+    from trappola_env.referee import seat_policy
 
     torch.set_num_threads(1)
-    me, rule = make_player(f"policy:{model}"), make_player("rule")
+    me, rule = seat_policy(make_player(f"policy:{model}")), seat_policy(make_player("rule"))
     rng = random.Random(0)
     times, choice_times = [], []
     for g in range(parties):
@@ -93,16 +93,14 @@ def bench_decide(model: str, parties: int = 200) -> None:
         players = (me, rule) if g % 2 == 0 else (rule, me)
         while not partie.terminal:
             seat = partie.to_act
-            view = TurnView(partie.info_state(seat))
+            info, mask = partie.info_state(seat), partie.legal_mask()
+            t = time.perf_counter()
+            a = players[seat](info, mask)
+            dt = time.perf_counter() - t
             if players[seat] is me:
-                t = time.perf_counter()
-                a = me.act(view)
-                dt = time.perf_counter() - t
                 times.append(dt)
-                if view.legal_mask & (view.legal_mask - 1):
+                if mask & (mask - 1):
                     choice_times.append(dt)
-            else:
-                a = rule.act(view)
             partie.apply(a)
     for label, ts in (("all decisions", times), ("with a choice", choice_times)):
         ts.sort()

@@ -12,7 +12,6 @@ from trappola_env.engine import (
     card_name,
     deal_from_names,
     deal_from_order,
-    mask_to_actions,
     random_deal,
 )
 from trappola_env.engine.cards import (
@@ -146,9 +145,9 @@ def test_action_id_rejects_bad_names(bad):
         action_id(bad)
 
 
-def test_mask_to_actions_lists_bits_ascending():
-    assert mask_to_actions((1 << 0) | (1 << 36) | (1 << 48)) == [0, 36, 48]
-    assert mask_to_actions(0) == []
+def test_cards_of_lists_bits_ascending():
+    assert cards_of((1 << 0) | (1 << 36) | (1 << 48)) == [0, 36, 48]
+    assert cards_of(0) == []
 
 
 # ---------------------------------------------------------------- deal

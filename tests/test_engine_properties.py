@@ -17,7 +17,7 @@ from trappola_env.engine import (
     TIE,
     Partie,
     RuleConfig,
-    mask_to_actions,
+    cards_of,
     random_deal,
 )
 from trappola_env.engine.cards import CARD_POINTS, points_of
@@ -196,7 +196,7 @@ def check_finished(p):
 def _running_checks(p):
     mask = p.legal_mask()
     assert mask != 0
-    assert p.legal_actions() == mask_to_actions(mask)
+    assert p.legal_actions() == cards_of(mask)
     assert all(p.is_legal(a) for a in p.legal_actions())
     if p.phase == 1:
         assert p.legal_actions() == [45, 46]

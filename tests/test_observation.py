@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from trappola_env import trappola_v0
-from trappola_env.engine import Partie, RuleConfig, deal_from_names, mask_to_actions, random_deal
+from trappola_env.engine import Partie, RuleConfig, cards_of, deal_from_names, random_deal
 from trappola_env.engine.actions import ACTION_NAMES, MANKO, PROPOSE_ALIFER
 from trappola_env.engine.cards import BUBE, CARD_NAMES, CAVALL, RE, SUITS, TWO, names_of
 from trappola_env.engine.partie import ALIFER_ANSWER
@@ -85,7 +85,7 @@ def random_parties(n, seed, forfeits=False):
             if cfg is FORFEIT_CFG and rng.random() < 0.03:
                 p.apply(rng.randrange(49))
             else:
-                legal = mask_to_actions(p.legal_mask())
+                legal = cards_of(p.legal_mask())
                 p.apply(rng.choice(legal))
             yield p
 
@@ -248,7 +248,7 @@ def test_observer_catches_up_after_several_actions():
         while not p.terminal:
             for _ in range(rng.randint(1, 3)):
                 if not p.terminal:
-                    p.apply(rng.choice(mask_to_actions(p.legal_mask())))
+                    p.apply(rng.choice(cards_of(p.legal_mask())))
             observer.sync()
             for seat in (0, 1):
                 np.testing.assert_array_equal(observer.vectors[seat], encode(p, seat))
@@ -284,7 +284,7 @@ def test_swapping_unseen_cards_never_changes_the_observation():
         for _ in range(rng.randint(1, 24)):  # a random stretch of a partie
             if p.terminal:
                 break
-            p.apply(rng.choice(mask_to_actions(p.legal_mask())))
+            p.apply(rng.choice(cards_of(p.legal_mask())))
         observer = rng.randrange(2)
         opponent = 1 - observer
         unplayed = [c for c in (deal.challenger, deal.dealer)[opponent] if p.hands[opponent] >> c & 1]

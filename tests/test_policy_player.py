@@ -106,7 +106,7 @@ def test_default_model_is_shipped_and_loads():
 
 def test_drives_a_bulka_v0_session_from_observations():
     from trappola_env import bulka_v0
-    from train.pro import ProPolicy
+    from agents.pro_learned import ProPolicy
 
     env = bulka_v0.env(n_players=3, max_parties=25)
     env.reset(seed=3)

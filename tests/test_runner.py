@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from trappola_env.engine import InfoState, mask_to_actions
+from trappola_env.engine import InfoState, cards_of
 from trappola_env.engine.session import ProDecision, Session
 from trappola_env.referee import SessionResult, play_session
 
@@ -16,7 +16,7 @@ def random_policy(seed):
     rng = random.Random(seed)
 
     def policy(info, legal_mask):
-        acts = mask_to_actions(legal_mask)
+        acts = cards_of(legal_mask)
         return acts[rng.randrange(len(acts))]
     return policy
 
@@ -26,7 +26,7 @@ def cards_only(seed):
     rng = random.Random(seed)
 
     def policy(info, legal_mask):
-        acts = [a for a in mask_to_actions(legal_mask) if a < 36] or mask_to_actions(legal_mask)
+        acts = [a for a in cards_of(legal_mask) if a < 36] or cards_of(legal_mask)
         return acts[rng.randrange(len(acts))]
     return policy
 
@@ -107,7 +107,7 @@ def test_observe_replaces_the_info_state():
 
     def policy(obs, legal_mask):
         seen.append(obs)
-        return mask_to_actions(legal_mask)[0]
+        return cards_of(legal_mask)[0]
 
     res = play_session({"x": policy, "y": policy}, max_parties=5, seed=0, observe=observe)
     assert set(seen) == {"x", "y"} and res.parties_played >= 5

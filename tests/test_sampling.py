@@ -235,3 +235,24 @@ def test_inconsistent_record_and_bad_arguments_raise():
     for bad in (0, -1, 2.5, True):
         with pytest.raises(ValueError):
             cons.sample(random.Random(0), bad)
+
+
+def test_rule_players_summary_never_contradicts_the_exact_constraints():
+    # knowledge.OpponentCards reads the same facts (sampling.excluded_by_play, declared_ranks)
+    # more coarsely: every exactly consistent hand lies inside its `possible`, holds its
+    # `known` cards and its declared counts.
+    from agents.knowledge import opponent_cards
+
+    rng = random.Random(7)
+    seen = 0
+    for d, deal in enumerate(declaring_deals(12, seed=11)):
+        for partie, seat in decision_points(deal, d):
+            info = partie.info_state(seat)
+            summary = opponent_cards(info)
+            for h in constraints_of(info).sample(rng, 4):
+                h = int(h)
+                assert h & ~summary.possible == 0 and h & summary.known == summary.known
+                assert h.bit_count() == summary.count
+                assert all((h & m).bit_count() == n for m, n in summary.exact)
+                seen += 1
+    assert seen > 500

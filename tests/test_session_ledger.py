@@ -11,7 +11,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from trappola_env.engine import RuleConfig, mask_to_actions
+from trappola_env.engine import RuleConfig, cards_of
 from trappola_env.engine.actions import NO_PRO, PRO
 from trappola_env.engine.session import Session
 
@@ -74,7 +74,7 @@ def random_session(seed: int, n: int, max_parties: int, stake_multiple: int, for
         elif s.phase == "pro":
             s.act(PRO if rng.random() < 0.5 else NO_PRO)
         else:
-            acts = mask_to_actions(s.partie.legal_mask())
+            acts = cards_of(s.partie.legal_mask())
             s.act(rng.choice(acts))
         check_structure(s)
     check_structure(s)

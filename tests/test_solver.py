@@ -276,7 +276,7 @@ def check_against_reference(pos, table):
 
 # Positions with 1..6 tricks left (counting the current one), half of them
 # mid-trick.  The solver's own search stack works from trick 6 back; tricks
-# 7-9 go through endgame.py, so 4-6 tricks left exercise both.
+# 7-9 go through last_tricks.py, so 4-6 tricks left exercise both.
 @pytest.mark.parametrize(
     "remaining,count",
     [(1, 150), (2, 300), (3, 400), (4, 300), (5, 150), (6, 12)],

@@ -8,7 +8,11 @@ import pytest
 from agents import make_player
 from trappola_env.interface import ProView
 from trappola_env.engine.session import ProDecision
-from train.pro import FEATURES, ProPolicy, SessionBench, compare, features, fixed_pro
+from agents.pro_learned import FEATURES, ProPolicy, features
+from agents.pro_rules import ProRule
+from train.pro.bench import SessionBench
+from train.pro.compare import compare, threshold_rule
+from train.pro.rollouts import pro_advantages
 
 
 def view(bulka, parties_left=30, stake_multiple=1, multiplier=1):
@@ -34,6 +38,35 @@ def test_threshold_rule(t, bulka, expected):
     assert ProPolicy.threshold(t).decide(view(bulka)) is expected
 
 
+@pytest.mark.parametrize("t, bulka, expected", [(3, 29, False), (3, 30, True), (5, 49, False), (5, 50, True)])
+def test_fixed_threshold_rule_reads_proview_and_prodecision_alike(t, bulka, expected):
+    # The other players' Pro rule at the bench's table (the engine's ProDecision) is the
+    # players' own ProRule (a ProView), in base stakes either way.
+    rule = ProRule("threshold", t)
+    assert rule.decide(decision(bulka), None) is expected
+    assert rule.decide(view(bulka), None) is expected
+    assert threshold_rule(t)(decision(bulka)) is expected
+    # At twice the stakes the same rule needs twice the Bulka.
+    assert rule.decide(view(2 * bulka, stake_multiple=2), None) is expected
+    assert rule.decide(decision(2 * bulka, extra_stake=20), None) is expected
+
+
+def test_fixed_rule_against_named_opponents_reads_the_challenger_of_a_prodecision():
+    only_random = ProRule("threshold", 3, ("random",))
+    assert not only_random.decide(decision(100), None)  # challenger "" (not given)
+    assert only_random.decide(ProDecision("a", 2, 10, 100, 0, 4, 30, "random:x"), None)
+    assert not only_random.decide(ProDecision("a", 2, 10, 100, 0, 4, 30, "rule"), None)
+
+
+def test_random_rule_draws_its_coins_from_the_given_generator():
+    import random
+
+    a = ProRule("random").with_rng(random.Random(4))
+    b = ProRule("random").with_rng(random.Random(4))
+    answers = [a(decision(0)) for _ in range(40)]
+    assert answers == [b(decision(0)) for _ in range(40)] and 5 < sum(answers) < 35
+
+
 def test_round_trip_and_bad_specs():
     p = ProPolicy((-0.5, 1.0, 0.25))
     assert ProPolicy.from_dict(p.to_dict()) == p
@@ -42,8 +75,8 @@ def test_round_trip_and_bad_specs():
         ProPolicy((1.0,))
     with pytest.raises(ValueError, match="unsupported"):
         ProPolicy.from_dict({"kind": "mlp"})
-    with pytest.raises(ValueError, match="unknown Pro rule"):
-        fixed_pro("sometimes")
+    with pytest.raises(ValueError, match="pro mode must be one of"):
+        ProRule("sometimes")
 
 
 def test_policy_player_uses_the_learned_rule_or_the_shared_ones():
@@ -90,10 +123,10 @@ def test_confidence_rule_departs_from_declaring_only_on_significant_evidence():
 
 def test_paired_rollout_advantages_are_recorded_per_offer():
     bench = SessionBench(max_parties=10)
-    X, A = bench.pro_advantages([3, 4])
+    X, A = pro_advantages(bench, [3, 4])
     assert X.shape == (len(A), 3) and len(A) > 0
     assert (X[:, 0] == 1.0).all() and (X[:, 1] >= 0.2).all()  # a streak of 2 needs 2 parties: Bulka >= 2 stakes
-    X2, A2 = bench.pro_advantages([3, 4])
+    X2, A2 = pro_advantages(bench, [3, 4])
     assert (A == A2).all()  # seeded: reproducible
 
 
@@ -107,3 +140,21 @@ def test_compare_plays_short_rules_on_a_prefix_of_the_same_sessions():
     # Differences are paired on the two sessions both rules played.
     first_two = compare(bench, rules, sessions=2, seed=2)
     assert part["always"]["minus_never"] == pytest.approx(first_two["always"]["minus_never"])
+
+
+def test_cli_trains_compares_and_writes_the_table(tmp_path, capsys):
+    import json
+
+    from train.pro.__main__ import main
+
+    out = tmp_path / "pro.json"
+    assert main(["--rate-parties", "20", "--scan-sessions", "3", "--test-sessions", "4", "--baseline-sessions", "2",
+                 "--parties", "6", "--workers", "1", "--thresholds", "3,5", "--json", str(out)]) == 0
+    saved = json.loads(out.read_text())
+    best = max(saved["scan"], key=saved["scan"].get)
+    assert set(saved["table"]) == {"learned", "always", "never", f"threshold:{float(best):g}"}
+    assert saved["learned"]["kind"] == "lookahead" and set(saved["learned"]["win_rates"]) == {"rule", "random"}
+    assert "threshold scan" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as exc:
+        main(["--thresholds", "x"])
+    assert exc.value.code == 2

@@ -1,5 +1,5 @@
 """The shipped Pro decision: one-partie lookahead on learned win rates
-(train/pro_lookahead.py), and the public information it reads."""
+(agents/pro_learned.py, learned by train/pro/lookahead.py), and the public information it reads."""
 from __future__ import annotations
 
 import pytest
@@ -10,7 +10,7 @@ from trappola_env.engine.session import ProDecision
 from trappola_env.referee import play_session
 from agents.pro_learned import ProPolicy, pro_policy_from_dict
 from agents.pro_learned import LookaheadPro, matchup, opponent_kind
-from train.pro_lookahead import measure_win_rates
+from train.pro.lookahead import measure_win_rates
 
 RATES = LookaheadPro({"rule": 0.6, "random": 0.9}, default=0.75)
 

@@ -15,7 +15,7 @@ from pettingzoo.test import api_test, seed_test
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from trappola_env import trappola_v0
-from trappola_env.engine import action_id, mask_to_actions
+from trappola_env.engine import action_id, cards_of
 from trappola_env.envs_common import mask_array, observation_space
 from trappola_env.observation import OBS_SIZE, decode_observation
 
@@ -171,7 +171,7 @@ def test_mask_array_expands_any_bit_set():
         mask = rng.getrandbits(49)
         arr = mask_array(mask)
         assert arr.dtype == np.int8 and arr.shape == (49,) and arr.flags.writeable
-        assert np.flatnonzero(arr).tolist() == mask_to_actions(mask)
+        assert np.flatnonzero(arr).tolist() == cards_of(mask)
     assert mask_array(0).sum() == 0 and mask_array((1 << 49) - 1).sum() == 49
 
 
@@ -582,7 +582,7 @@ def test_masks_match_the_engine_and_are_never_empty_while_running(ace_declaratio
             mask = obs["action_mask"]
             legal_ids = np.flatnonzero(mask).tolist()
             assert legal_ids, "empty mask in a running partie"
-            assert legal_ids == mask_to_actions(partie.legal_mask())
+            assert legal_ids == cards_of(partie.legal_mask())
             assert env.observe(other)["action_mask"].sum() == 0
             assert env.unwrapped._seat[agent] == partie.to_act
             env.step(rng.choice(legal_ids))

@@ -6,7 +6,6 @@
 * ``bc``: behaviour cloning warm start on a teacher's moves.
 * ``checkpoint``: save/load with metadata and validation.
 * ``numpy_policy``: the actor in numpy (fast play, pool snapshots).
-* ``evaluation``: duplicate matches used during training.
 * ``pro``: the learned Pro decision for Bulka sessions.
 * ``demo``: ``make demo``'s short training run and session table.
 """

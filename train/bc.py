@@ -24,7 +24,10 @@ import numpy as np
 
 from trappola_env.engine import Partie, random_deal
 from trappola_env.observation import OBS_SIZE, encode
+from trappola_env.referee import seat_policy
 from trappola_env.trappola_v0 import mask_array, result_name, reward_of
+
+from evaluation.seeding import derive_seed
 
 from .selfplay_env import ENV_REWARD_MODE, scale_reward
 
@@ -41,7 +44,7 @@ def collect(teacher: str, n_deals: int, seed: int, reward_mode: str = "mixed", p
     ``SelfPlayEnv``, the mean return of the non-Alifer parties against the
     same opponent kind."""
     chunk = 250  # fixed, so that the data do not depend on the number of workers
-    tasks = [(teacher, min(chunk, n_deals - start), seed * 1_000_003 + i, reward_mode, points_scale,
+    tasks = [(teacher, min(chunk, n_deals - start), derive_seed(seed, "bc-chunk", i), reward_mode, points_scale,
               tokens_scale, points_weight, random_share)
              for i, start in enumerate(range(0, n_deals, chunk))]
     if workers > 1 and len(tasks) > 1:
@@ -63,7 +66,6 @@ def collect(teacher: str, n_deals: int, seed: int, reward_mode: str = "mixed", p
 
 def _collect_chunk(task) -> dict:
     from agents import make_player
-    from trappola_env.interface import TurnView
 
     teacher, n_deals, seed, reward_mode, points_scale, tokens_scale, points_weight, random_share = task
     rng = random.Random(seed)
@@ -87,6 +89,7 @@ def _collect_chunk(task) -> dict:
             players[1 - teacher_seat] = rand
         for p in players:
             p.reset(rng.getrandbits(31))
+        policies = [seat_policy(p) for p in players]
         recorded = (teacher_seat,) if vs_random else (0, 1)
         partie = Partie(deal)
         start = n
@@ -94,7 +97,7 @@ def _collect_chunk(task) -> dict:
         while not partie.terminal:
             seat = partie.to_act
             mask = partie.legal_mask()
-            action = players[seat].act(TurnView(partie.info_state(seat)))
+            action = policies[seat](partie.info_state(seat), mask)
             if seat in recorded and mask & (mask - 1):
                 if n >= cap:
                     raise RuntimeError("more decisions than expected; raise the capacity")

@@ -5,9 +5,10 @@
   one at the start), and logs per pool member the learner's win rate,
   its mean points difference and the episode count, plus steps/second.
 * ``EvalCheckpointCallback``: every ``eval_every`` steps a duplicate match
-  against ``eval_opponent`` (same deals each time, so evaluations are
-  comparable); the best score so far is saved as ``best.zip``; every
-  ``checkpoint_every`` steps ``last.zip`` is overwritten.
+  against ``eval_opponent`` by the evaluator (``evaluation.head_to_head``,
+  same deals each time, so evaluations are comparable); the best score so
+  far is saved as ``best.zip``; every ``checkpoint_every`` steps
+  ``last.zip`` is overwritten.
 * ``ProgressBarCallback``: a plain tqdm bar (SB3's own needs ``rich``).
 * ``TimeLimitCallback``: stops learning after ``max_minutes``.
 """
@@ -18,8 +19,11 @@ from collections import defaultdict
 
 from stable_baselines3.common.callbacks import BaseCallback
 
-from .checkpoint import build_metadata, save_checkpoint
 from agents.numpy_policy import NumpyPolicy
+from evaluation.stats import mean_ci
+
+from .checkpoint import build_metadata, save_checkpoint
+from .selfplay_env import pool_member
 
 
 def snapshot_weights(model, activation: str) -> dict:
@@ -49,8 +53,7 @@ class SelfPlayCallback(BaseCallback):
     def _on_step(self) -> bool:
         for done, info in zip(self.locals["dones"], self.locals["infos"]):
             if done and "opponent" in info:
-                name = "self" if info["opponent"].startswith("self") else info["opponent"]
-                s = self.stats[name]
+                s = self.stats[pool_member(info["opponent"])]
                 s[{"win": 0, "loss": 1}.get(info["result"], 2)] += 1
                 s[3] += info["points_diff"]
         if self.snapshot_every and self.num_timesteps - self.last_snapshot >= self.snapshot_every:
@@ -84,14 +87,15 @@ class EvalCheckpointCallback(BaseCallback):
         self.history = []
 
     def evaluate(self) -> dict:
-        from agents import make_player
+        """A duplicate match of the learner against ``eval_opponent`` by the
+        project's evaluator (in this process), as ``duplicate_figures``."""
         from agents.policy_player import PolicyPlayer
-
-        from .evaluation import duplicate_match
+        from evaluation import head_to_head
 
         cfg = self.cfg
         me = PolicyPlayer.from_numpy(NumpyPolicy.from_sb3(self.model.policy, cfg.activation))
-        res = duplicate_match(me, make_player(cfg.eval_opponent), cfg.eval_deals, seed=cfg.seed + 777)
+        match = head_to_head(me, cfg.eval_opponent, cfg.eval_deals, duplicate=True, seed=cfg.seed + 777, workers=1)
+        res = duplicate_figures(match)
         res["timesteps"] = self.num_timesteps
         self.history.append(res)
         return res
@@ -102,8 +106,9 @@ class EvalCheckpointCallback(BaseCallback):
     def evaluate_and_keep_best(self) -> dict:
         res = self.evaluate()
         lo, hi = res["score_ci"]
+        ci = "" if lo is None else f" [{lo:.3f}, {hi:.3f}]"  # no interval from a single deal
         self.log(f"[eval {self.num_timesteps:>9,} steps] vs {self.cfg.eval_opponent} in duplicate: "
-                 f"win rate {res['win_rate']:.3f}, score {res['score']:.3f} [{lo:.3f}, {hi:.3f}], "
+                 f"win rate {res['win_rate']:.3f}, score {res['score']:.3f}{ci}, "
                  f"points diff {res['points_diff']:+.1f}")
         if self.logger is not None:
             self.logger.record(f"eval/win_rate_vs_{self.cfg.eval_opponent}", res["win_rate"])
@@ -124,6 +129,29 @@ class EvalCheckpointCallback(BaseCallback):
             self.last_ckpt = self.num_timesteps
             save_checkpoint(self.model, self.run_dir / "last.zip", self.meta())
         return True
+
+
+def duplicate_figures(match) -> dict:
+    """The figures training logs from a duplicate ``evaluation.head_to_head``
+    result, for the learner (player A):
+
+    * ``win_rate`` (0.5 when no partie was decided) and ``win_rate_ci``;
+    * ``score``: (wins + 0.5 * Alifers) / parties, averaged per deal over
+      its two parties, with ``score_ci``, its 95% Student-t interval over
+      deals (the deal is the unit: its two parties share the cards);
+    * ``points_diff``: the mean points difference per partie, with
+      ``points_diff_ci``;
+    * the counts ``deals``, ``parties``, ``wins``, ``losses``, ``alifers``.
+    """
+    s = match.summary
+    by_deal: dict[int, list[float]] = {}
+    for r in match.records:
+        by_deal.setdefault(r["deal"], []).append(1.0 if r["winner"] == "A" else 0.5 if not r["winner"] else 0.0)
+    score, score_ci = mean_ci(sum(v) / len(v) for v in by_deal.values())
+    return {"deals": s["settings"]["deals"], "parties": s["parties"], "wins": s["wins"], "losses": s["losses"],
+            "alifers": s["alifer"], "win_rate": 0.5 if s["win_rate"] is None else s["win_rate"],
+            "win_rate_ci": s["win_rate_ci"], "score": score, "score_ci": score_ci,
+            "points_diff": s["mean_point_diff"], "points_diff_ci": s["mean_point_diff_ci"]}
 
 
 def _short(res: dict) -> dict:

@@ -51,6 +51,7 @@ from gymnasium import spaces
 from trappola_env import trappola_v0
 from trappola_env.engine import N_ACTIONS
 from trappola_env.observation import OBS_SIZE
+from trappola_env.referee import seat_policy
 
 from agents.numpy_policy import NumpyPolicy
 
@@ -77,15 +78,14 @@ class PlayerOpponent:
     def __init__(self, player, name: str):
         self.player = player
         self.name = name
+        self.policy = seat_policy(player, "policy")
 
     def reset(self, seed: int) -> None:
         self.player.reset(seed)
 
     def act(self, env, agent: str, rng) -> int:
-        from trappola_env.interface import TurnView
-
         partie = env.partie
-        return self.player.act(TurnView(partie.info_state(partie.to_act), opponent="policy"))
+        return self.policy(partie.info_state(partie.to_act), partie.legal_mask())
 
 
 def make_builtin_opponent(name: str) -> PlayerOpponent:
@@ -262,7 +262,7 @@ class SelfPlayEnv(gymnasium.Env):
         r = scale_reward(self._env_reward, info["result"], self.reward_mode, self.points_scale,
                          self.tokens_scale, self.points_weight)
         if self.alifer_value == "replay" and self.reward_mode != "tokens":
-            kind = opponent_kind(self.opponent_name)
+            kind = pool_member(self.opponent_name)
             v = self.replay_value.get(kind, 0.0)
             if info["result"] == "alifer":
                 r = v
@@ -272,8 +272,9 @@ class SelfPlayEnv(gymnasium.Env):
         return r
 
 
-def opponent_kind(name: str) -> str:
-    """Pool member kind of an opponent name: snapshots "self3" -> "self"."""
+def pool_member(name: str) -> str:
+    """The opponent pool member an opponent name belongs to: snapshots
+    ("self3") -> "self"; "rule", "random" as they are."""
     return "self" if name.startswith("self") else name
 
 

@@ -45,7 +45,7 @@ from collections import Counter
 
 import numpy as np
 
-from trappola_env.engine import Partie, mask_to_actions, random_deal
+from trappola_env.engine import Partie, cards_of, random_deal
 from trappola_env.engine.actions import PROPOSE_ALIFER
 
 NO_PROPOSAL = ~(1 << PROPOSE_ALIFER)
@@ -70,7 +70,7 @@ def engine_run(seconds: float, seed: int, alifer: bool, rounds: int) -> dict:
                     mask = p.legal_mask()
                     if not alifer:
                         mask &= NO_PROPOSAL
-                    legal = mask_to_actions(mask)
+                    legal = cards_of(mask)
                     p.apply(legal[rng.randrange(len(legal))])
                 n_actions += len(p.history)
                 cards_played += 18 - p.hands[0].bit_count() - p.hands[1].bit_count()

@@ -27,7 +27,7 @@ import operator
 from dataclasses import dataclass
 from typing import Callable, Protocol, runtime_checkable
 
-from .engine import N_ACTIONS, mask_to_actions
+from .engine import N_ACTIONS, cards_of
 from .engine.infostate import InfoState
 from .observation import encode_info
 
@@ -55,7 +55,7 @@ class TurnView:
 
     @property
     def legal_actions(self) -> list[int]:
-        return mask_to_actions(self.legal_mask)
+        return cards_of(self.legal_mask)
 
     def is_legal(self, action) -> bool:
         """Whether ``action`` (an int or numpy integer; never a bool) is legal."""

@@ -26,7 +26,7 @@ or as ``{name: player}``. Each is one of:
 
 ``info_state`` is the acting seat's ``engine.InfoState`` (its hand and the
 public record of the partie, never the opponent's cards); ``legal_mask``
-is the ``int`` bit set over the 49 action ids (``engine.mask_to_actions``
+is the ``int`` bit set over the 49 action ids (``engine.cards_of``
 lists them). A Pro rule is ``True`` / ``False`` (always / never declare)
 or a callable ``(decision) -> bool``; ``decision`` is the session's
 ``ProDecision`` (player, streak, extra_stake, bulka, balance, n_players,

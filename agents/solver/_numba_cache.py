@@ -2,7 +2,7 @@
 
 numba (``cache=True``) decides whether a cached function is stale by looking
 at that function's *own* source file only.  ``search.py`` inlines code from
-``rules_kernel.py`` and ``endgame.py`` (and constants from the engine's
+``rules_kernel.py`` and ``last_tricks.py`` (and constants from the engine's
 ``cards.py``), so after an edit to one of those, the cached search would
 silently keep running the old rules.  Before the solver modules are
 imported, this drops the solver's cache files whenever any of those sources

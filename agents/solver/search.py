@@ -30,7 +30,7 @@ first: it scores a Two bonus), then cheap leads; replies that win the trick
 before replies that lose it, losing replies cheapest first.  Cards of one
 hand that are provably interchangeable (``rules_kernel.redundant_cards``)
 are searched once.  The last three tricks are not expanded node by node:
-``endgame.py`` computes them by direct minimax (trick 7 starts are still
+``last_tricks.py`` computes them by direct minimax (trick 7 starts are still
 stored in the TT, with their exact value).
 
 numba cannot load a cached self-recursive function (numba issue #6061), so
@@ -42,7 +42,7 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
-from .endgame import last_three_tricks_value, last_trick_value, last_two_tricks_value
+from .last_tricks import last_three_tricks_value, last_trick_value, last_two_tricks_value
 from .rules_kernel import ACES, INF, POINTS, SUITS, ace_stake, play_follow, redundant_cards, root_offset
 
 # A TT row: [key1, key2, packed bounds, best card].

@@ -51,11 +51,3 @@ def action_id(name: str | int) -> int:
     except ValueError:
         raise ValueError(f"unknown action {name!r}; see trappola_env.ACTION_NAMES") from None
 
-
-def mask_to_actions(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out

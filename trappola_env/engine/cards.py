@@ -73,7 +73,9 @@ def mask_of(cards: Iterable[int]) -> int:
 
 
 def cards_of(mask: int) -> list[int]:
-    """Card ids in a bit set, ascending."""
+    """The ids of the set bits of ``mask``, ascending: the cards of a card
+    set, and equally the action ids of a legal-action mask (a card's play
+    has its card id as action id)."""
     out = []
     while mask:
         low = mask & -mask

@@ -18,9 +18,8 @@ from .actions import (
     N_ACTIONS,
     PROPOSE_ALIFER,
     action_name,
-    mask_to_actions,
 )
-from .cards import ACE, ACE_MASK, CARD_POINTS, SUIT_MASK
+from .cards import ACE, ACE_MASK, CARD_POINTS, SUIT_MASK, cards_of
 from .config import DEFAULT_CONFIG, RuleConfig
 from .deal import Deal
 from .declarations import (
@@ -173,7 +172,7 @@ class Partie:
         return cards | (decl & ~self.done[p])
 
     def legal_actions(self) -> list[int]:
-        return mask_to_actions(self.legal_mask())
+        return cards_of(self.legal_mask())
 
     def is_legal(self, action: int) -> bool:
         return 0 <= action < N_ACTIONS and bool(self.legal_mask() >> action & 1)

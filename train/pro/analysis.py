@@ -1,12 +1,12 @@
 """Where does waiting pay? A paired-rollout analysis of the Pro decision.
 
-``python -m train.pro_analysis --model models/default.zip --sessions 800``
+``python -m train.pro.analysis --model models/default.zip --sessions 800``
 
 At each Pro offer of the focal player in simulated 4-player sessions
-(``train.pro.SessionBench``: the model's card play, table ``rule``,
+(``train.pro.bench.SessionBench``: the model's card play, table ``rule``,
 ``rule``, ``random``) the session is played to its end twice, declaring
 and waiting, with the same deals and player seeds
-(``SessionBench.pro_advantages``). The difference of the focal player's
+(``train.pro.rollouts.pro_advantages``). The difference of the focal player's
 tokens per partie is the advantage of declaring there. The report gives:
 
 1. the mean advantage with its 95% interval by challenger kind, kind of
@@ -32,14 +32,19 @@ import numpy as np
 
 from agents.policy_player import shipped_model_path
 
+from .bench import SessionBench
+from .parallel import fork_imap
+from .rollouts import pro_advantages
+
 BULKA_BINS = (5.0, 8.0, 12.0, 20.0, 40.0)  # extra stakes
 LEFT_BINS = (5.0, 15.0, 30.0)  # parties left
 Z95, Z80 = 1.959964, 0.841621
 FIELDS = ("seed", "bulka_in_costs", "parties_left", "challenger", "next", "advantage")
 
+
 def _records_of(bench, seeds) -> list[dict]:
     ctx: list[dict] = []
-    _, adv = bench.pro_advantages(seeds, context=ctx)
+    _, adv = pro_advantages(bench, seeds, context=ctx)
     for row, a in zip(ctx, adv):
         row["advantage"] = float(a)
     return ctx
@@ -52,7 +57,6 @@ def collect(bench, sessions: int, seed: int = 0, progress=None) -> dict:
     seeds = [int(s) for s in np.random.default_rng(seed).integers(1 << 30, size=sessions)]
     chunk = max(1, min(8, sessions // max(4 * bench.workers, 1)))
     parts = [seeds[i:i + chunk] for i in range(0, len(seeds), chunk)]
-    from .pro import fork_imap
 
     def records(part):
         return _records_of(bench, part)
@@ -199,9 +203,7 @@ def main(argv=None) -> int:
     import sys
     import time
 
-    from .pro import SessionBench
-
-    ap = argparse.ArgumentParser(prog="python -m train.pro_analysis", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m train.pro.analysis", description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", default=str(shipped_model_path()))
     ap.add_argument("--sessions", type=int, default=800)
     ap.add_argument("--parties", type=int, default=60, help="parties per session")
