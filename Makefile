@@ -2,7 +2,10 @@
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
-# torch is pinned to the CPU build on local disk here; pyproject keeps torch>=2.3.
+# torch is installed first as the CPU-only build: without the pin, pip resolves
+# the `train` extra (torch>=2.3) to the default build, which downloads several GB
+# of GPU libraries that training on the CPU never uses. pyproject.toml keeps the
+# open range so other installs can choose their own build.
 TORCH := torch==2.13.0
 
 .PHONY: demo test bench clean

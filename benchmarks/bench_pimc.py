@@ -136,8 +136,6 @@ def main() -> None:
         for role, r in s["by_seat"].items():
             print(f"  as {role:<10} win rate {r['win_rate']:.3f}  [{r['win_rate_ci'][0]:.3f}, "
                   f"{r['win_rate_ci'][1]:.3f}]  ({r['decided']} decided)")
-        verdict = "PASS" if lo > 0.55 else "FAIL"
-        print(f"  acceptance (CI lower bound > 0.55 of decided parties): {verdict}")
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=2))
 

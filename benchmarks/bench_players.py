@@ -5,8 +5,7 @@
 (a) ``rule`` against ``random`` over ``--deals`` duplicate deals (each deal
     twice, seats swapped): the win rate over decided parties with its 95%
     interval (deal-clustered Wilson), how many parties were decided, and
-    the mean point difference. The acceptance figure for the rule player
-    is a win rate of at least 0.85 here.
+    the mean point difference.
 (b) The same against ``random:alifer=false``, which never proposes and
     always declines Alifer, so nearly every partie is decided: the rule
     player's card play alone, without the Alifer filter.

@@ -90,11 +90,22 @@ def test_bad_setting_values_say_what_fits(spec, message):
         make_player(spec)
 
 
-def test_pimc_and_policy_entries_fail_clearly_when_unavailable():
-    if importlib.util.find_spec("agents.pimc") is None:
-        with pytest.raises(ValueError, match="not available yet"):
-            make_player("pimc:samples=32")
-    with pytest.raises(ValueError):
+@pytest.mark.parametrize("name, dependency, extra", [("pimc", "numba", "search"), ("policy", "torch", "train")])
+def test_a_missing_optional_dependency_names_the_extra(monkeypatch, name, dependency, extra):
+    real = importlib.import_module
+
+    def without_dependency(module_name, *args):
+        if module_name == f"agents.{'policy_player' if name == 'policy' else name}":
+            raise ModuleNotFoundError(f"No module named {dependency!r}", name=dependency)
+        return real(module_name, *args)
+
+    monkeypatch.setattr(importlib, "import_module", without_dependency)
+    with pytest.raises(ValueError, match=rf"needs {dependency}.*trappola-lab\[{extra}\]"):
+        make_player(name)
+
+
+def test_a_missing_checkpoint_is_a_value_error():
+    with pytest.raises(ValueError, match="no/such/model.zip"):
         make_player("policy:no/such/model.zip")
 
 
