@@ -1,11 +1,15 @@
-"""Self-play MaskablePPO training for Trappola (issue 5).
+"""Self-play MaskablePPO training for Trappola.
 
 * ``config``: every setting (``TrainConfig``), YAML + command-line overrides.
 * ``selfplay_env``: the single-agent wrapper with the opponent pool.
+* ``vec``: the process-pool vector environment.
 * ``ppo_selfplay``: the training script (``train``, ``cli_main``).
 * ``bc``: behaviour cloning warm start on a teacher's moves.
-* ``checkpoint``: save/load with metadata and validation.
-* ``numpy_policy``: the actor in numpy (fast play, pool snapshots).
-* ``pro``: the learned Pro decision for Bulka sessions.
+* ``callbacks``: snapshots, evaluation, checkpoints and the time cap during a run.
+* ``checkpoint``: writing and exporting checkpoints (reading them is ``agents.checkpoint``).
+* ``pro``: training the Pro decision for Bulka sessions.
 * ``demo``: ``make demo``'s short training run and session table.
+
+Players read what training writes through ``agents`` (the numpy actor, the
+checkpoint reader, the learned Pro policies); nothing below imports ``train``.
 """
