@@ -69,3 +69,23 @@ def test_play_runs_from_another_directory(installed):
     proc = run(installed, "-m", "trappola_cli", "play", "--opponent", "policy", "--seed", "1", stdin="q\n")
     assert proc.returncode == 0, proc.stderr
     assert "bye" in proc.stdout
+
+
+def test_train_with_the_default_config_from_another_directory(installed):
+    # The shipped default config, shrunk by overrides to a few hundred steps; its relative
+    # out_dir lands in the user's working directory.
+    proc = run(installed, "-m", "trappola_cli", "train", "total_timesteps=256", "n_envs=2", "vec_env=dummy",
+               "n_steps=64", "batch_size=64", "n_epochs=1", "net_arch=[32]", "bc=false", "eval_every=256",
+               "eval_deals=4", "progress_bar=false", "tensorboard=false", "run_name=wheel")
+    assert proc.returncode == 0, proc.stderr
+    run_dir = installed[1] / "runs" / "wheel"
+    assert (run_dir / "final.zip").is_file()
+    check = run(installed, "-m", "trappola_cli", "evaluate", "--players", "policy:runs/wheel/final.zip,random",
+                "--deals", "4", "--workers", "1")
+    assert check.returncode == 0, check.stderr
+
+
+def test_quick_demo_runs_from_another_directory(installed):
+    proc = run(installed, "-m", "trappola_cli", "demo", "--quick")
+    assert proc.returncode == 0, proc.stderr
+    assert "Partie 1" in proc.stdout and "policy" in proc.stdout
