@@ -214,22 +214,28 @@ def test_players_receive_only_their_seat_view():
         assert not (view.info.hand | view.info.dealt) & opp_unplayed
 
 
-def test_decisions_do_not_depend_on_hidden_cards():
-    """Swap the dealer's hand with hidden stock cards: the challenger's first
-    decisions (same seed) must not change, whatever player it is."""
-    for seed in range(12):
+def first_decisions_on_swapped_deals(spec: str, seeds=range(12)):
+    """(decision on a deal, decision on the same deal with the dealer's hand
+    swapped with hidden stock cards) of the challenger's first move, per seed."""
+    for seed in seeds:
         deal = random_deal(random.Random(seed))
         order = list(deal.dealer) + list(deal.stock[:-1])
         random.Random(seed + 1).shuffle(order)
         other = Deal(deal.challenger, tuple(order[:9]), tuple(order[9:]) + (deal.bottom,))
-        for spec in ("rule", "random", "rule:first_two=0,samples=2"):
-            firsts = []
-            for d in (deal, other):
-                player = make_player(spec)
-                player.reset(seed)
-                p = Partie(d)
-                firsts.append(player.act(view_of(p)))
-            assert firsts[0] == firsts[1], (spec, seed)
+        firsts = []
+        for d in (deal, other):
+            player = make_player(spec)
+            player.reset(seed)
+            firsts.append(player.act(view_of(Partie(d))))
+        yield seed, firsts
+
+
+def test_decisions_do_not_depend_on_hidden_cards():
+    """Swap the dealer's hand with hidden stock cards: the challenger's first
+    decisions (same seed) must not change, whatever player it is."""
+    for spec in ("rule", "random", "rule:first_two=0,samples=2", "policy", "policy:sample=true"):
+        for seed, (a, b) in first_decisions_on_swapped_deals(spec):
+            assert a == b, (spec, seed)
 
 
 def test_observation_is_computed_only_when_read():

@@ -23,6 +23,7 @@ import time
 import numpy as np
 
 from trappola_env.engine import Partie, random_deal
+from trappola_env.full_deal import FULL_DEAL_SIZE, encode_full_deal
 from trappola_env.observation import OBS_SIZE, encode
 from trappola_env.referee import seat_policy
 from trappola_env.trappola_v0 import mask_array, result_name, reward_of
@@ -34,8 +35,10 @@ from .selfplay_env import ENV_REWARD_MODE, scale_reward
 
 def collect(teacher: str, n_deals: int, seed: int, reward_mode: str = "mixed", points_scale: float = 60.0,
             tokens_scale: float = 30.0, points_weight: float = 0.5, random_share: float = 0.2,
-            alifer_value: str = "replay", workers: int = 1) -> dict:
-    """Teacher decisions with a choice, as arrays: ``obs`` (float16),
+            alifer_value: str = "replay", workers: int = 1, privileged: bool = False) -> dict:
+    """Teacher decisions with a choice, as arrays: ``obs`` (float16;
+    with ``privileged``, the observation followed by the seat's full-deal
+    vector, as ``SelfPlayEnv(privileged=True)`` gives it),
     ``mask`` (bool), ``action`` (int64), ``ret`` (float32).
 
     The deals are played in ``workers`` processes, in fixed chunks with
@@ -45,7 +48,7 @@ def collect(teacher: str, n_deals: int, seed: int, reward_mode: str = "mixed", p
     same opponent kind."""
     chunk = 250  # fixed, so that the data do not depend on the number of workers
     tasks = [(teacher, min(chunk, n_deals - start), derive_seed(seed, "bc-chunk", i), reward_mode, points_scale,
-              tokens_scale, points_weight, random_share)
+              tokens_scale, points_weight, random_share, privileged)
              for i, start in enumerate(range(0, n_deals, chunk))]
     if workers > 1 and len(tasks) > 1:
         import multiprocessing
@@ -67,11 +70,11 @@ def collect(teacher: str, n_deals: int, seed: int, reward_mode: str = "mixed", p
 def _collect_chunk(task) -> dict:
     from agents import make_player
 
-    teacher, n_deals, seed, reward_mode, points_scale, tokens_scale, points_weight, random_share = task
+    teacher, n_deals, seed, reward_mode, points_scale, tokens_scale, points_weight, random_share, privileged = task
     rng = random.Random(seed)
     t_a, t_b, rand = make_player(teacher), make_player(teacher), make_player("random")
     cap = n_deals * 24
-    obs = np.empty((cap, OBS_SIZE), np.float16)
+    obs = np.empty((cap, OBS_SIZE + (FULL_DEAL_SIZE if privileged else 0)), np.float16)
     masks = np.empty((cap, 49), bool)
     actions = np.empty(cap, np.int64)
     rets = np.empty(cap, np.float32)
@@ -80,6 +83,7 @@ def _collect_chunk(task) -> dict:
     n = 0
     env_mode = ENV_REWARD_MODE[reward_mode]
     buf = np.empty(OBS_SIZE, np.float32)
+    deal_buf = np.empty(FULL_DEAL_SIZE, np.float32)
     for _ in range(n_deals):
         deal = random_deal(rng)
         vs_random = rng.random() < random_share
@@ -102,7 +106,9 @@ def _collect_chunk(task) -> dict:
                 if n >= cap:
                     raise RuntimeError("more decisions than expected; raise the capacity")
                 encode(partie, seat, buf)
-                obs[n] = buf
+                obs[n, :OBS_SIZE] = buf
+                if privileged:
+                    obs[n, OBS_SIZE:] = encode_full_deal(partie, seat, deal_buf)
                 masks[n] = mask_array(mask).astype(bool)
                 actions[n] = action
                 seats.append(seat)

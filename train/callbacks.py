@@ -88,17 +88,26 @@ class EvalCheckpointCallback(BaseCallback):
 
     def evaluate(self) -> dict:
         """A duplicate match of the learner against ``eval_opponent`` by the
-        project's evaluator (in this process), as ``duplicate_figures``."""
+        project's evaluator (in this process), as ``duplicate_figures``;
+        with ``eval_search_deals``, also a small one against
+        ``eval_search_opponent`` (under the key ``"search"``), so that the
+        progress against search shows during the run."""
+        cfg = self.cfg
+        res = self._duplicate(cfg.eval_opponent, cfg.eval_deals)
+        if cfg.eval_search_deals:
+            res["search"] = self._duplicate(cfg.eval_search_opponent, cfg.eval_search_deals)
+        res["timesteps"] = self.num_timesteps
+        self.history.append(res)
+        return res
+
+    def _duplicate(self, opponent: str, deals: int) -> dict:
         from agents.policy_player import PolicyPlayer
         from evaluation import head_to_head
 
         cfg = self.cfg
         me = PolicyPlayer.from_numpy(NumpyPolicy.from_sb3(self.model.policy, cfg.activation))
-        match = head_to_head(me, cfg.eval_opponent, cfg.eval_deals, duplicate=True, seed=cfg.seed + 777, workers=1)
-        res = duplicate_figures(match)
-        res["timesteps"] = self.num_timesteps
-        self.history.append(res)
-        return res
+        return duplicate_figures(head_to_head(me, opponent, deals, duplicate=True, seed=cfg.seed + 777,
+                                              workers=1))
 
     def meta(self, **extra) -> dict:
         return build_metadata(self.cfg.to_dict(), self.cfg.seed, self.num_timesteps, **extra)
@@ -110,10 +119,19 @@ class EvalCheckpointCallback(BaseCallback):
         self.log(f"[eval {self.num_timesteps:>9,} steps] vs {self.cfg.eval_opponent} in duplicate: "
                  f"win rate {res['win_rate']:.3f}, score {res['score']:.3f}{ci}, "
                  f"points diff {res['points_diff']:+.1f}")
+        search = res.get("search")
+        if search:
+            lo, hi = search["win_rate_ci"] or (None, None)
+            ci = "" if lo is None else f" [{lo:.3f}, {hi:.3f}]"
+            self.log(f"[eval {self.num_timesteps:>9,} steps] vs {self.cfg.eval_search_opponent} in duplicate "
+                     f"({self.cfg.eval_search_deals} deals): win rate {search['win_rate']:.3f}{ci}")
         if self.logger is not None:
-            self.logger.record(f"eval/win_rate_vs_{self.cfg.eval_opponent}", res["win_rate"])
-            self.logger.record(f"eval/score_vs_{self.cfg.eval_opponent}", res["score"])
-            self.logger.record(f"eval/points_diff_vs_{self.cfg.eval_opponent}", res["points_diff"])
+            for name, figures in ((self.cfg.eval_opponent, res), (self.cfg.eval_search_opponent, search)):
+                if figures:
+                    tag = name.split(":")[0]
+                    self.logger.record(f"eval/win_rate_vs_{tag}", figures["win_rate"])
+                    self.logger.record(f"eval/score_vs_{tag}", figures["score"])
+                    self.logger.record(f"eval/points_diff_vs_{tag}", figures["points_diff"])
         if res["score"] > self.best_score:
             self.best_score = res["score"]
             self.best_path = save_checkpoint(self.model, self.run_dir / "best.zip",

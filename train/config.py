@@ -52,6 +52,9 @@ class TrainConfig:
     # reward against that opponent (the value of the replay); "zero" as 0.
     alifer_value: str = "replay"
     alifer_ema: float = 0.01
+    # The critic also reads the whole deal (train.privileged_policy); the actor
+    # still reads only the trappola_v0 observation.
+    privileged_critic: bool = False
     # --- network and PPO ------------------------------------------------
     net_arch: list = field(default_factory=lambda: [256, 256])
     activation: str = "relu"  # relu | tanh
@@ -87,6 +90,10 @@ class TrainConfig:
     eval_every: int = 200_000  # learner steps
     eval_deals: int = 400  # duplicate: each deal is played twice, seats swapped
     eval_opponent: str = "rule"
+    # A second, small duplicate match at each evaluation against a search player,
+    # logged to TensorBoard (eval/*_vs_<name>); 0 deals = none. Not used for best.zip.
+    eval_search_deals: int = 0
+    eval_search_opponent: str = "pimc:samples=4"
     checkpoint_every: int = 500_000
     # --- Pro decision (bulka sessions) -----------------------------------
     pro_train: bool = False  # train the Pro decision after self-play
@@ -107,7 +114,7 @@ class TrainConfig:
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)!r}")
         for name in ("total_timesteps", "snapshot_every", "eval_every", "checkpoint_every", "eval_deals",
-                     "bc_deals"):
+                     "bc_deals", "eval_search_deals"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)!r}")
         if not self.net_arch or any(not isinstance(n, int) or n < 1 for n in self.net_arch):

@@ -43,6 +43,7 @@ def train(cfg: TrainConfig, log=None) -> dict:
     from . import bc as bc_mod
     from .callbacks import EvalCheckpointCallback, ProgressBarCallback, SelfPlayCallback, TimeLimitCallback
     from .checkpoint import build_metadata, load_model, save_checkpoint
+    from .privileged_policy import PrivilegedCriticPolicy
     from .vec import make_vec_env
 
     # 1. settings and seeds ---------------------------------------------
@@ -78,8 +79,9 @@ def train(cfg: TrainConfig, log=None) -> dict:
         model._setup_lr_schedule()
         say(f"resumed from {cfg.resume} at {model.num_timesteps:,} steps")
     else:
+        policy_class = PrivilegedCriticPolicy if cfg.privileged_critic else "MlpPolicy"
         model = MaskablePPO(
-            "MlpPolicy", venv, seed=cfg.seed, device="cpu", verbose=0,
+            policy_class, venv, seed=cfg.seed, device="cpu", verbose=0,
             learning_rate=lr_schedule, n_steps=cfg.n_steps, batch_size=cfg.batch_size, n_epochs=cfg.n_epochs,
             gamma=cfg.gamma, gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range, ent_coef=cfg.ent_coef,
             vf_coef=cfg.vf_coef, max_grad_norm=cfg.max_grad_norm, target_kl=cfg.target_kl or None,
@@ -98,7 +100,7 @@ def train(cfg: TrainConfig, log=None) -> dict:
         data = bc_mod.collect(cfg.bc_teacher, cfg.bc_deals, seed=cfg.seed + 1, reward_mode=cfg.reward_mode,
                               points_scale=cfg.points_scale, tokens_scale=cfg.tokens_scale,
                               points_weight=cfg.points_weight, alifer_value=cfg.alifer_value,
-                              workers=cfg.bc_workers)
+                              workers=cfg.bc_workers, privileged=cfg.privileged_critic)
         say(f"bc: {len(data['action']):,} {cfg.bc_teacher} decisions from {cfg.bc_deals:,} deals "
             f"in {time.time() - t0:.0f}s")
         bc_stats = bc_mod.clone(model, data, cfg.bc_epochs, cfg.bc_batch_size, cfg.bc_learning_rate,

@@ -37,6 +37,10 @@ learner is to act again or the partie is over.
   interface). The mask is also put into every ``info`` (and reset info)
   under ``"action_mask"`` so that ``MaskCacheVecEnv`` can serve it
   without one extra inter-process round trip per step.
+* ``privileged``: the observation is the ``trappola_v0`` vector followed by
+  the learner's ``trappola_env.full_deal`` vector (the whole deal), for a
+  critic that may see it (``train.privileged_policy``). Opponents always
+  read their plain observation.
 * At the end of an episode ``info`` holds ``opponent`` (pool member name),
   ``result`` ("win" | "loss" | "alifer"), ``points_diff`` and ``tokens``.
 """
@@ -50,6 +54,7 @@ from gymnasium import spaces
 
 from trappola_env import trappola_v0
 from trappola_env.engine import N_ACTIONS
+from trappola_env.full_deal import FULL_DEAL_SIZE, encode_full_deal
 from trappola_env.observation import OBS_SIZE
 from trappola_env.referee import seat_policy
 
@@ -149,7 +154,7 @@ class SelfPlayEnv(gymnasium.Env):
                  points_scale: float = 60.0, tokens_scale: float = 30.0, points_weight: float = 0.5,
                  seed: int | None = None, pool_size: int = 8, snapshot_latest_prob: float = 0.5,
                  opponent_deterministic: bool = False, skip_forced: bool = True, alifer_value: str = "replay",
-                 alifer_ema: float = 0.01):
+                 alifer_ema: float = 0.01, privileged: bool = False):
         if reward_mode not in ENV_REWARD_MODE:
             raise ValueError(f"reward_mode must be one of {tuple(ENV_REWARD_MODE)}, got {reward_mode!r}")
         if isinstance(pool, OpponentPool):
@@ -168,7 +173,9 @@ class SelfPlayEnv(gymnasium.Env):
         self.tokens_scale = float(tokens_scale)
         self.points_weight = float(points_weight)
         self.env = trappola_v0.raw_env(reward_mode=ENV_REWARD_MODE[reward_mode])
-        self.observation_space = spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32)
+        self.privileged = bool(privileged)
+        size = OBS_SIZE + (FULL_DEAL_SIZE if self.privileged else 0)
+        self.observation_space = spaces.Box(0.0, 1.0, (size,), np.float32)
         self.action_space = spaces.Discrete(N_ACTIONS)
         self._rng = np.random.default_rng(seed)
         self._deal_seed = None if seed is None else int(self._rng.integers(2**31))
@@ -208,7 +215,7 @@ class SelfPlayEnv(gymnasium.Env):
             raise RuntimeError("the partie ended before the learner's first move")
         obs = env.observe(LEARNER)
         self._mask = obs["action_mask"].astype(bool)
-        return obs["observation"], {"action_mask": self._mask, "role": env.infos[LEARNER]["role"]}
+        return self._learner_obs(obs), {"action_mask": self._mask, "role": env.infos[LEARNER]["role"]}
 
     def step(self, action):
         env = self.env
@@ -221,11 +228,17 @@ class SelfPlayEnv(gymnasium.Env):
         if done:
             self._mask = np.zeros(N_ACTIONS, bool)
             info = self._final_info()
-            return obs["observation"], self._final_reward(info), True, False, info
+            return self._learner_obs(obs), self._final_reward(info), True, False, info
         self._mask = obs["action_mask"].astype(bool)
-        return obs["observation"], 0.0, False, False, {"action_mask": self._mask}
+        return self._learner_obs(obs), 0.0, False, False, {"action_mask": self._mask}
 
     # ------------------------------------------------------------ internals
+    def _learner_obs(self, obs: dict) -> np.ndarray:
+        if not self.privileged:
+            return obs["observation"]
+        seat = 0 if self.env.infos[LEARNER]["role"] == "challenger" else 1
+        return np.concatenate([obs["observation"], encode_full_deal(self.env.partie, seat)])
+
     def _advance(self) -> bool:
         """Play the opponent's moves and the learner's forced moves until the
         learner has a choice; True if the partie ended meanwhile."""

@@ -43,7 +43,7 @@ def env_kwargs(cfg) -> dict:
     return dict(pool=dict(cfg.pool), reward_mode=cfg.reward_mode, points_scale=cfg.points_scale,
                 tokens_scale=cfg.tokens_scale, points_weight=cfg.points_weight, pool_size=cfg.pool_size,
                 snapshot_latest_prob=cfg.snapshot_latest_prob, opponent_deterministic=cfg.opponent_deterministic,
-                alifer_value=cfg.alifer_value, alifer_ema=cfg.alifer_ema)
+                alifer_value=cfg.alifer_value, alifer_ema=cfg.alifer_ema, privileged=cfg.privileged_critic)
 
 
 def _factory(kwargs: dict, seed: int):
