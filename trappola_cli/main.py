@@ -109,7 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--config", default=None,
                    help="YAML config file, or the name of a shipped one (ppo_selfplay, demo); "
                         "default: the shipped configs/ppo_selfplay.yaml")
-    t.add_argument("overrides", nargs="*", metavar="KEY=VALUE", help="config overrides")
+    t.add_argument("overrides", nargs="*", metavar="KEY=VALUE", help="config overrides (or --key value)")
 
     d = sub.add_parser("demo", help="a short training run, then a Bulka-session table (make demo)")
     d.add_argument("--seed", type=_int, default=0, help="seed (default: 0)")
@@ -123,11 +123,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    try:
-        parser = build_parser()
-        args = parser.parse_args(argv)
-    except SystemExit as e:  # argparse: --help (0) or a usage error (2), already printed
-        return int(e.code or 0)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["train"]:
+        # Training reads its own arguments (train.ppo_selfplay.cli_main): overrides may be
+        # written `--key value`, which argparse would take for unknown options.
+        args = argparse.Namespace(command="train", argv=argv[1:])
+    else:
+        try:
+            parser = build_parser()
+            args = parser.parse_args(argv)
+        except SystemExit as e:  # argparse: --help (0) or a usage error (2), already printed
+            return int(e.code or 0)
     try:
         return COMMANDS[args.command](args)
     except (CliError, ValueError, FileNotFoundError, PermissionError, IsADirectoryError) as e:
@@ -280,7 +286,7 @@ def cmd_demo(args) -> int:
 def cmd_train(args) -> int:
     from train.ppo_selfplay import cli_main
 
-    return cli_main((["--config", args.config] if args.config else []) + list(args.overrides))
+    return cli_main(args.argv)
 
 
 COMMANDS = {"play": cmd_play, "evaluate": cmd_evaluate, "players": cmd_players, "bench": cmd_bench,
