@@ -100,3 +100,35 @@ def test_module_entry_point_exits_2_without_traceback():
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2
     assert "unknown player" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def _closed_stream():
+    stream = io.StringIO()
+    stream.close()
+    return stream
+
+
+@pytest.mark.parametrize("stdin, reason", [(None, "standard input is closed"), (_closed_stream(), "cannot read"),
+                                           (io.StringIO(""), "end of input")])
+def test_play_without_input_says_bye(monkeypatch, capsys, stdin, reason):
+    monkeypatch.setattr(sys, "stdin", stdin)
+    assert main(["play", "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    assert f"bye ({'no input: ' if stdin is None else ''}{reason}" in out
+
+
+def test_evaluate_with_a_human_at_end_of_input_stops_in_one_line(monkeypatch, capsys):
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    assert main(["evaluate", "--players", "human,random", "--deals", "3"]) == 1
+    err = capsys.readouterr().err
+    assert err.strip() == "trappola evaluate: stopped, no results: the human player stopped (end of input)"
+
+
+def test_play_with_stdin_closed_in_a_real_process():
+    import os
+
+    proc = subprocess.run([sys.executable, "-m", "trappola_cli", "play", "--seed", "2"],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=120,
+                          preexec_fn=lambda: os.close(0))
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr
+    assert "bye (no input: standard input is closed)" in proc.stdout

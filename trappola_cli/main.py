@@ -181,14 +181,15 @@ def cmd_play(args) -> int:
             # An Alifer replays at double stakes (RULES.md section 6).
             multiplier = multiplier * 2 if res.winner is None else 1
         print(f"\nYour tokens over {args.parties} partie(s): {total:+d}")
-    except HumanQuit:
-        print("\nbye")
+    except HumanQuit as e:
+        print("\nbye" if str(e) == "quit" else f"\nbye ({e})")
     return 0
 
 
 # ----------------------------------------------------------------- evaluate
 def cmd_evaluate(args) -> int:
     from agents import split_player_list
+    from agents.human_player import HumanQuit
     from trappola_env.engine import RuleConfig
     from evaluation import head_to_head, rate_pool, session_tournament
     from evaluation.report import format_summary, write_csv, write_json
@@ -201,19 +202,24 @@ def cmd_evaluate(args) -> int:
     common = dict(seed=args.seed, config=config, stake_multiple=args.stake_multiple, workers=args.workers,
                   progress=not args.no_progress and sys.stderr.isatty())
     start = time.perf_counter()
-    if args.session:
-        if not 2 <= len(players) <= 4:
-            raise CliError(f"--session needs 2 to 4 players, got {len(players)}")
-        res = session_tournament(players, args.sessions, args.parties, **common)
-    elif args.ratings:
-        if len(players) < 2:
-            raise CliError(f"--ratings needs at least 2 players, got {len(players)}")
-        res = rate_pool(players, args.deals, **common)
-    else:
-        if len(players) != 2:
-            raise CliError(f"a head-to-head needs exactly 2 players, got {len(players)} "
-                           "(use --session or --ratings for more)")
-        res = head_to_head(players[0], players[1], args.deals, duplicate=args.duplicate, **common)
+    try:
+        if args.session:
+            if not 2 <= len(players) <= 4:
+                raise CliError(f"--session needs 2 to 4 players, got {len(players)}")
+            res = session_tournament(players, args.sessions, args.parties, **common)
+        elif args.ratings:
+            if len(players) < 2:
+                raise CliError(f"--ratings needs at least 2 players, got {len(players)}")
+            res = rate_pool(players, args.deals, **common)
+        else:
+            if len(players) != 2:
+                raise CliError(f"a head-to-head needs exactly 2 players, got {len(players)} "
+                               "(use --session or --ratings for more)")
+            res = head_to_head(players[0], players[1], args.deals, duplicate=args.duplicate, **common)
+    except HumanQuit as e:
+        print(flush=True)  # end the unanswered prompt's line
+        print(f"trappola evaluate: stopped, no results: the human player stopped ({e})", file=sys.stderr)
+        return 1
     print(format_summary(res.summary))
     print(f"({time.perf_counter() - start:.1f} s)")
     if args.json:
