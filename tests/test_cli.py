@@ -132,3 +132,16 @@ def test_play_with_stdin_closed_in_a_real_process():
                           preexec_fn=lambda: os.close(0))
     assert proc.returncode == 0 and "Traceback" not in proc.stderr
     assert "bye (no input: standard input is closed)" in proc.stdout
+
+
+@pytest.mark.parametrize("option", ["--json", "--csv"])
+def test_output_into_a_directory_is_refused_before_the_run(tmp_path, monkeypatch, capsys, option):
+    import evaluation
+
+    def no_run(*args, **kwargs):
+        raise AssertionError("the run started")
+
+    monkeypatch.setattr(evaluation, "head_to_head", no_run)
+    assert main(["evaluate", "--players", "rule,random", "--deals", "2", option, str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert f"cannot write {tmp_path}: it is a directory" in err and "Traceback" not in err

@@ -197,8 +197,8 @@ def cmd_evaluate(args) -> int:
     players = split_player_list(args.players)
     config = RuleConfig(ace_declaration=args.ace_declaration)
     for path in (args.json, args.csv):
-        if path and not Path(path).resolve().parent.is_dir():
-            raise CliError(f"cannot write {path}: no such directory")
+        if path:
+            _check_writable(Path(path))
     common = dict(seed=args.seed, config=config, stake_multiple=args.stake_multiple, workers=args.workers,
                   progress=not args.no_progress and sys.stderr.isatty())
     start = time.perf_counter()
@@ -227,6 +227,17 @@ def cmd_evaluate(args) -> int:
     if args.csv:
         write_csv(res.records, args.csv)
     return 0
+
+
+def _check_writable(path: Path) -> None:
+    """Refuse an output path before a long run rather than after it."""
+    if path.is_dir():
+        raise CliError(f"cannot write {path}: it is a directory")
+    parent = path.resolve().parent
+    if not parent.is_dir():
+        raise CliError(f"cannot write {path}: no such directory")
+    if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise CliError(f"cannot write {path}: permission denied")
 
 
 # ------------------------------------------------------------------ players
