@@ -145,3 +145,19 @@ def test_output_into_a_directory_is_refused_before_the_run(tmp_path, monkeypatch
     assert main(["evaluate", "--players", "rule,random", "--deals", "2", option, str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert f"cannot write {tmp_path}: it is a directory" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("flag, expect", [(None, "lines"), ("--progress", "bar"), ("--no-progress", "none")])
+def test_evaluate_progress_when_stderr_is_not_a_terminal(capsys, flag, expect):
+    argv = ["evaluate", "--players", f"{FAST},random", "--deals", "20", "--workers", "1"]
+    assert main(argv + ([flag] if flag else [])) == 0
+    err = capsys.readouterr().err
+    lines = [line for line in err.splitlines() if line.startswith("rule:answer_rollouts=0,endgame=2 vs random: ")]
+    if expect == "lines":  # blocks of 5 deals: one line per block, each a further tenth
+        assert [line.split(": ", 1)[1].split(",")[0] for line in lines] == [
+            "5/20 deals (25%)", "10/20 deals (50%)", "15/20 deals (75%)", "20/20 deals (100%)"]
+        assert "%|" not in err
+    elif expect == "bar":
+        assert "/20 [" in err and "%|" in err and "deals (" not in err  # tqdm's bar, not the plain lines
+    else:
+        assert err == ""

@@ -11,8 +11,11 @@
 Players are registry specs (``agents.make_player``): ``rule``,
 ``random:alifer=false``, ``policy:path/to/model.zip``... In ``--players``
 a comma starts a new player unless it is followed by ``key=value``, so
-``rule:declare=never,manko=false,random`` is two players. Bad arguments
-print a one-line error and exit with status 2; Ctrl-C exits with 130.
+``rule:declare=never,manko=false,random`` is two players. ``evaluate``
+reports progress on stderr: a bar on a terminal, else a plain line at each
+tenth of the run (``--progress`` forces the bar, ``--no-progress`` shows
+nothing). Bad arguments print a one-line error and exit with status 2;
+Ctrl-C exits with 130.
 """
 from __future__ import annotations
 
@@ -93,7 +96,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="rule variant for declaring Aces (default: first_ace)")
     e.add_argument("--json", metavar="PATH", help="write the summary as JSON")
     e.add_argument("--csv", metavar="PATH", help="write one row per partie (per session and player with --session)")
-    e.add_argument("--no-progress", action="store_true", help="no progress bar")
+    shown = e.add_mutually_exclusive_group()
+    shown.add_argument("--progress", action="store_true",
+                       help="show the progress bar even when stderr is not a terminal (default: the bar on a "
+                            "terminal, else a plain line at each tenth of the run and at least every 30 s)")
+    shown.add_argument("--no-progress", action="store_true", help="no progress report")
 
     sub.add_parser("players", help="list the registered players and their settings")
 
@@ -200,7 +207,7 @@ def cmd_evaluate(args) -> int:
         if path:
             _check_writable(Path(path))
     common = dict(seed=args.seed, config=config, stake_multiple=args.stake_multiple, workers=args.workers,
-                  progress=not args.no_progress and sys.stderr.isatty())
+                  progress="none" if args.no_progress else "bar" if args.progress else "auto")
     start = time.perf_counter()
     try:
         if args.session:
