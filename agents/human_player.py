@@ -6,8 +6,9 @@ declarations and Manko answers, points so far, the card on the table) and
 the legal actions numbered, with readable names (``AS`` = "Asso of
 Spade"). The answer may be the number, a card name (``AS``) or an action
 name (``declare aces``); anything else is explained and asked again.
-``q``, the end of input, or no readable input at all raises ``HumanQuit``. The Pro question is asked the
-same way (y/n).
+``q``, the end of input or an input that cannot be read (closed, or no
+stdin at all) raises ``HumanQuit``. The Pro question is asked the same
+way (y/n).
 
 The streams are injectable for tests: ``HumanPlayer(stdin=..., stdout=...)``
 or ``make_player("human", stdin=..., stdout=...)``.
