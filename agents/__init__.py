@@ -93,9 +93,7 @@ def player_class(name: str) -> type[Player]:
     return cls
 
 
-def make_player(spec: str, **overrides) -> Player:
-    """Build a player from a spec (see the module docstring); keyword
-    ``overrides`` win over settings in the spec (e.g. ``stdin=`` for human)."""
+def _class_and_settings(spec: str) -> tuple[type[Player], dict[str, str]]:
     name, bare, settings = parse_spec(spec)
     cls = player_class(name)
     if bare:
@@ -104,8 +102,24 @@ def make_player(spec: str, **overrides) -> Player:
             known = ", ".join(sorted(cls.SETTINGS)) or "none"
             raise ValueError(f"in {spec!r}: settings are key=value (player {name!r} settings: {known})")
         settings = {positional: bare[0], **settings}
+    return cls, settings
+
+
+def make_player(spec: str, **overrides) -> Player:
+    """Build a player from a spec (see the module docstring); keyword
+    ``overrides`` win over settings in the spec (e.g. ``stdin=`` for human)."""
+    cls, settings = _class_and_settings(spec)
     settings.update(overrides)
     return cls(**settings)
+
+
+def check_spec(spec: str) -> type[Player]:
+    """The class a spec names, after checking its name and settings as
+    ``make_player`` would, without building the player (so no checkpoint
+    is read); a bad spec raises ``ValueError``."""
+    cls, settings = _class_and_settings(spec)
+    cls._validate(settings)
+    return cls
 
 
 def describe_players() -> str:
@@ -140,5 +154,5 @@ def split_player_list(text: str) -> list[str]:
     return out
 
 
-__all__ = ["REGISTRY", "Player", "available_players", "describe_players", "make_player", "parse_spec",
-           "player_class", "split_player_list"]
+__all__ = ["REGISTRY", "Player", "available_players", "check_spec", "describe_players", "make_player",
+           "parse_spec", "player_class", "split_player_list"]

@@ -9,8 +9,11 @@ with a ``CheckpointError`` (a ``ValueError``) saying why, when
 
 * the file is missing (``CheckpointNotFoundError``, also a ``FileNotFoundError``),
 * it is not a readable zip or lacks the policy weights (corrupt),
-* it has no Trappola metadata (some other model), or
-* its action table or observation layout differs from this code's.
+* it has no Trappola metadata (some other model), or its signature is
+  not a mapping,
+* its action table or observation layout differs from this code's, or
+* its network does not fit: layer shapes that do not chain, an action
+  head without one output per action, a NaN or infinite weight.
 
 ``read_metadata`` and ``check_compatible`` work without torch;
 ``load_policy`` returns the fast numpy actor (for playing). Writing
@@ -24,6 +27,8 @@ import io
 import json
 import zipfile
 from pathlib import Path
+
+import numpy as np
 
 from trappola_env.engine.actions import ACTION_NAMES, N_ACTIONS
 
@@ -118,6 +123,10 @@ def read_metadata(path: str | Path) -> dict:
             raise CheckpointError(f"checkpoint {path} is corrupt: unreadable {META_NAME} ({exc})") from None
     if not isinstance(meta, dict) or "signature" not in meta:
         raise CheckpointError(f"checkpoint {path} is corrupt: {META_NAME} lacks the signature")
+    sig = meta["signature"]
+    if not isinstance(sig, dict) or not all(isinstance(sig.get(k, {}), dict) for k in ("actions", "observation")):
+        raise CheckpointError(f"checkpoint {path} is corrupt: the signature in {META_NAME} is not a mapping "
+                              f"of mappings (got {sig!r:.80})")
     return meta
 
 
@@ -127,7 +136,9 @@ def check_compatible(meta: dict, path: str | Path = "checkpoint", env: str | Non
     if meta.get("format_version") != FORMAT_VERSION:
         raise CheckpointError(f"{path}: checkpoint format {meta.get('format_version')!r}, "
                               f"this code reads format {FORMAT_VERSION}")
-    sig = meta["signature"]
+    sig = meta.get("signature")
+    if not isinstance(sig, dict) or not all(isinstance(sig.get(k, {}), dict) for k in ("actions", "observation")):
+        raise CheckpointError(f"{path}: the checkpoint's signature is not a mapping of mappings (got {sig!r:.80})")
     env = env or sig.get("observation", {}).get("env", "trappola_v0")
     now = current_signature(env)
     problems = []
@@ -168,4 +179,19 @@ def load_policy(path: str | Path, env: str | None = None):
     if want is not None and policy.obs_dim != want:
         raise CheckpointError(f"checkpoint {path}: network input size {policy.obs_dim} != "
                               f"observation size {want}")
+    check_weights(policy, path)
     return policy, meta
+
+
+def check_weights(policy: NumpyPolicy, path: str | Path = "checkpoint") -> None:
+    """Raise ``CheckpointError`` unless the actor's action head has one
+    output per action of this code's table and every weight is finite (a
+    NaN logit would let masked sampling pick an illegal action)."""
+    w, b = policy.head
+    if policy.n_actions != N_ACTIONS or b.shape != (N_ACTIONS,):
+        raise CheckpointError(f"checkpoint {path}: the action head has {policy.n_actions} outputs "
+                              f"(bias {b.shape}), the action table has {N_ACTIONS} actions")
+    for i, (weight, bias) in enumerate([*policy.layers, policy.head]):
+        if not (np.isfinite(weight).all() and np.isfinite(bias).all()):
+            where = "action head" if i == len(policy.layers) else f"layer {i}"
+            raise CheckpointError(f"checkpoint {path} is corrupt: the {where} has non-finite (NaN or inf) weights")

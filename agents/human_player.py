@@ -6,8 +6,9 @@ declarations and Manko answers, points so far, the card on the table) and
 the legal actions numbered, with readable names (``AS`` = "Asso of
 Spade"). The answer may be the number, a card name (``AS``) or an action
 name (``declare aces``); anything else is explained and asked again.
-``q`` (or end of input) raises ``HumanQuit``. The Pro question is asked the
-same way (y/n).
+``q``, the end of input or an input that cannot be read (closed, or no
+stdin at all) raises ``HumanQuit``. The Pro question is asked the same
+way (y/n).
 
 The streams are injectable for tests: ``HumanPlayer(stdin=..., stdout=...)``
 or ``make_player("human", stdin=..., stdout=...)``.
@@ -65,7 +66,12 @@ class HumanPlayer(Player):
     def _ask(self, prompt: str) -> str:
         self.stdout.write(prompt)
         self.stdout.flush()
-        line = self.stdin.readline()
+        if self.stdin is None:  # Python's sys.stdin when the process has no standard input
+            raise HumanQuit("no input: standard input is closed")
+        try:
+            line = self.stdin.readline()
+        except (OSError, ValueError) as exc:  # ValueError: the stream was closed
+            raise HumanQuit(f"cannot read input ({exc})") from None
         if not line:
             raise HumanQuit("end of input")
         line = line.strip()

@@ -27,6 +27,11 @@ class NumpyPolicy:
         self.layers = [(np.ascontiguousarray(w, dtype=np.float32), np.asarray(b, dtype=np.float32))
                        for w, b in layers]
         self.head = (np.ascontiguousarray(head[0], dtype=np.float32), np.asarray(head[1], dtype=np.float32))
+        shapes = [(w.shape, b.shape) for w, b in [*self.layers, self.head]]
+        for i, (w_shape, b_shape) in enumerate(shapes):
+            if len(w_shape) != 2 or b_shape != w_shape[:1] or (i and w_shape[1] != shapes[i - 1][0][0]):
+                raise ValueError(f"layer {i} has weights {w_shape} and bias {b_shape}, which do not chain "
+                                 f"with the layers before: {shapes}")
         self.activation = activation
         self._act = ACTIVATIONS[activation]
         self.obs_dim = self.layers[0][0].shape[1] if self.layers else self.head[0].shape[1]

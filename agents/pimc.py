@@ -112,10 +112,10 @@ _ACDECL = 8  # index of seat 0's Aces count in the solver arguments after the ha
 class PimcPlayer(Player):
     kind = "pimc"
     SETTINGS = {
-        "samples": Setting(int, 32, "layouts of the unseen cards solved per decision"),
-        "exact": Setting(int, 64, "solve every consistent layout when there are at most this many"),
+        "samples": Setting(int, 32, "layouts of the unseen cards solved per decision", low=1),
+        "exact": Setting(int, 64, "solve every consistent layout when there are at most this many", low=0),
         "objective": Setting(OBJECTIVES, "blend", "what a card's mean is taken of: blend, win (sign), points"),
-        "blend_weight": Setting(float, 0.02, "blend: weight of one point of difference against a win"),
+        "blend_weight": Setting(float, 0.02, "blend: weight of one point of difference against a win", low=0),
         "declare": Setting(_DECLARE_CHOICES, "first", "scoring declarations: first chance, last chance, never"),
         "declare_aces": Setting(("same",) + _DECLARE_CHOICES, "same",
                                 "Aces: first, last, never, or the same as declare"),
@@ -127,18 +127,16 @@ class PimcPlayer(Player):
         "silence": Setting(bool, False, "read a declaration the opponent did not make at its first turn as "
                                         "impossible (true of rule, which declares at once)"),
         "alifer": Setting(("never", "losing"), "never", "propose Alifer: never, or when losing"),
-        "alifer_propose": Setting(float, -0.3, "alifer=losing: propose when the best mean sign is below this"),
-        "alifer_accept": Setting(float, -0.5, "accept a proposal when the mean outcome sign is below this"),
+        "alifer_propose": Setting(float, -0.3, "alifer=losing: propose when the best mean sign is below this",
+                                  low=-1, high=1),
+        "alifer_accept": Setting(float, -0.5, "accept a proposal when the mean outcome sign is below this",
+                                 low=-1, high=1),
         **pro_settings("threshold"),
     }
 
     def __init__(self, **settings):
         super().__init__(**settings)
         cfg = self.settings
-        if cfg["samples"] < 1:
-            raise ValueError(f"setting samples={cfg['samples']}: must be at least 1")
-        if cfg["exact"] < 0:
-            raise ValueError(f"setting exact={cfg['exact']}: must be 0 or more")
         same = lambda key: cfg["declare"] if cfg[key] == "same" else cfg[key]  # noqa: E731
         self._aces_policy = same("declare_aces")
         self._bianka_policy = same("declare_bianka")

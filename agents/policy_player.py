@@ -97,7 +97,7 @@ class PolicyPlayer(Player):
         "sample": Setting(bool, False, "sample moves from the policy (default: its most likely move)"),
         "pro": Setting(PRO_MODES + ("learned",), "learned",
                        "when to declare Pro: learned (the checkpoint's), never, always, threshold, random"),
-        "pro_bulka": Setting(float, 3.0, "threshold: least Bulka, in base stakes, to declare Pro"),
+        "pro_bulka": Setting(float, 3.0, "threshold: least Bulka, in base stakes, to declare Pro", low=0),
         "pro_vs": Setting(str, "", "threshold: '+'-separated opponent names/kinds to declare against (empty: any)"),
     }
 

@@ -1,6 +1,7 @@
 """Typed player settings, as the registry parses them from ``name:key=value``."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -8,11 +9,14 @@ from typing import Any
 @dataclass(frozen=True)
 class Setting:
     """One option of a player: ``type`` is bool, int, float, str or a
-    tuple of allowed strings (a choice)."""
+    tuple of allowed strings (a choice). A number must be finite and lie
+    in [``low``, ``high``] (either bound may be None: no bound)."""
 
     type: Any
     default: Any
     help: str
+    low: float | None = None
+    high: float | None = None
 
     def convert(self, key: str, value):
         """Convert a registry string (or an already typed value) to this
@@ -33,6 +37,21 @@ class Setting:
                 return False
             raise ValueError(f"setting {key}={value!r}: expected true or false")
         try:
-            return t(value)
+            v = t(value)
         except (TypeError, ValueError):
             raise ValueError(f"setting {key}={value!r}: expected {t.__name__}") from None
+        if t in (int, float):
+            if not math.isfinite(v) or (self.low is not None and v < self.low) or \
+                    (self.high is not None and v > self.high):
+                raise ValueError(f"setting {key}={value!r}: expected {self._range()}")
+        return v
+
+    def _range(self) -> str:
+        kind = "an integer" if self.type is int else "a finite number"
+        if self.low is not None and self.high is not None:
+            return f"{kind} from {self.low} to {self.high}"
+        if self.low is not None:
+            return f"{kind} >= {self.low}"
+        if self.high is not None:
+            return f"{kind} <= {self.high}"
+        return kind

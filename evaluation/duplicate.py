@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import math
 import random
-import sys
 from dataclasses import dataclass, field
 
 from trappola_env.engine import DEFAULT_CONFIG, RuleConfig, random_deal
@@ -47,6 +46,7 @@ from trappola_env.engine.scoring import DECIDED, FORFEIT, TIE
 
 from .backend import Backend, make_backend
 from .players import PlayerSource, build_players, player_label, source_of
+from .progress import progress_bar
 from .seeding import derive_seed
 from .stats import clustered_rate, mean_ci, wilson
 
@@ -93,10 +93,11 @@ def _play_block(task) -> list[tuple]:
 
 def head_to_head(a: PlayerSource, b: PlayerSource, deals: int, *, duplicate: bool = False, seed: int = 0,
                  config: RuleConfig = DEFAULT_CONFIG, stake_multiple: int = 1, workers: int | None = None,
-                 backend: Backend | None = None, progress: bool = False, chunk: int | None = None
+                 backend: Backend | None = None, progress: bool | str = False, chunk: int | None = None
                  ) -> HeadToHeadResult:
     """Play A against B (specs like ``"rule"`` or ``Player`` objects); see
-    the module docstring for what is reported."""
+    the module docstring for what is reported. ``progress``: see
+    ``evaluation.progress`` (True: a bar on a terminal, lines in a log)."""
     if isinstance(deals, bool) or not isinstance(deals, int) or deals < 1:
         raise ValueError(f"deals must be a positive int, got {deals!r}")
     if isinstance(seed, bool) or not isinstance(seed, int):
@@ -111,7 +112,7 @@ def head_to_head(a: PlayerSource, b: PlayerSource, deals: int, *, duplicate: boo
     size = chunk or max(1, min(100, math.ceil(deals / n_chunks)))
     tasks = [(sources, seed, s, min(s + size, deals), duplicate, config, stake_multiple)
              for s in range(0, deals, size)]
-    bar = _progress_bar(progress, deals, f"{labels[0]} vs {labels[1]}")
+    bar = progress_bar(progress, deals, f"{labels[0]} vs {labels[1]}", "deal")
     per_game = 2 if duplicate else 1
     try:
         blocks = backend.map(_play_block, tasks,
@@ -127,14 +128,6 @@ def head_to_head(a: PlayerSource, b: PlayerSource, deals: int, *, duplicate: boo
     summary["settings"] = {"deals": deals, "duplicate": duplicate, "seed": seed, "stake_multiple": stake_multiple,
                            "config": config.to_dict()}
     return HeadToHeadResult({k: summary[k] for k in SUMMARY_KEYS}, records)
-
-
-def _progress_bar(enabled: bool, total: int, desc: str):
-    if not enabled:
-        return None
-    from tqdm import tqdm
-
-    return tqdm(total=total, desc=desc, unit="deal", file=sys.stderr, leave=False)
 
 
 def summarize(records: list[dict], duplicate: bool) -> dict:

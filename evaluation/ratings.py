@@ -39,7 +39,7 @@ class RatingsResult:
 
 def rate_pool(players, deals: int, *, seed: int = 0, config: RuleConfig = DEFAULT_CONFIG,
               stake_multiple: int = 1, workers: int | None = None, backend: Backend | None = None,
-              progress: bool = False) -> RatingsResult:
+              progress: bool | str = False) -> RatingsResult:
     from openskill.models import PlackettLuce
 
     players = list(players)

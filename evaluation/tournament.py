@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import sys
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -40,6 +39,7 @@ from trappola_env.engine import DEFAULT_CONFIG, RuleConfig
 
 from .backend import Backend, make_backend
 from .players import build_players, player_label, source_of
+from .progress import progress_bar
 from .seeding import derive_seed
 from .stats import clustered_rate, mean_ci
 
@@ -103,7 +103,7 @@ def _play_sessions(task) -> list[tuple]:
 
 def session_tournament(players, sessions: int, parties: int, *, seed: int = 0,
                        config: RuleConfig = DEFAULT_CONFIG, stake_multiple: int = 1, workers: int | None = None,
-                       backend: Backend | None = None, progress: bool = False) -> TournamentResult:
+                       backend: Backend | None = None, progress: bool | str = False) -> TournamentResult:
     """Play ``sessions`` Bulka sessions of ``parties`` parties each among
     2-4 ``players`` (specs or ``Player`` objects); see the module docstring."""
     players = list(players)
@@ -120,11 +120,7 @@ def session_tournament(players, sessions: int, parties: int, *, seed: int = 0,
     size = max(1, min(8, math.ceil(sessions / max(1, backend.workers * 4))))
     tasks = [(sources, labels, seed, s, min(s + size, sessions), parties, config, stake_multiple)
              for s in range(0, sessions, size)]
-    bar = None
-    if progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=sessions, desc="sessions", unit="session", file=sys.stderr, leave=False)
+    bar = progress_bar(progress, sessions, "sessions", "session")
     try:
         blocks = backend.map(_play_sessions, tasks,
                              progress=(lambda rows: bar.update(len(rows) // len(labels))) if bar else None)

@@ -84,6 +84,13 @@ def test_unknown_setting_lists_the_settings():
     ("rule:alifer_margin=lots", "expected int"),
     ("rule:fast", "settings are key=value"),
     ("rule:pro=maybe", "choose one of never, always, threshold, random"),
+    ("rule:rollout_p=nan", r"rollout_p='nan': expected a finite number from 0 to 1"),
+    ("rule:rollout_p=1.5", r"rollout_p='1.5': expected a finite number from 0 to 1"),
+    ("rule:samples=0", r"samples='0': expected an integer >= 1"),
+    ("rule:answer_rollouts=-1", r"answer_rollouts='-1': expected an integer >= 0"),
+    ("rule:first_two=inf", "first_two='inf': expected a finite number"),
+    ("random:pro_bulka=-5", r"pro_bulka='-5': expected a finite number >= 0"),
+    ("policy:pro_bulka=nan", r"pro_bulka='nan': expected a finite number >= 0"),
 ])
 def test_bad_setting_values_say_what_fits(spec, message):
     with pytest.raises(ValueError, match=message):

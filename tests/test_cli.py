@@ -100,3 +100,64 @@ def test_module_entry_point_exits_2_without_traceback():
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2
     assert "unknown player" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def _closed_stream():
+    stream = io.StringIO()
+    stream.close()
+    return stream
+
+
+@pytest.mark.parametrize("stdin, reason", [(None, "standard input is closed"), (_closed_stream(), "cannot read"),
+                                           (io.StringIO(""), "end of input")])
+def test_play_without_input_says_bye(monkeypatch, capsys, stdin, reason):
+    monkeypatch.setattr(sys, "stdin", stdin)
+    assert main(["play", "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    assert f"bye ({'no input: ' if stdin is None else ''}{reason}" in out
+
+
+def test_evaluate_with_a_human_at_end_of_input_stops_in_one_line(monkeypatch, capsys):
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    assert main(["evaluate", "--players", "human,random", "--deals", "3"]) == 1
+    err = capsys.readouterr().err
+    assert err.strip() == "trappola evaluate: stopped, no results: the human player stopped (end of input)"
+
+
+def test_play_with_stdin_closed_in_a_real_process():
+    import os
+
+    proc = subprocess.run([sys.executable, "-m", "trappola_cli", "play", "--seed", "2"],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=120,
+                          preexec_fn=lambda: os.close(0))
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr
+    assert "bye (no input: standard input is closed)" in proc.stdout
+
+
+@pytest.mark.parametrize("option", ["--json", "--csv"])
+def test_output_into_a_directory_is_refused_before_the_run(tmp_path, monkeypatch, capsys, option):
+    import evaluation
+
+    def no_run(*args, **kwargs):
+        raise AssertionError("the run started")
+
+    monkeypatch.setattr(evaluation, "head_to_head", no_run)
+    assert main(["evaluate", "--players", "rule,random", "--deals", "2", option, str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert f"cannot write {tmp_path}: it is a directory" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("flag, expect", [(None, "lines"), ("--progress", "bar"), ("--no-progress", "none")])
+def test_evaluate_progress_when_stderr_is_not_a_terminal(capsys, flag, expect):
+    argv = ["evaluate", "--players", f"{FAST},random", "--deals", "20", "--workers", "1"]
+    assert main(argv + ([flag] if flag else [])) == 0
+    err = capsys.readouterr().err
+    lines = [line for line in err.splitlines() if line.startswith("rule:answer_rollouts=0,endgame=2 vs random: ")]
+    if expect == "lines":  # blocks of 5 deals: one line per block, each a further tenth
+        assert [line.split(": ", 1)[1].split(",")[0] for line in lines] == [
+            "5/20 deals (25%)", "10/20 deals (50%)", "15/20 deals (75%)", "20/20 deals (100%)"]
+        assert "%|" not in err
+    elif expect == "bar":
+        assert "/20 [" in err and "%|" in err and "deals (" not in err  # tqdm's bar, not the plain lines
+    else:
+        assert err == ""

@@ -226,3 +226,54 @@ def test_ratings_rank_the_pool():
     ordinals = [e["ordinal"] for e in s["ratings"]]
     assert ordinals == sorted(ordinals, reverse=True)
     assert "openskill" in format_summary(s)
+
+
+# ------------------------------------------------------------------ progress
+
+class _Clock:
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
+
+
+def test_progress_lines_every_tenth_and_every_half_minute():
+    import io
+
+    from evaluation.progress import ProgressLines
+
+    out, clock = io.StringIO(), _Clock()
+    lines = ProgressLines(200, "a vs b", "deal", stream=out, clock=clock)
+    for _ in range(20):  # 7 deals a second: a tenth takes ~3 s, never 30
+        clock.now += 1.0
+        lines.update(7)
+    lines.update(60)
+    text = out.getvalue().splitlines()
+    assert text[0] == "a vs b: 21/200 deals (10%), 3 s"
+    assert [int(t.split("(")[1].split("%")[0]) for t in text] == [10, 21, 31, 42, 52, 63, 70, 100]
+    slow = ProgressLines(10_000, "s", "session", stream=io.StringIO(), clock=clock)
+    for _ in range(10):  # 1 session in 15 s: a line every 30 s although no tenth is done
+        clock.now += 15.0
+        slow.update(1)
+    assert len(slow.stream.getvalue().splitlines()) == 5
+
+
+@pytest.mark.parametrize("progress, tty, mode", [(False, True, "none"), (True, True, "bar"), (True, False, "lines"),
+                                                 ("auto", False, "lines"), ("bar", False, "bar"),
+                                                 ("lines", True, "lines"), ("none", True, "none")])
+def test_progress_mode_follows_the_terminal(progress, tty, mode):
+    from evaluation.progress import progress_mode
+
+    class Stream:
+        def isatty(self):
+            return tty
+
+    assert progress_mode(progress, Stream()) == mode
+
+
+def test_progress_mode_refuses_unknown_values():
+    from evaluation.progress import progress_mode
+
+    with pytest.raises(ValueError, match="progress must be"):
+        progress_mode("sometimes")

@@ -175,3 +175,28 @@ def test_agents_players_get_turn_views_pro_views_and_results():
         played[rec.dealer] += 1
         played[rec.challenger] += 1
     assert [p.results for p in players] == [played[f"player_{i}"] for i in range(3)]
+
+
+def test_a_pro_rule_must_answer_a_bool():
+    import numpy as np
+
+    with pytest.raises(ValueError, match=r"player 'player_\d' \(player_\d\): its Pro rule answered 'no'"):
+        play_session([(cards_only(i), lambda decision: "no") for i in range(3)], max_parties=150, seed=1)
+    res = play_session([(cards_only(i), lambda decision: np.bool_(False)) for i in range(3)], max_parties=150,
+                       seed=1)
+    assert res.pro_offers and not any(o.declared for o in res.pro_offers)
+
+
+def test_an_illegal_action_names_the_player_and_the_seat():
+    from trappola_env.engine import IllegalActionError
+
+    class Cheat:
+        name = "cheat:v2"
+
+        def act(self, view):
+            return 47  # a Pro action: never legal inside a partie
+
+    with pytest.raises(IllegalActionError, match=r"player 'cheat:v2' \(bob\): illegal action 47 .* for seat \d"):
+        play_session({"alice": cards_only(0), "bob": Cheat()}, max_parties=3, seed=0)
+    with pytest.raises(IllegalActionError, match=r"player 'player_1' \(player_1\): illegal action"):
+        play_session([cards_only(0), lambda info, mask: 47], max_parties=3, seed=0)

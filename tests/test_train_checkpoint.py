@@ -176,3 +176,86 @@ def test_command_line_info_and_export(saved, tmp_path, capsys):
     assert main(["export", str(saved), str(tmp_path / "x.zip")]) == 0
     assert read_metadata(tmp_path / "x.zip")["optimizer_state"] is False
     assert main(["bogus"]) == 2
+
+
+def _rewrite_weights(path, change):
+    """Apply ``change(state_dict)`` to the policy weights inside the zip."""
+    import io
+
+    with zipfile.ZipFile(path) as zf:
+        entries = [(i, zf.read(i.filename)) for i in zf.infolist()]
+    out = []
+    for info, data in entries:
+        if info.filename == "policy.pth":
+            state = torch.load(io.BytesIO(data), weights_only=True)
+            change(state)
+            buf = io.BytesIO()
+            torch.save(state, buf)
+            data = buf.getvalue()
+        out.append((info.filename, data))
+    with zipfile.ZipFile(path, "w") as zf:
+        for name, data in out:
+            zf.writestr(name, data)
+
+
+@pytest.mark.parametrize("signature", ["v1", ["actions", "observation"], {"actions": 49, "observation": {}}])
+def test_signature_that_is_not_a_mapping_refused(saved, signature):
+    meta = read_metadata(saved)
+    meta["signature"] = signature
+    write_metadata(saved, meta)
+    with pytest.raises(CheckpointError, match="signature .*not a mapping"):
+        load_policy(saved)
+    with pytest.raises(CheckpointError, match="signature .*not a mapping"):
+        check_compatible(meta, saved)
+
+
+def test_action_head_of_the_wrong_size_refused(saved):
+    def drop_last_action(state):
+        state["action_net.weight"] = state["action_net.weight"][:48].clone()
+        state["action_net.bias"] = state["action_net.bias"][:48].clone()
+
+    _rewrite_weights(saved, drop_last_action)
+    with pytest.raises(CheckpointError, match="action head has 48 outputs"):
+        load_policy(saved)
+
+
+@pytest.mark.parametrize("key, value", [("action_net.weight", float("nan")),
+                                        ("mlp_extractor.policy_net.0.bias", float("inf")),
+                                        ("value_net.bias", float("nan"))])
+def test_non_finite_weights_refused(saved, key, value):
+    def poison(state):
+        state[key].view(-1)[0] = value
+
+    _rewrite_weights(saved, poison)
+    if not key.startswith("value_net"):  # the actor for play reads no value head
+        with pytest.raises(CheckpointError, match="non-finite"):
+            load_policy(saved)
+    with pytest.raises(CheckpointError, match="non-finite"):
+        load_model(saved)
+
+
+def test_layers_that_do_not_chain_refused(saved):
+    def cut_layer(state):
+        state["mlp_extractor.policy_net.2.weight"] = state["mlp_extractor.policy_net.2.weight"][:, :5].clone()
+
+    _rewrite_weights(saved, cut_layer)
+    with pytest.raises(CheckpointError, match="do not chain"):
+        load_policy(saved)
+
+
+def test_command_line_refuses_a_bad_checkpoint_in_one_line(saved, capsys, tmp_path, monkeypatch):
+    from trappola_cli.main import main
+
+    monkeypatch.chdir(tmp_path)
+
+    _rewrite_weights(saved, lambda state: state["action_net.bias"].fill_(float("nan")))
+    assert main(["evaluate", "--players", f"policy:{saved},random", "--deals", "2", "--workers", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "non-finite" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    meta = read_metadata(saved)
+    meta["signature"] = "v1"
+    write_metadata(saved, meta)
+    assert main(["train", "--config", "demo", f"resume={saved}"]) == 2
+    err = capsys.readouterr().err
+    assert "not a mapping" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "runs").exists()  # refused before the run started

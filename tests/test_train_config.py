@@ -61,3 +61,71 @@ def test_missing_and_malformed_files(tmp_path):
 
 def test_parse_overrides_yaml_values():
     assert parse_overrides(["a=1.5", "b=[1, 2]", "c=hello", "d="]) == {"a": 1.5, "b": [1, 2], "c": "hello", "d": ""}
+
+
+@pytest.mark.parametrize("text, line, message", [
+    ("seed: 1\nnet_arch: [64, 64\n", 3, "expected ','"),
+    ("seed: 1\npool:\n\trule: 1\n", 3, "'\\t'"),
+    ("seed: 1\nrun_name: !!python/object/apply:os.system ['true']\n", 2, "python/object/apply"),
+])
+def test_yaml_errors_name_the_file_and_line(tmp_path, text, line, message):
+    f = tmp_path / "bad.yaml"
+    f.write_text(text)
+    with pytest.raises(ValueError) as err:
+        load_config(f)
+    text = str(err.value)
+    assert f"{f} line {line}" in text and message in text and "\n" not in text
+
+
+@pytest.mark.parametrize("override, message", [
+    ("learning_rate=-1", "learning_rate must be > 0"),
+    ("bc_learning_rate=0", "bc_learning_rate must be > 0"),
+    ("gamma=1.5", r"gamma must be in \(0, 1\]"),
+    ("gamma=0", r"gamma must be in \(0, 1\]"),
+    ("gae_lambda=1.1", "gae_lambda"),
+    ("clip_range=-0.2", "clip_range must be > 0"),
+    ("points_scale=0", "points_scale must be > 0"),
+    ("tokens_scale=-3", "tokens_scale must be > 0"),
+    ("max_minutes=-5", "max_minutes must be >= 0"),
+    ("bc_batch_size=0", "bc_batch_size must be >= 1"),
+    ("alifer_ema=0", "alifer_ema"),
+    ("snapshot_latest_prob=2", "snapshot_latest_prob"),
+    ("ent_coef=-0.1", "ent_coef must be >= 0"),
+    ("learning_rate=.nan", "learning_rate must be a finite number"),
+    ("max_minutes=.inf", "max_minutes must be a finite number"),
+    ("pool.rule=.nan", "pool weights"),
+    ("eval_opponent=nobody", "eval_opponent: unknown player 'nobody'"),
+    ("eval_opponent=rule:depth=2", "eval_opponent: player 'rule' has no setting depth"),
+    ("bc_teacher=chess", "bc_teacher: unknown player 'chess'"),
+    ("bc_teacher=human", "bc_teacher must be a computer player"),
+    ("resume=no/such/last.zip", "resume checkpoint not found: no/such/last.zip"),
+])
+def test_numbers_and_players_are_range_checked(override, message):
+    with pytest.raises(ValueError, match=message):
+        load_config(None, [override])
+
+
+def test_zero_means_no_limit_and_player_specs_with_settings_pass(tmp_path):
+    ckpt = tmp_path / "last.zip"
+    ckpt.write_bytes(b"")
+    cfg = load_config(None, ["max_minutes=0", "target_kl=0", "eval_opponent=rule:alifer=never",
+                             "bc_teacher=random:alifer=false", f"resume={ckpt}"])
+    assert cfg.max_minutes == 0.0 and cfg.eval_opponent == "rule:alifer=never" and cfg.resume == str(ckpt)
+
+
+def test_command_line_refuses_bad_files_and_takes_key_value_options(tmp_path, capsys, monkeypatch):
+    from train import ppo_selfplay
+    from trappola_cli.main import main
+
+    f = tmp_path / "tabs.yaml"
+    f.write_text("seed: 1\npool:\n\trule: 1\n")
+    assert main(["train", "--config", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert f"{f} line 3" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert main(["train", "--gamma", "1.5"]) == 2
+    assert "gamma must be in (0, 1]" in capsys.readouterr().err
+    seen = []
+    monkeypatch.setattr(ppo_selfplay, "train", lambda cfg: seen.append(cfg) or dict.fromkeys(
+        ("best", "final", "best_score", "timesteps", "minutes")))
+    assert main(["train", "--config", "demo", "--total_timesteps", "64", "--seed=4", "run_name=x"]) == 0
+    assert (seen[0].total_timesteps, seen[0].seed, seen[0].run_name) == (64, 4, "x")

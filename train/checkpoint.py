@@ -14,9 +14,10 @@ import time
 import zipfile
 from pathlib import Path
 
-from agents.checkpoint import (META_NAME, OPTIMIZER_NAME, CheckpointError, check_compatible, current_signature,
-                               read_metadata)
-from agents.checkpoint import FORMAT_VERSION
+from agents.checkpoint import (FORMAT_VERSION, META_NAME, OPTIMIZER_NAME, CheckpointError, check_compatible,
+                               check_weights, current_signature, read_metadata)
+from agents.numpy_policy import NumpyPolicy
+
 
 def build_metadata(config: dict, seed: int, num_timesteps: int, env: str = "trappola_v0", **extra) -> dict:
     import trappola_env
@@ -95,6 +96,10 @@ def load_model(path: str | Path, env=None, device: str = "cpu", **kwargs):
         model = MaskablePPO.load(path, env=env, device=device, **kwargs)
     except Exception as exc:
         raise CheckpointError(f"checkpoint {path} could not be loaded by MaskablePPO: {exc}") from None
+    check_weights(NumpyPolicy.from_sb3(model.policy), path)
+    bad = [name for name, t in model.policy.state_dict().items() if not t.isfinite().all()]
+    if bad:
+        raise CheckpointError(f"checkpoint {path} is corrupt: non-finite (NaN or inf) weights in {', '.join(bad)}")
     return model, meta
 
 

@@ -16,6 +16,7 @@ a user's file from the working directory, or a shipped config by name
 from __future__ import annotations
 
 import dataclasses
+import math
 import typing
 from dataclasses import asdict, dataclass, field, fields
 from importlib import resources
@@ -122,15 +123,27 @@ class TrainConfig:
         unknown = set(self.pool) - set(POOL_MEMBERS)
         if unknown:
             raise ValueError(f"pool has unknown members {sorted(unknown)}; allowed: {POOL_MEMBERS}")
-        if any(not isinstance(w, (int, float)) or w < 0 for w in self.pool.values()):
+        if any(not isinstance(w, (int, float)) or not 0 <= w < math.inf for w in self.pool.values()):
             raise ValueError(f"pool weights must be numbers >= 0, got {self.pool!r}")
         if sum(self.pool.values()) <= 0:
             raise ValueError(f"pool weights must not all be 0, got {self.pool!r}")
         if (self.n_steps * self.n_envs) % self.batch_size:
             raise ValueError(f"n_steps * n_envs ({self.n_steps * self.n_envs}) must be a multiple of "
                              f"batch_size ({self.batch_size})")
-        if not 0 < self.lr_final_fraction <= 1:
-            raise ValueError(f"lr_final_fraction must be in (0, 1], got {self.lr_final_fraction!r}")
+        for name, value in asdict(self).items():
+            if isinstance(value, float) and not math.isfinite(value):
+                raise ValueError(f"{name} must be a finite number, got {value!r}")
+        for name, low, high, closed in _RANGES:
+            value = getattr(self, name)
+            if not (low < value if closed[0] == "(" else low <= value) or \
+                    not (value < high if closed[1] == ")" else value <= high):
+                want = (f"{'>' if closed[0] == '(' else '>='} {low}" if high == math.inf
+                        else f"in {closed[0]}{low}, {high}{closed[1]}")
+                raise ValueError(f"{name} must be {want}, got {value!r}")
+        for name in ("eval_opponent", "eval_search_opponent", "bc_teacher"):
+            _check_player(name, getattr(self, name))
+        if self.resume and not Path(self.resume).expanduser().is_file():
+            raise ValueError(f"resume checkpoint not found: {self.resume}")
 
     @property
     def run_dir(self) -> Path:
@@ -138,6 +151,43 @@ class TrainConfig:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+#: (field, low, high, brackets): "(]" means low < value <= high.
+_RANGES = (
+    ("lr_final_fraction", 0, 1, "(]"),
+    ("learning_rate", 0, math.inf, "()"),
+    ("bc_learning_rate", 0, math.inf, "()"),
+    ("gamma", 0, 1, "(]"),
+    ("gae_lambda", 0, 1, "[]"),
+    ("clip_range", 0, math.inf, "()"),
+    ("ent_coef", 0, math.inf, "[)"),
+    ("vf_coef", 0, math.inf, "[)"),
+    ("max_grad_norm", 0, math.inf, "()"),
+    ("target_kl", 0, math.inf, "[)"),  # 0 = none
+    ("points_scale", 0, math.inf, "()"),
+    ("tokens_scale", 0, math.inf, "()"),
+    ("points_weight", 0, math.inf, "[)"),
+    ("alifer_ema", 0, 1, "(]"),
+    ("max_minutes", 0, math.inf, "[)"),  # 0 = none
+    ("snapshot_latest_prob", 0, 1, "[]"),
+    ("bc_batch_size", 1, math.inf, "[)"),
+    ("bc_epochs", 1, math.inf, "[)"),
+    ("bc_workers", 1, math.inf, "[)"),
+    ("bc_value_coef", 0, math.inf, "[)"),
+)
+
+
+def _check_player(name: str, spec: str) -> None:
+    """A training opponent or teacher must be a registered computer player."""
+    from agents import check_spec
+
+    try:
+        cls = check_spec(spec)
+    except ValueError as exc:
+        raise ValueError(f"{name}: {exc}") from None
+    if cls.interactive:
+        raise ValueError(f"{name} must be a computer player, got {spec!r}")
 
 
 _FIELDS = {f.name: f for f in fields(TrainConfig)}
@@ -235,7 +285,7 @@ def load_config(path: str | Path | None = None, overrides: typing.Sequence[str] 
         path = Path(path)
         if not path.is_file():
             raise FileNotFoundError(f"config file not found: {path}")
-        data = yaml.safe_load(path.read_text()) or {}
+        data = _read_yaml(path) or {}
         if not isinstance(data, dict):
             raise ValueError(f"config file {path} must hold a mapping of settings, got {type(data).__name__}")
         cfg = config_from_dict(data)
@@ -244,6 +294,22 @@ def load_config(path: str | Path | None = None, overrides: typing.Sequence[str] 
     else:
         extra = parse_overrides(overrides)
     return config_from_dict(extra, cfg) if extra else cfg
+
+
+def _read_yaml(path: Path):
+    """The file's YAML data (safe types only); a syntax error, a tab
+    indent or a Python tag raises ``ValueError`` naming the file and line."""
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"config file {path} is not UTF-8 text ({exc})") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        where = f" line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        context = getattr(exc, "context", None)
+        detail = f"{context}: {problem}" if context and problem != context else problem
+        raise ValueError(f"config file {path}{where}: invalid YAML ({' '.join(str(detail).split())})") from None
 
 
 def replace(cfg: TrainConfig, **changes) -> TrainConfig:

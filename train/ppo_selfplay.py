@@ -47,6 +47,10 @@ def train(cfg: TrainConfig, log=None) -> dict:
     from .vec import make_vec_env
 
     # 1. settings and seeds ---------------------------------------------
+    if cfg.resume:  # refuse an unusable checkpoint before writing or starting anything
+        from agents.checkpoint import load_policy
+
+        load_policy(cfg.resume)
     run_dir = cfg.run_dir
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))

@@ -33,6 +33,14 @@ learner is to act again or the partie is over.
   ``V = mean of non-Alifer rewards``; against a weak opponent an Alifer is
   worth almost a win, against an equal one about 0. "zero" scores it 0,
   as the one-partie environment does.
+  The running means are episode-to-episode state: a seeded ``reset``
+  restores them to their start (none: 0 for every member), so a seeded
+  episode plays and scores as in a fresh environment;
+  ``reset(options={"replay_value": {...}})`` sets them explicitly.
+* Illegal learner actions follow ``illegal_action`` (the environment's
+  setting): "raise" (default) raises the engine's ``IllegalActionError``;
+  "forfeit" ends the episode as a loss by forfeit, which lets an unmasked
+  agent (or an environment checker's random actions) step the environment.
 * ``action_masks()`` gives the learner's legal actions (sb3-contrib's
   interface). The mask is also put into every ``info`` (and reset info)
   under ``"action_mask"`` so that ``MaskCacheVecEnv`` can serve it
@@ -154,7 +162,7 @@ class SelfPlayEnv(gymnasium.Env):
                  points_scale: float = 60.0, tokens_scale: float = 30.0, points_weight: float = 0.5,
                  seed: int | None = None, pool_size: int = 8, snapshot_latest_prob: float = 0.5,
                  opponent_deterministic: bool = False, skip_forced: bool = True, alifer_value: str = "replay",
-                 alifer_ema: float = 0.01, privileged: bool = False):
+                 alifer_ema: float = 0.01, illegal_action: str = "raise", privileged: bool = False):
         if reward_mode not in ENV_REWARD_MODE:
             raise ValueError(f"reward_mode must be one of {tuple(ENV_REWARD_MODE)}, got {reward_mode!r}")
         if isinstance(pool, OpponentPool):
@@ -172,13 +180,14 @@ class SelfPlayEnv(gymnasium.Env):
         self.points_scale = float(points_scale)
         self.tokens_scale = float(tokens_scale)
         self.points_weight = float(points_weight)
-        self.env = trappola_v0.raw_env(reward_mode=ENV_REWARD_MODE[reward_mode])
+        self.env = trappola_v0.raw_env(reward_mode=ENV_REWARD_MODE[reward_mode], illegal_action=illegal_action)
         self.privileged = bool(privileged)
         size = OBS_SIZE + (FULL_DEAL_SIZE if self.privileged else 0)
         self.observation_space = spaces.Box(0.0, 1.0, (size,), np.float32)
         self.action_space = spaces.Discrete(N_ACTIONS)
-        self._rng = np.random.default_rng(seed)
-        self._deal_seed = None if seed is None else int(self._rng.integers(2**31))
+        # One generator, gymnasium's own (np_random), for roles, opponents and deal seeds.
+        self._np_random, self._np_random_seed = gymnasium.utils.seeding.np_random(seed)
+        self._deal_seed = None if seed is None else int(self.np_random.integers(2**31))
         self._mask = np.zeros(N_ACTIONS, bool)
         self.opponent = None
         self.opponent_name = None
@@ -193,12 +202,21 @@ class SelfPlayEnv(gymnasium.Env):
         return self._mask.copy()
 
     def reset(self, *, seed=None, options=None):
-        if seed is not None:
-            self._rng = np.random.default_rng(seed)
-            self._deal_seed = int(self._rng.integers(2**31))
+        super().reset(seed=seed)
         options = dict(options or {})
+        replay_value = options.pop("replay_value", None)
+        if seed is not None:
+            self._deal_seed = int(self.np_random.integers(2**31))
+            self.replay_value = {}
+        if replay_value is not None:
+            if not isinstance(replay_value, dict) or not all(
+                    isinstance(v, (int, float)) and np.isfinite(v) for v in replay_value.values()):
+                raise ValueError(f"options['replay_value'] must map pool members to finite numbers, "
+                                 f"got {replay_value!r}")
+            self.replay_value = {str(k): float(v) for k, v in replay_value.items()}
+        rng = self.np_random
         if "dealer" not in options:
-            options["dealer"] = LEARNER if self._rng.random() < 0.5 else OPPONENT
+            options["dealer"] = LEARNER if rng.random() < 0.5 else OPPONENT
         env = self.env
         # The first reset seeds the deal generator; later ones continue it.
         env.reset(seed=self._deal_seed, options=options)
@@ -206,9 +224,9 @@ class SelfPlayEnv(gymnasium.Env):
         if self.forced_opponent is not None:
             self.opponent_name, self.opponent = self.forced_opponent
         else:
-            self.opponent_name, self.opponent = self.pool.draw(self._rng)
+            self.opponent_name, self.opponent = self.pool.draw(rng)
         if hasattr(self.opponent, "reset"):
-            self.opponent.reset(int(self._rng.integers(2**31)))
+            self.opponent.reset(int(rng.integers(2**31)))
         self._env_reward = 0.0
         done = self._advance()
         if done:  # cannot happen in Trappola (the opponent cannot end a partie before we move)
@@ -246,7 +264,7 @@ class SelfPlayEnv(gymnasium.Env):
         partie = env.partie
         while not env.terminations[LEARNER]:
             if env.agent_selection == OPPONENT:
-                env.step(self.opponent.act(env, OPPONENT, self._rng))
+                env.step(self.opponent.act(env, OPPONENT, self.np_random))
             else:
                 mask = partie.legal_mask()
                 if not self.skip_forced or mask & (mask - 1):

@@ -11,8 +11,11 @@
 Players are registry specs (``agents.make_player``): ``rule``,
 ``random:alifer=false``, ``policy:path/to/model.zip``... In ``--players``
 a comma starts a new player unless it is followed by ``key=value``, so
-``rule:declare=never,manko=false,random`` is two players. Bad arguments
-print a one-line error and exit with status 2; Ctrl-C exits with 130.
+``rule:declare=never,manko=false,random`` is two players. ``evaluate``
+reports progress on stderr: a bar on a terminal, else a plain line at each
+tenth of the run (``--progress`` forces the bar, ``--no-progress`` shows
+nothing). Bad arguments print a one-line error and exit with status 2;
+Ctrl-C exits with 130.
 """
 from __future__ import annotations
 
@@ -93,7 +96,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="rule variant for declaring Aces (default: first_ace)")
     e.add_argument("--json", metavar="PATH", help="write the summary as JSON")
     e.add_argument("--csv", metavar="PATH", help="write one row per partie (per session and player with --session)")
-    e.add_argument("--no-progress", action="store_true", help="no progress bar")
+    shown = e.add_mutually_exclusive_group()
+    shown.add_argument("--progress", action="store_true",
+                       help="show the progress bar even when stderr is not a terminal (default: the bar on a "
+                            "terminal, else a plain line at each tenth of the run and at least every 30 s)")
+    shown.add_argument("--no-progress", action="store_true", help="no progress report")
 
     sub.add_parser("players", help="list the registered players and their settings")
 
@@ -109,7 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--config", default=None,
                    help="YAML config file, or the name of a shipped one (ppo_selfplay, demo); "
                         "default: the shipped configs/ppo_selfplay.yaml")
-    t.add_argument("overrides", nargs="*", metavar="KEY=VALUE", help="config overrides")
+    t.add_argument("overrides", nargs="*", metavar="KEY=VALUE", help="config overrides (or --key value)")
 
     d = sub.add_parser("demo", help="a short training run, then a Bulka-session table (make demo)")
     d.add_argument("--seed", type=_int, default=0, help="seed (default: 0)")
@@ -123,11 +130,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    try:
-        parser = build_parser()
-        args = parser.parse_args(argv)
-    except SystemExit as e:  # argparse: --help (0) or a usage error (2), already printed
-        return int(e.code or 0)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["train"]:
+        # Training reads its own arguments (train.ppo_selfplay.cli_main): overrides may be
+        # written `--key value`, which argparse would take for unknown options.
+        args = argparse.Namespace(command="train", argv=argv[1:])
+    else:
+        try:
+            parser = build_parser()
+            args = parser.parse_args(argv)
+        except SystemExit as e:  # argparse: --help (0) or a usage error (2), already printed
+            return int(e.code or 0)
     try:
         return COMMANDS[args.command](args)
     except (CliError, ValueError, FileNotFoundError, PermissionError, IsADirectoryError) as e:
@@ -175,14 +188,15 @@ def cmd_play(args) -> int:
             # An Alifer replays at double stakes (RULES.md section 6).
             multiplier = multiplier * 2 if res.winner is None else 1
         print(f"\nYour tokens over {args.parties} partie(s): {total:+d}")
-    except HumanQuit:
-        print("\nbye")
+    except HumanQuit as e:
+        print("\nbye" if str(e) == "quit" else f"\nbye ({e})")
     return 0
 
 
 # ----------------------------------------------------------------- evaluate
 def cmd_evaluate(args) -> int:
     from agents import split_player_list
+    from agents.human_player import HumanQuit
     from trappola_env.engine import RuleConfig
     from evaluation import head_to_head, rate_pool, session_tournament
     from evaluation.report import format_summary, write_csv, write_json
@@ -190,24 +204,29 @@ def cmd_evaluate(args) -> int:
     players = split_player_list(args.players)
     config = RuleConfig(ace_declaration=args.ace_declaration)
     for path in (args.json, args.csv):
-        if path and not Path(path).resolve().parent.is_dir():
-            raise CliError(f"cannot write {path}: no such directory")
+        if path:
+            _check_writable(Path(path))
     common = dict(seed=args.seed, config=config, stake_multiple=args.stake_multiple, workers=args.workers,
-                  progress=not args.no_progress and sys.stderr.isatty())
+                  progress="none" if args.no_progress else "bar" if args.progress else "auto")
     start = time.perf_counter()
-    if args.session:
-        if not 2 <= len(players) <= 4:
-            raise CliError(f"--session needs 2 to 4 players, got {len(players)}")
-        res = session_tournament(players, args.sessions, args.parties, **common)
-    elif args.ratings:
-        if len(players) < 2:
-            raise CliError(f"--ratings needs at least 2 players, got {len(players)}")
-        res = rate_pool(players, args.deals, **common)
-    else:
-        if len(players) != 2:
-            raise CliError(f"a head-to-head needs exactly 2 players, got {len(players)} "
-                           "(use --session or --ratings for more)")
-        res = head_to_head(players[0], players[1], args.deals, duplicate=args.duplicate, **common)
+    try:
+        if args.session:
+            if not 2 <= len(players) <= 4:
+                raise CliError(f"--session needs 2 to 4 players, got {len(players)}")
+            res = session_tournament(players, args.sessions, args.parties, **common)
+        elif args.ratings:
+            if len(players) < 2:
+                raise CliError(f"--ratings needs at least 2 players, got {len(players)}")
+            res = rate_pool(players, args.deals, **common)
+        else:
+            if len(players) != 2:
+                raise CliError(f"a head-to-head needs exactly 2 players, got {len(players)} "
+                               "(use --session or --ratings for more)")
+            res = head_to_head(players[0], players[1], args.deals, duplicate=args.duplicate, **common)
+    except HumanQuit as e:
+        print(flush=True)  # end the unanswered prompt's line
+        print(f"trappola evaluate: stopped, no results: the human player stopped ({e})", file=sys.stderr)
+        return 1
     print(format_summary(res.summary))
     print(f"({time.perf_counter() - start:.1f} s)")
     if args.json:
@@ -215,6 +234,17 @@ def cmd_evaluate(args) -> int:
     if args.csv:
         write_csv(res.records, args.csv)
     return 0
+
+
+def _check_writable(path: Path) -> None:
+    """Refuse an output path before a long run rather than after it."""
+    if path.is_dir():
+        raise CliError(f"cannot write {path}: it is a directory")
+    parent = path.resolve().parent
+    if not parent.is_dir():
+        raise CliError(f"cannot write {path}: no such directory")
+    if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise CliError(f"cannot write {path}: permission denied")
 
 
 # ------------------------------------------------------------------ players
@@ -280,7 +310,7 @@ def cmd_demo(args) -> int:
 def cmd_train(args) -> int:
     from train.ppo_selfplay import cli_main
 
-    return cli_main((["--config", args.config] if args.config else []) + list(args.overrides))
+    return cli_main(args.argv)
 
 
 COMMANDS = {"play": cmd_play, "evaluate": cmd_evaluate, "players": cmd_players, "bench": cmd_bench,

@@ -30,9 +30,12 @@ is the ``int`` bit set over the 49 action ids (``engine.cards_of``
 lists them). A Pro rule is ``True`` / ``False`` (always / never declare)
 or a callable ``(decision) -> bool``; ``decision`` is the session's
 ``ProDecision`` (player, streak, extra_stake, bulka, balance, n_players,
-parties_left). Players without one use ``pro_default`` (default ``False``,
-never declare: a player that does not know about Pro keeps winning without
-declaring, which RULES.md allows). The runner never resets players.
+parties_left); an answer that is not a bool (``"no"``, ``1``) raises
+``ValueError`` naming the player. Players without one use ``pro_default``
+(default ``False``, never declare: a player that does not know about Pro
+keeps winning without declaring, which RULES.md allows). An illegal action
+raises the engine's ``IllegalActionError`` naming the player and its seat.
+The runner never resets players.
 
 ``observe(session, name) -> obs`` replaces ``info_state`` for the
 two-argument policies (e.g. a ``bulka_v0`` vector encoder).
@@ -58,7 +61,7 @@ from .engine.actions import action_name
 from .engine.config import DEFAULT_CONFIG, RuleConfig
 from .engine.infostate import InfoState
 from .engine.ledger import to_json_number
-from .engine.partie import DONE, Partie
+from .engine.partie import DONE, IllegalActionError, Partie
 from .engine.scoring import BASE_STAKE
 from .engine.session import OVER, PLAYING, Session
 from .interface import ProView, TurnView
@@ -130,6 +133,17 @@ def seat_policy(player, opponent: str | None = None):
         return act(TurnView(info, legal_mask, opponent=opponent))
 
     return policy
+
+
+def _pro_answer(seat: _Seat, answer) -> bool:
+    """A Pro rule's answer, which must be a bool (numpy's too): a truthy
+    string such as ``"no"`` is a bug in the rule, not a declaration."""
+    if isinstance(answer, bool):
+        return answer
+    if type(answer).__module__ == "numpy" and getattr(answer, "dtype", None) == bool:
+        return bool(answer)
+    raise ValueError(f"player {seat.display!r} ({seat.name}): its Pro rule answered {answer!r}; "
+                     "a Pro rule must return True or False")
 
 
 def _pro_view(session, seats):
@@ -222,10 +236,14 @@ def play_session(players, *, max_parties: int = 100, stake_multiple: int = 1,
                 ch, de = seats[pair[0]], seats[pair[1]]
                 pols = pairings[pair] = (ch.policy_against(de.display), de.policy_against(ch.display))
             partie = s.partie
-            if observe is None:
-                play_out(partie, pols)
-            else:
-                _play_partie_observed(s, partie, pols, observe)
+            try:
+                if observe is None:
+                    play_out(partie, pols)
+                else:
+                    _play_partie_observed(s, partie, pols, observe)
+            except IllegalActionError as e:  # the engine knows seats only: name the player too
+                offender = seats[pair[partie.to_act]]
+                raise IllegalActionError(f"player {offender.display!r} ({offender.name}): {e}") from None
             if hooks:
                 result = partie.result()
                 for seat in (0, 1):
@@ -238,7 +256,7 @@ def play_session(players, *, max_parties: int = 100, stake_multiple: int = 1,
         else:
             seat = seats[s.dealer]
             decision = _pro_view(s, seats) if seat.takes_views else s.pending
-            s.decide_pro(bool(seat.pro(decision)))
+            s.decide_pro(_pro_answer(seat, seat.pro(decision)))
 
     names_seen = list(s.ledger.balances) + list(s.ledger.departed)
     bulka_wins = dict.fromkeys(names_seen, 0)
