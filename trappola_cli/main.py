@@ -247,11 +247,14 @@ def cmd_evaluate(args) -> int:
 
 # -------------------------------------------------------------------- serve
 def cmd_serve(args) -> int:
+    from trappola_web import serve
+
     try:
-        from trappola_web import serve
+        serve(host=args.host, port=args.port)
     except ModuleNotFoundError as e:
+        if e.name not in ("fastapi", "starlette", "uvicorn"):
+            raise
         raise CliError(f"the web app needs the web extra: pip install 'trappola-lab[web]' ({e})") from None
-    serve(host=args.host, port=args.port)
     return 0
 
 
