@@ -13,7 +13,7 @@ pytest.importorskip("fastapi")
 pytest.importorskip("httpx")
 
 with warnings.catch_warnings():  # starlette's notice about its httpx client, not about this project
-    warnings.simplefilter("ignore", DeprecationWarning)
+    warnings.simplefilter("ignore")
     from fastapi.testclient import TestClient  # noqa: E402
 
 from agents.base import Player  # noqa: E402

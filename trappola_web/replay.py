@@ -48,9 +48,9 @@ def frames(record: dict) -> list[dict]:
         out["stock"] = stock
         out["action"] = step and {"seat": step["seat"], "name": step["name"]}
         values = step and step.get("values")
-        out["values"] = None if not values else [
+        out["values"] = None if not values else sorted((
             {"card": render.card(card_id(c)), "objective": v[0], "sign": v[1], "points": v[2],
-             "chosen": c == CARD_NAMES[step["action"]]} for c, v in values.items()]
+             "chosen": c == CARD_NAMES[step["action"]]} for c, v in values.items()), key=lambda e: -e["objective"])
         return out
 
     out = [frame(None)]

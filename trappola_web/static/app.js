@@ -40,6 +40,7 @@ async function api(method, path, body, raw = false) {
   return data;
 }
 
+function cardLabel(c) { return `${c.rank} ${SUITS[c.suit]}`; }
 function fmt(x) { return Number.isInteger(x) ? String(x) : Number(x).toFixed(2); }
 function signed(x) { return (x > 0 ? "+" : "") + fmt(x); }
 
@@ -107,6 +108,7 @@ function drawTable(state) {
   if (table && table.id === state.id && table.version === state.version) return;
   table = state;
   $("table").hidden = false;
+  $("table").dataset.version = `${state.id}/${state.version}`;
   $("opp-name").textContent = state.opponent;
   const p = state.partie;
   const me = p ? p.me : null;
@@ -160,7 +162,7 @@ function drawScore(state) {
     el("tr", {}, el("td", {}, "tricks"), el("td", {}, p.tricks_won[me]), el("td", {}, p.tricks_won[op])),
     el("tr", {}, el("td", {}, "trick"), el("td", { colspan: 2 }, `${p.trick} of 9`)),
     el("tr", {}, el("td", {}, "stakes x"), el("td", { colspan: 2 }, p.multiplier)),
-    el("tr", {}, el("td", {}, "stock bottom"), el("td", { colspan: 2 }, `${p.bottom.rank} ${SUITS[p.bottom.suit]}`)));
+    el("tr", {}, el("td", {}, "stock bottom"), el("td", { colspan: 2 }, cardLabel(p.bottom))));
 }
 
 function drawLedger(state) {
@@ -274,7 +276,7 @@ function showStep(k) {
   $("r-values").replaceChildren(...(f.values ? [
     el("h3", {}, `${f.names[f.action.seat]} considered`),
     el("table", { class: "values" }, el("tr", {}, el("th", {}, "card"), el("th", {}, "value"), el("th", {}, "win-loss"), el("th", {}, "points")),
-      f.values.map((v) => el("tr", { class: v.chosen ? "chosen" : "" }, el("td", {}, `${v.card.rank} ${SUITS[v.card.suit]}`),
+      f.values.map((v) => el("tr", { class: v.chosen ? "chosen" : "" }, el("td", {}, cardLabel(v.card)),
         el("td", {}, v.objective.toFixed(3)), el("td", {}, v.sign.toFixed(2)), el("td", {}, signed(Number(v.points.toFixed(1))))))),
   ] : []));
   $("r-result").replaceChildren(...(f.result ? [el("h3", {}, "Result"), el("p", { id: "r-outcome" }, outcomeText(f.result)),
