@@ -188,3 +188,37 @@ def test_leaderboard_tables(client):
                           ('{"kind": "session_tournament", "players": ["a"]}', "missing field 'settings'"), ("[]", "JSON object")):
         r = client.post("/api/leaderboard", content=text)
         assert r.status_code == 400 and message in r.json()["detail"], r.text
+
+
+def test_trappola_serve_binds_localhost_and_serves_the_page(capsys):
+    import socket
+    import subprocess
+    import sys
+    import urllib.request
+    from pathlib import Path
+
+    from trappola_cli.main import main
+
+    assert main(["serve", "--port", "70000"]) == 2
+    assert "expected a port in 1..65535" in capsys.readouterr().err
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    root = Path(__file__).resolve().parents[1]
+    proc = subprocess.Popen([sys.executable, "-m", "trappola_cli", "serve", "--port", str(port)], cwd=root,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        end = time.monotonic() + 20
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2) as r:
+                    page = r.read().decode()
+                break
+            except OSError:
+                assert time.monotonic() < end and proc.poll() is None, "trappola serve did not start"
+                time.sleep(0.1)
+        assert "<title>Trappola lab</title>" in page
+    finally:
+        proc.terminate()
+        out, _ = proc.communicate(timeout=10)
+    assert f"http://127.0.0.1:{port}/" in out
