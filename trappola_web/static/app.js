@@ -189,7 +189,8 @@ function resultTable(result, names) {
 
 function outcomeText(result) {
   if (result.winner) return `${result.winner} wins` + (result.outcome === "forfeit" ? " (forfeit)" : "");
-  return result.outcome === "tie" ? "A tie: Alifer, replayed at double stakes" : "Alifer agreed: replayed at double stakes";
+  // In a session an Alifer is replayed at double stakes; the ledger shows it.
+  return result.outcome === "tie" ? "Alifer: a tie in points" : "Alifer agreed";
 }
 
 function drawPartieEnd(state) {
