@@ -142,6 +142,9 @@ class PimcPlayer(Player):
         self._bianka_policy = same("declare_bianka")
         self._table = None
         self._planned = None  # (turn key, card, sign) chosen this turn
+        #: The values of the latest card search (``card_values``), a new dict
+        #: per search, for saved games (``evaluation.game_record``); None after reset.
+        self.last_card_values = None
 
     # numba tables are large and per process: rebuild after unpickling.
     def __getstate__(self):
@@ -152,6 +155,7 @@ class PimcPlayer(Player):
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         self._planned = None
+        self.last_card_values = None
 
     @property
     def table(self):
@@ -364,7 +368,7 @@ class PimcPlayer(Player):
         return out
 
     def _best_card(self, info: InfoState, cards: int) -> tuple[int, float]:
-        values = self.card_values(info, cards)
+        values = self.last_card_values = self.card_values(info, cards)
         # Ties: more points, then the lowest card (deterministic).
         card = max(values, key=lambda c: (values[c][0], values[c][2], -c))
         return card, values[card][1]

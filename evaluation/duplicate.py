@@ -45,6 +45,7 @@ from trappola_env.engine import DEFAULT_CONFIG, RuleConfig, random_deal
 from trappola_env.engine.scoring import DECIDED, FORFEIT, TIE
 
 from .backend import Backend, make_backend
+from .game_record import GameRecorder
 from .players import PlayerSource, build_players, player_label, source_of
 from .progress import progress_bar
 from .seeding import derive_seed
@@ -63,14 +64,16 @@ SUMMARY_KEYS = (
 class HeadToHeadResult:
     summary: dict
     records: list = field(repr=False)
+    #: One ``game_record`` record per partie, in deal order (``record_games=True``), else empty.
+    games: list = field(default_factory=list, repr=False)
 
 
-def _play_block(task) -> list[tuple]:
+def _play_block(task) -> tuple[list[tuple], list[dict]]:
     """Play deals ``start..stop-1``; runs in a worker. Rows follow
-    ``RECORD_FIELDS``."""
-    sources, seed, start, stop, duplicate, config, stake_multiple = task
+    ``RECORD_FIELDS``; games (``game_record``) only when asked for."""
+    sources, seed, start, stop, duplicate, config, stake_multiple, record = task
     players = build_players(sources)
-    rows = []
+    rows, saved = [], []
     from trappola_env.referee import play_partie  # the referee; agents imports trappola_env, not the reverse
 
     for i in range(start, stop):
@@ -82,22 +85,31 @@ def _play_block(task) -> list[tuple]:
             for seat, p in enumerate(seated):
                 p.reset(derive_seed(seed, "player", i, game, seat))
             labels = ("A", "B") if a_seat == 0 else ("B", "A")
-            res = play_partie(seated, deal, config=config, stake_multiple=stake_multiple).result
+            recorder = GameRecorder(seated) if record else None
+            res = play_partie(seated, deal, config=config, stake_multiple=stake_multiple,
+                              on_action=recorder.on_action if record else None).result
+            if record:
+                saved.append(recorder.record(
+                    deal, res, players=[player_label(s) for s in (sources if a_seat == 0 else sources[::-1])],
+                    config=config, stake_multiple=stake_multiple, evaluation="head_to_head",
+                    pair=[player_label(s) for s in sources], deal_index=i, game=game if duplicate else 0))
             winner = "" if res.winner is None else labels[res.winner]
             b_seat = 1 - a_seat
             rows.append((i, game if duplicate else 0, ROLES[a_seat], res.outcome, winner,
                          res.scores[a_seat].total, res.scores[b_seat].total,
                          res.tokens[a_seat], res.tokens[b_seat]))
-    return rows
+    return rows, saved
 
 
 def head_to_head(a: PlayerSource, b: PlayerSource, deals: int, *, duplicate: bool = False, seed: int = 0,
                  config: RuleConfig = DEFAULT_CONFIG, stake_multiple: int = 1, workers: int | None = None,
-                 backend: Backend | None = None, progress: bool | str = False, chunk: int | None = None
-                 ) -> HeadToHeadResult:
+                 backend: Backend | None = None, progress: bool | str = False, chunk: int | None = None,
+                 record_games: bool = False) -> HeadToHeadResult:
     """Play A against B (specs like ``"rule"`` or ``Player`` objects); see
     the module docstring for what is reported. ``progress``: see
-    ``evaluation.progress`` (True: a bar on a terminal, lines in a log)."""
+    ``evaluation.progress`` (True: a bar on a terminal, lines in a log).
+    ``record_games`` keeps every partie as a saved-game record
+    (``evaluation.game_record``) in ``result.games``; it changes no number."""
     if isinstance(deals, bool) or not isinstance(deals, int) or deals < 1:
         raise ValueError(f"deals must be a positive int, got {deals!r}")
     if isinstance(seed, bool) or not isinstance(seed, int):
@@ -110,24 +122,25 @@ def head_to_head(a: PlayerSource, b: PlayerSource, deals: int, *, duplicate: boo
         backend = make_backend(1 if interactive else workers)
     n_chunks = max(1, backend.workers * 4)
     size = chunk or max(1, min(100, math.ceil(deals / n_chunks)))
-    tasks = [(sources, seed, s, min(s + size, deals), duplicate, config, stake_multiple)
+    tasks = [(sources, seed, s, min(s + size, deals), duplicate, config, stake_multiple, record_games)
              for s in range(0, deals, size)]
     bar = progress_bar(progress, deals, f"{labels[0]} vs {labels[1]}", "deal")
     per_game = 2 if duplicate else 1
     try:
         blocks = backend.map(_play_block, tasks,
-                             progress=(lambda rows: bar.update(len(rows) // per_game)) if bar else None)
+                             progress=(lambda block: bar.update(len(block[0]) // per_game)) if bar else None)
     finally:
         if bar:
             bar.close()
         if own:
             backend.close()
-    records = [dict(zip(RECORD_FIELDS, row)) for block in blocks for row in block]
+    records = [dict(zip(RECORD_FIELDS, row)) for rows, _ in blocks for row in rows]
+    games = [g for _, block_games in blocks for g in block_games]
     summary = summarize(records, duplicate)
     summary["players"] = labels
     summary["settings"] = {"deals": deals, "duplicate": duplicate, "seed": seed, "stake_multiple": stake_multiple,
                            "config": config.to_dict()}
-    return HeadToHeadResult({k: summary[k] for k in SUMMARY_KEYS}, records)
+    return HeadToHeadResult({k: summary[k] for k in SUMMARY_KEYS}, records, games)
 
 
 def summarize(records: list[dict], duplicate: bool) -> dict:

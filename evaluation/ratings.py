@@ -35,11 +35,14 @@ from .tournament import unique_labels
 class RatingsResult:
     summary: dict
     records: list = field(repr=False)
+    games: list = field(default_factory=list, repr=False)  # saved-game records (``record_games``)
 
 
 def rate_pool(players, deals: int, *, seed: int = 0, config: RuleConfig = DEFAULT_CONFIG,
               stake_multiple: int = 1, workers: int | None = None, backend: Backend | None = None,
-              progress: bool | str = False) -> RatingsResult:
+              progress: bool | str = False, record_games: bool = False) -> RatingsResult:
+    """Rate the pool (see the module docstring); ``record_games`` keeps
+    every partie of every pair as a saved-game record in ``result.games``."""
     from openskill.models import PlackettLuce
 
     players = list(players)
@@ -52,12 +55,15 @@ def rate_pool(players, deals: int, *, seed: int = 0, config: RuleConfig = DEFAUL
         backend = make_backend(1 if any(getattr(s, "interactive", False) for s in sources) else workers)
     pairs = []
     records = []
+    games = []
     try:
         for i in range(len(sources)):
             for j in range(i + 1, len(sources)):
                 res = head_to_head(sources[i], sources[j], deals, duplicate=True,
                                    seed=derive_seed(seed, "pair", i, j), config=config,
-                                   stake_multiple=stake_multiple, backend=backend, progress=progress)
+                                   stake_multiple=stake_multiple, backend=backend, progress=progress,
+                                   record_games=record_games)
+                games.extend({**g, "evaluation": "ratings"} for g in res.games)
                 s = res.summary
                 pairs.append({"a": labels[i], "b": labels[j], "win_rate": s["win_rate"],
                               "win_rate_ci": s["win_rate_ci"], "decided": s["decided"],
@@ -90,4 +96,4 @@ def rate_pool(players, deals: int, *, seed: int = 0, config: RuleConfig = DEFAUL
         "ratings": table,
         "pairs": pairs,
     }
-    return RatingsResult(summary, records)
+    return RatingsResult(summary, records, games)

@@ -10,6 +10,7 @@ layers below it, never one above:
     agents                players and what they need at play time
     evaluation            duplicate matches, session tournaments, ratings
     train                 training
+    trappola_web          the web app (``trappola serve``)
     trappola_cli          the ``trappola`` command
 
 ``configs`` holds data only and may import nothing of the project.
@@ -22,9 +23,9 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-LAYERS = ("trappola_env.engine", "trappola_env", "agents", "evaluation", "train", "trappola_cli")
+LAYERS = ("trappola_env.engine", "trappola_env", "agents", "evaluation", "train", "trappola_web", "trappola_cli")
 DATA_PACKAGES = ("configs",)
-PACKAGES = ("trappola_env", "agents", "evaluation", "train", "trappola_cli") + DATA_PACKAGES
+PACKAGES = ("trappola_env", "agents", "evaluation", "train", "trappola_web", "trappola_cli") + DATA_PACKAGES
 
 
 def layer_of(module: str) -> int | None:

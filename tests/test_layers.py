@@ -25,7 +25,8 @@ def test_an_upward_import_inside_a_function_is_caught():
 def test_each_upward_step_is_caught():
     sources = module_sources(ROOT)
     for low, high in (("trappola_env.interface", "agents.base"), ("agents.base", "evaluation.stats"),
-                      ("evaluation.stats", "train.config"), ("train.config", "trappola_cli.main")):
+                      ("evaluation.stats", "train.config"), ("train.config", "trappola_web.app"),
+                      ("trappola_web.app", "trappola_cli.main")):
         changed = dict(sources)
         changed[low] += f"\nimport {high}\n"
         assert any(line.startswith(f"{low}:") and high in line for line in upward_imports(changed)), (low, high)

@@ -4,6 +4,8 @@
     trappola evaluate --players A,B --deals N [--duplicate] [--seed S] [--json PATH] [--csv PATH] [--workers K]
     trappola evaluate --session --players A,B,C[,D] --sessions N --parties P [...]
     trappola evaluate --ratings --players A,B,C,... --deals N [...]
+    trappola evaluate ... --save-games DIR   # every partie as JSON lines (evaluation/game_record.py)
+    trappola serve [--host 127.0.0.1] [--port 8000]   # the web app: play, replay, leaderboard
     trappola players            # the registered players and their settings
     trappola bench [args...]    # speed of random play (trappola_cli/bench.py)
     trappola demo [--quick]     # short training + Bulka table (--quick: built-in players only)
@@ -58,6 +60,13 @@ def _int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
 
 
+def _port(text: str) -> int:
+    v = _int(text)
+    if not 0 < v < 65536:
+        raise argparse.ArgumentTypeError(f"expected a port in 1..65535, got {v}")
+    return v
+
+
 def build_parser() -> argparse.ArgumentParser:
     from agents import describe_players
 
@@ -96,11 +105,20 @@ def build_parser() -> argparse.ArgumentParser:
                    help="rule variant for declaring Aces (default: first_ace)")
     e.add_argument("--json", metavar="PATH", help="write the summary as JSON")
     e.add_argument("--csv", metavar="PATH", help="write one row per partie (per session and player with --session)")
+    e.add_argument("--save-games", metavar="DIR",
+                   help="write every partie to DIR/games.jsonl (head-to-head and --ratings; the format is "
+                        "documented in evaluation/game_record.py), for the web app's replay view")
     shown = e.add_mutually_exclusive_group()
     shown.add_argument("--progress", action="store_true",
                        help="show the progress bar even when stderr is not a terminal (default: the bar on a "
                             "terminal, else a plain line at each tenth of the run and at least every 30 s)")
     shown.add_argument("--no-progress", action="store_true", help="no progress report")
+
+    sv = sub.add_parser("serve", help="the web app: play in the browser, replay saved games, leaderboard",
+                        description="A local web app (trappola_web): play a computer player, replay games "
+                                    "saved by evaluate --save-games, show an evaluate --json summary.")
+    sv.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, this machine only)")
+    sv.add_argument("--port", type=_port, default=8000, help="port (default: 8000)")
 
     sub.add_parser("players", help="list the registered players and their settings")
 
@@ -206,6 +224,12 @@ def cmd_evaluate(args) -> int:
     for path in (args.json, args.csv):
         if path:
             _check_writable(Path(path))
+    if args.save_games:
+        if args.session:
+            raise CliError("--save-games records head-to-head and --ratings games, not Bulka sessions")
+        if Path(args.save_games).exists() and not Path(args.save_games).is_dir():
+            raise CliError(f"--save-games {args.save_games}: not a directory")
+    record = {"record_games": True} if args.save_games else {}
     common = dict(seed=args.seed, config=config, stake_multiple=args.stake_multiple, workers=args.workers,
                   progress="none" if args.no_progress else "bar" if args.progress else "auto")
     start = time.perf_counter()
@@ -217,12 +241,12 @@ def cmd_evaluate(args) -> int:
         elif args.ratings:
             if len(players) < 2:
                 raise CliError(f"--ratings needs at least 2 players, got {len(players)}")
-            res = rate_pool(players, args.deals, **common)
+            res = rate_pool(players, args.deals, **common, **record)
         else:
             if len(players) != 2:
                 raise CliError(f"a head-to-head needs exactly 2 players, got {len(players)} "
                                "(use --session or --ratings for more)")
-            res = head_to_head(players[0], players[1], args.deals, duplicate=args.duplicate, **common)
+            res = head_to_head(players[0], players[1], args.deals, duplicate=args.duplicate, **common, **record)
     except HumanQuit as e:
         print(flush=True)  # end the unanswered prompt's line
         print(f"trappola evaluate: stopped, no results: the human player stopped ({e})", file=sys.stderr)
@@ -233,6 +257,23 @@ def cmd_evaluate(args) -> int:
         write_json(res.summary, args.json)
     if args.csv:
         write_csv(res.records, args.csv)
+    if args.save_games:
+        from evaluation.game_record import write_games
+
+        print(f"games saved to {write_games(res.games, args.save_games)}")
+    return 0
+
+
+# -------------------------------------------------------------------- serve
+def cmd_serve(args) -> int:
+    from trappola_web import serve
+
+    try:
+        serve(host=args.host, port=args.port)
+    except ModuleNotFoundError as e:
+        if e.name not in ("fastapi", "starlette", "uvicorn"):
+            raise
+        raise CliError(f"the web app needs the web extra: pip install 'trappola-lab[web]' ({e})") from None
     return 0
 
 
@@ -314,7 +355,7 @@ def cmd_train(args) -> int:
 
 
 COMMANDS = {"play": cmd_play, "evaluate": cmd_evaluate, "players": cmd_players, "bench": cmd_bench,
-            "demo": cmd_demo, "train": cmd_train}
+            "demo": cmd_demo, "train": cmd_train, "serve": cmd_serve}
 
 if __name__ == "__main__":
     sys.exit(main())

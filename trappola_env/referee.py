@@ -146,16 +146,20 @@ def _pro_answer(seat: _Seat, answer) -> bool:
                      "a Pro rule must return True or False")
 
 
-def _pro_view(session, seats):
+def pro_view(session, display: dict | None = None) -> ProView:
+    """The ``ProView`` of ``session``'s pending Pro decision (phase
+    ``"pro"``), for the dealer; ``display`` maps player names to the names
+    shown (default: the names themselves)."""
+    shown = (lambda n: n) if display is None else display.__getitem__
     players = session.players
     d = session.dealer
     return ProView(
-        player=players.index(d), players=tuple(seats[n].display for n in players),
+        player=players.index(d), players=tuple(shown(n) for n in players),
         balances=tuple(float(session.balances[n]) for n in players),
         streaks=tuple(session.streaks[n] for n in players), bulka=float(session.bulka),
-        opponent=seats[session.challenger].display, multiplier=session.multiplier,
+        opponent=shown(session.challenger), multiplier=session.multiplier,
         stake_multiple=session.stake_multiple, base_stake=BASE_STAKE, parties_left=session.parties_left,
-        next_opponent=seats[session.queue[0] if session.queue else session.challenger].display)
+        next_opponent=shown(session.queue[0] if session.queue else session.challenger))
 
 
 @dataclass
@@ -255,7 +259,7 @@ def play_session(players, *, max_parties: int = 100, stake_multiple: int = 1,
             break
         else:
             seat = seats[s.dealer]
-            decision = _pro_view(s, seats) if seat.takes_views else s.pending
+            decision = pro_view(s, {n: v.display for n, v in seats.items()}) if seat.takes_views else s.pending
             s.decide_pro(_pro_answer(seat, seat.pro(decision)))
 
     names_seen = list(s.ledger.balances) + list(s.ledger.departed)

@@ -1,0 +1,224 @@
+"""The web app's API (trappola_web): a whole partie and a Bulka session
+played through it, the person never shown the opponent's cards, the
+opponent thinking while the page keeps polling, and every bad input
+answered with a 4xx and a message while the server carries on."""
+import json
+import threading
+import time
+import warnings
+
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("httpx")
+
+with warnings.catch_warnings():  # starlette's notice about its httpx client, not about this project
+    warnings.simplefilter("ignore")
+    from fastapi.testclient import TestClient  # noqa: E402
+
+from agents.base import Player  # noqa: E402
+from evaluation import head_to_head, rate_pool  # noqa: E402
+from trappola_web.app import create_app  # noqa: E402
+
+
+class GatedPlayer(Player):
+    """Plays its lowest legal action, but only once ``gate`` is set."""
+
+    kind = "gated"
+
+    def __init__(self, gate):
+        super().__init__()
+        self.gate = gate
+
+    def act(self, view):
+        assert self.gate.wait(10)
+        return view.legal_actions[0]
+
+
+def _wait(client, table_id, until, timeout=20.0):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        st = client.get(f"/api/tables/{table_id}").json()
+        if until(st):
+            return st
+        time.sleep(0.01)
+    raise AssertionError(f"table never reached the state: {st}")
+
+
+def _play_through(client, st, choose=lambda legal: legal[0]):
+    """The person plays ``choose`` of its legal actions (cards first) until
+    the partie ends; returns the final state and the cards it played."""
+    played = []
+    while not (st["paused"] or st["phase"] == "over"):
+        if not st["your_turn"]:
+            st = _wait(client, st["id"], lambda s: s["your_turn"] or s["paused"] or s["phase"] == "over")
+            continue
+        assert "hands" not in st["partie"] and len(st["partie"]["hand"]) == st["partie"]["cards_left"][st["partie"]["me"]]
+        legal = st["legal"]["cards"] or [b["action"] for b in st["legal"]["buttons"] if b["action"] != 44]
+        action = choose(legal)
+        r = client.post(f"/api/tables/{st['id']}/action", json={"action": action})
+        assert r.status_code == 200, r.text
+        if action < 36:
+            played.append(action)
+        st = r.json()
+    return st, played
+
+
+@pytest.fixture
+def client():
+    return TestClient(create_app())
+
+
+def test_a_whole_partie_through_the_api(client):
+    st = client.post("/api/tables", json={"opponent": "rule", "seed": 11, "seat": "dealer"}).json()
+    st, played = _play_through(client, st)
+    assert st["phase"] == "over" and not st["your_turn"]
+    lp = st["last_partie"]
+    me = lp["names"].index("you")
+    dealt = [{c["id"] for c in hand} for hand in lp["dealt"]]
+    assert lp["names"] == ["rule", "you"] and len(dealt[0]) == len(dealt[1]) == 9 and not dealt[0] & dealt[1]
+    assert set(played) <= dealt[me]
+    res = lp["result"]
+    assert [s["total"] for s in res["scores"]] == [s["card_points"] + s["declaration_points"] + s["bonus_points"]
+                                                    for s in res["scores"]]
+    # One partie: the session of one settles the partie, then splits the Bulka.
+    assert st["ledger"]["history"][0]["tokens"]["you"] == res["tokens"][me]
+    assert sum(st["ledger"]["balances"].values()) == 0
+
+
+def test_a_bulka_session_with_next_partie(client):
+    st = client.post("/api/tables", json={"opponent": "random", "seed": 2, "parties": 3}).json()
+    parties = 0
+    while st["phase"] != "over":
+        if st["phase"] == "pro" and st["your_turn"]:
+            st = client.post(f"/api/tables/{st['id']}/action", json={"action": 47}).json()
+            continue
+        st, _ = _play_through(client, st)
+        parties += 1
+        assert st["last_partie"]["index"] == parties - 1
+        if st["paused"]:
+            assert client.post(f"/api/tables/{st['id']}/action", json={"action": 0}).status_code == 409
+            st = client.post(f"/api/tables/{st['id']}/next").json()
+    led = st["ledger"]
+    assert parties == led["parties_played"] == len(led["history"]) >= 3
+    assert sum(led["balances"].values()) == pytest.approx(0) and led["bulka"] == 0
+
+
+def test_the_page_polls_while_the_opponent_thinks():
+    gate = threading.Event()
+    client = TestClient(create_app(make_player=lambda spec: GatedPlayer(gate)))
+    st = client.post("/api/tables", json={"opponent": "gated", "seat": "dealer", "seed": 1}).json()
+    start = time.monotonic()
+    st = client.get(f"/api/tables/{st['id']}").json()
+    assert time.monotonic() - start < 1 and st["thinking"] and not st["your_turn"]
+    r = client.post(f"/api/tables/{st['id']}/action", json={"action": 0})
+    assert r.status_code == 409 and "thinking" in r.json()["detail"]
+    gate.set()
+    st = _wait(client, st["id"], lambda s: s["your_turn"])
+    assert not st["thinking"] and st["log"][0].startswith("gated: ")
+
+
+def test_bad_requests_get_4xx_and_the_server_carries_on(client):
+    r = client.post("/api/tables", json={"opponent": "nosuch:x=1"})
+    assert r.status_code == 400 and "unknown player 'nosuch'" in r.json()["detail"]
+    r = client.post("/api/tables", json={"opponent": "human"})
+    assert r.status_code == 400 and "computer player" in r.json()["detail"]
+    r = client.post("/api/tables", json={"opponent": "rule", "parties": 0})
+    assert r.status_code == 400 and "parties" in r.json()["detail"]
+    assert client.post("/api/tables", content="[").status_code == 400
+    assert client.get("/api/tables/nope").status_code == 404
+
+    st = client.post("/api/tables", json={"opponent": "rule", "seed": 4}).json()
+    illegal = next(a for a in range(36) if a not in st["legal"]["cards"])
+    for action, text in ((illegal, f"illegal action {illegal} (play "), (47, "illegal action 47 (declare Pro)"),
+                         ("AS", "illegal action 'AS'"), (True, "illegal action True"), (99, "illegal action 99")):
+        r = client.post(f"/api/tables/{st['id']}/action", json={"action": action})
+        assert r.status_code == 400 and text in r.json()["detail"], r.text
+    assert client.post(f"/api/tables/{st['id']}/action", json={}).status_code == 400
+    after = client.get(f"/api/tables/{st['id']}").json()
+    assert after["version"] == st["version"] and after["partie"]["hand"] == st["partie"]["hand"]
+    r = client.post(f"/api/tables/{st['id']}/action", json={"action": st["legal"]["cards"][0]})
+    assert r.status_code == 200
+
+
+@pytest.fixture(scope="module")
+def saved_games():
+    return head_to_head("rule", "random", 2, duplicate=True, seed=9, workers=1, record_games=True).games
+
+
+def test_replay_frames(client, saved_games):
+    text = "\n".join(json.dumps(g) for g in saved_games)
+    data = client.post("/api/replays", content=text).json()
+    assert [g["index"] for g in data["games"]] == [0, 1, 2, 3]
+    game = saved_games[2]
+    frames = client.get(f"/api/replays/{data['id']}/2").json()["frames"]
+    assert len(frames) == len(game["actions"]) + 1
+    assert {c["name"] for c in frames[0]["hands"][0]} == set(game["deal"]["challenger"])
+    assert [c["name"] for c in frames[0]["stock"]] == game["deal"]["stock"]
+    if game["result"]["outcome"] != "agreed_alifer":
+        assert frames[-1]["hands"] == [[], []] and sum(frames[-1]["tricks_won"]) == 9
+    assert [s["total"] for s in frames[-1]["result"]["scores"]] == [s[3] for s in game["result"]["scores"]]
+    assert frames[-1]["result"]["tokens"] == game["result"]["tokens"]
+    assert [f["action"]["name"] for f in frames[1:]] == [a["name"] for a in game["actions"]]
+    assert client.get(f"/api/replays/{data['id']}/4").status_code == 404
+    assert client.get("/api/replays/nope/0").status_code == 404
+
+
+def test_malformed_replays_get_400(client, saved_games):
+    bad = dict(saved_games[0], actions=saved_games[0]["actions"][:3])
+    for text, message in (("{", "line 1: not JSON"), ("", "no games"),
+                          (json.dumps(saved_games[0]) + "\n" + json.dumps(bad), "line 2: the actions stop"),
+                          ("[1, 2]", "line 1: a game is a JSON object")):
+        r = client.post("/api/replays", content=text)
+        assert r.status_code == 400 and message in r.json()["detail"], r.text
+    r = client.post("/api/replays", content=b"\xff\xfe")
+    assert r.status_code == 400 and "UTF-8" in r.json()["detail"]
+
+
+def test_leaderboard_tables(client):
+    summary = rate_pool(["rule", "random", "rule:declare=never"], 4, seed=1, workers=1).summary
+    data = client.post("/api/leaderboard", content=json.dumps(summary)).json()
+    ratings, pairs = data["tables"]
+    assert [r[1] for r in ratings["rows"]] == [e["player"] for e in summary["ratings"]]
+    best = summary["ratings"][0]
+    assert ratings["rows"][0][2] == f"{best['ordinal']:.2f}"
+    assert ratings["rows"][0][4] == f"[{best['mu'] - 1.96 * best['sigma']:.2f}, {best['mu'] + 1.96 * best['sigma']:.2f}]"
+    assert len(pairs["rows"]) == 3 and all("[" in r[1] for r in pairs["rows"])
+    for text, message in (("nope", "not JSON"), ('{"kind": "x"}', "unknown summary kind 'x'"),
+                          ('{"kind": "session_tournament", "players": ["a"]}', "missing field 'settings'"), ("[]", "JSON object")):
+        r = client.post("/api/leaderboard", content=text)
+        assert r.status_code == 400 and message in r.json()["detail"], r.text
+
+
+def test_trappola_serve_binds_localhost_and_serves_the_page(capsys):
+    import socket
+    import subprocess
+    import sys
+    import urllib.request
+    from pathlib import Path
+
+    from trappola_cli.main import main
+
+    assert main(["serve", "--port", "70000"]) == 2
+    assert "expected a port in 1..65535" in capsys.readouterr().err
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    root = Path(__file__).resolve().parents[1]
+    proc = subprocess.Popen([sys.executable, "-m", "trappola_cli", "serve", "--port", str(port)], cwd=root,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        end = time.monotonic() + 20
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2) as r:
+                    page = r.read().decode()
+                break
+            except OSError:
+                assert time.monotonic() < end and proc.poll() is None, "trappola serve did not start"
+                time.sleep(0.1)
+        assert "<title>Trappola lab</title>" in page
+    finally:
+        proc.terminate()
+        out, _ = proc.communicate(timeout=10)
+    assert f"http://127.0.0.1:{port}/" in out
