@@ -41,7 +41,9 @@ Alifer replays with the same two players, a fresh deal and ``m`` doubled;
 streaks do not change; a Pro partie stays a Pro partie (its extra stake is
 not paid again). After ``max_parties`` parties (replays count) the session
 ends, except that a live Pro partie is played out through its replays; a
-pending non-Pro replay is dropped. The Bulka is then split equally among
+pending non-Pro replay is dropped. In those replays proposing Alifer is
+illegal (``Partie(alifer_allowed=False)``; a tie still replays), so every
+session ends. The Bulka is then split equally among
 the players present (``ledger`` explains the exact fractions).
 
 Records
@@ -184,6 +186,10 @@ class Session:
         if seating is None:
             seating = draw_seating(names, self.rng)
         elif isinstance(seating, dict):
+            missing = [k for k in ("dealer", "challenger") if k not in seating]
+            if missing:
+                raise ValueError(f"seating {seating!r} lacks {' and '.join(missing)}; "
+                                 "it holds 'dealer', 'challenger' and optionally 'queue'")
             seating = Seating.explicit(seating["dealer"], seating["challenger"], seating.get("queue", ()))
         elif not isinstance(seating, Seating):
             raise ValueError(f"seating must be a Seating or a dict, got {type(seating).__name__}")
@@ -356,7 +362,7 @@ class Session:
             deal = deal_from_names(deal)
         elif not isinstance(deal, Deal):
             raise ValueError(f"deal must be a Deal or a dict of card names, got {type(deal).__name__}")
-        self.partie = Partie(deal, self.config, self.stake_multiple, self.multiplier)
+        self.partie = self._make_partie(deal)
 
     # ---------------------------------------------------- leave and join
     def leave(self, name: str):
@@ -478,8 +484,15 @@ class Session:
         if not replay or self._queue_changed:  # a replay keeps its queue unless someone joined or left
             self._queue_at_start = tuple(self.queue)
             self._queue_changed = False
-        self.partie = Partie(self._deal_source(self.rng), self.config, self.stake_multiple, self.multiplier)
+        self.partie = self._make_partie(self._deal_source(self.rng))
         self.phase = PLAYING
+
+    def _make_partie(self, deal: Deal) -> Partie:
+        # Once max_parties is reached only a live Pro partie is still played
+        # (through its replays); it may not be abandoned by an Alifer again
+        # (docs/rules.md section 8, End).
+        alifer = self.pro_declarer is None or self.parties_played < self.max_parties
+        return Partie(deal, self.config, self.stake_multiple, self.multiplier, alifer_allowed=alifer)
 
     def _forfeit_pro_decision(self) -> None:
         # The dealer's violation loses the coming partie at once (Art. 12):
