@@ -182,35 +182,18 @@ sees it (it is not a player's view; use ``decode_observation`` for that).
 """
 from __future__ import annotations
 
-import warnings
-
-import gymnasium
 import numpy as np
-from gymnasium import spaces
-from gymnasium.utils import EzPickle
-from pettingzoo import AECEnv
-from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
-from .engine import (
-    N_ACTIONS,
-    IllegalActionError,
-    Partie,
-    RuleConfig,
-    action_name,
-    deal_from_names,
-    deal_from_order,
-)
-from .engine.cards import N_CARDS
+from .engine import N_ACTIONS, IllegalActionError, Partie, action_name, deal_from_names
 from .engine.partie import DONE
 from .engine.render import render_partie
+from .env_base import MAX_MULTIPLIER, EnvBase, OrderEnforcing, check_bounded_int, shuffled_deal
 from .envs_common import (
     REWARD_MODES,
     ROLES,
-    check_positive_int,
     check_reward_mode,
     end_info,
     mask_array,
-    observation_space,
     partie_reward,
     result_name,
     score_dict,
@@ -218,112 +201,73 @@ from .envs_common import (
 from .observation import OBS_SIZE, Observer, decode_observation, encode
 
 AGENTS = ("player_0", "player_1")
-RENDER_MODES = ("human", "ansi")
 OPTION_KEYS = ("deal", "dealer", "multiplier")
 # engine seat -> agent, and agent -> engine seat, by the dealer's agent
 _BY_SEAT = {AGENTS[1]: (AGENTS[0], AGENTS[1]), AGENTS[0]: (AGENTS[1], AGENTS[0])}
 _SEAT_OF = {d: {a: i for i, a in enumerate(by_seat)} for d, by_seat in _BY_SEAT.items()}
+MAX_STEPS = 1000  # a partie ends within 50 steps; this only guards against engine faults
 
 
 reward_of = partie_reward  # its name here before envs_common existed; callers use it
 
 
 def env(**kwargs):
-    """``raw_env(**kwargs)`` in PettingZoo's ``OrderEnforcingWrapper``."""
-    return OrderEnforcingWrapper(raw_env(**kwargs))
+    """``raw_env(**kwargs)`` in PettingZoo's order-enforcing wrapper
+    (``env_base.OrderEnforcing``, which also copies fully)."""
+    return OrderEnforcing(raw_env(**kwargs))
 
 
-class raw_env(AECEnv, EzPickle):
+class raw_env(EnvBase):
     """One Trappola partie; see the module docstring."""
 
     metadata = {"name": "trappola_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
+    OPTION_KEYS = OPTION_KEYS
+    ZERO_REWARD = 0
 
     def __init__(self, render_mode: str | None = None, reward_mode: str = "win", stake_multiple: int = 1,
-                 ace_declaration: str = "first_ace", illegal_action: str = "raise"):
-        EzPickle.__init__(self, render_mode=render_mode, reward_mode=reward_mode, stake_multiple=stake_multiple,
-                          ace_declaration=ace_declaration, illegal_action=illegal_action)
-        super().__init__()
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
+                 ace_declaration: str = "first_ace", illegal_action: str = "raise", max_steps: int = MAX_STEPS):
+        super().__init__(AGENTS, OBS_SIZE, render_mode=render_mode, stake_multiple=stake_multiple,
+                         max_steps=max_steps, ace_declaration=ace_declaration, illegal_action=illegal_action)
         check_reward_mode(reward_mode)
-        check_positive_int("stake_multiple", stake_multiple)
-        self.config = RuleConfig(ace_declaration=ace_declaration, illegal_action=illegal_action)
-        self.render_mode = render_mode
         self.reward_mode = reward_mode
-        self.stake_multiple = stake_multiple
-        self.possible_agents = list(AGENTS)
-        self.action_spaces = {a: spaces.Discrete(N_ACTIONS) for a in AGENTS}
-        self.observation_spaces = {a: observation_space() for a in AGENTS}
         self.partie = None
         self.result = None
         self._observer = None
-        self._rng = None
         self._by_seat = _BY_SEAT[AGENTS[1]]  # engine seat -> agent
         self._seat = _SEAT_OF[AGENTS[1]]  # agent -> engine seat (shared, never modified)
-        self._obs = {}
-
-    def observation_space(self, agent):
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent):
-        return self.action_spaces[agent]
 
     # ------------------------------------------------------------- reset
-    def reset(self, seed=None, options=None):
-        if seed is not None or self._rng is None:
-            self._rng = np.random.default_rng(seed)
-        dealer = AGENTS[1]
-        multiplier = 1
-        deal = None
-        if options is not None:
-            if not isinstance(options, dict):
-                raise ValueError(f"options must be a dict, got {type(options).__name__}")
-            unknown = [k for k in options if k not in OPTION_KEYS]
-            if unknown:
-                warnings.warn(f"trappola_v0.reset ignores unknown options {unknown}; known: {list(OPTION_KEYS)}",
-                              stacklevel=2)
-            dealer = options.get("dealer", dealer)
-            if dealer not in AGENTS:
-                raise ValueError(f"options['dealer'] must be 'player_0' or 'player_1', got {dealer!r}")
-            multiplier = options.get("multiplier", 1)
-            if "deal" in options:
-                deal = deal_from_names(options["deal"])
+    def _parse_options(self, options: dict) -> tuple:
+        dealer = options.get("dealer", AGENTS[1])
+        if dealer not in AGENTS:
+            raise ValueError(f"options['dealer'] must be 'player_0' or 'player_1', got {dealer!r}")
+        multiplier = check_bounded_int("options['multiplier']", options.get("multiplier", 1), MAX_MULTIPLIER)
+        deal = deal_from_names(options["deal"]) if "deal" in options else None
+        return dealer, multiplier, deal
+
+    def _start(self, plan: tuple) -> None:
+        dealer, multiplier, deal = plan
         if deal is None:
-            deal = deal_from_order(self._rng.permutation(N_CARDS).tolist())
+            deal = shuffled_deal(self.np_random)
         self.partie = Partie(deal, self.config, self.stake_multiple, multiplier)
         self._observer = Observer(self.partie)
         self.result = None
         self._by_seat = a0, a1 = _BY_SEAT[dealer]
         self._seat = _SEAT_OF[dealer]
-        self.agents = [AGENTS[0], AGENTS[1]]
-        self.rewards = {AGENTS[0]: 0, AGENTS[1]: 0}
-        self._cumulative_rewards = {AGENTS[0]: 0, AGENTS[1]: 0}
-        self.terminations = {AGENTS[0]: False, AGENTS[1]: False}
-        self.truncations = {AGENTS[0]: False, AGENTS[1]: False}
-        self.infos = {a0: {"role": ROLES[0]}, a1: {"role": ROLES[1]}}
-        self._obs = {}
+        self._begin({a0: {"role": ROLES[0]}, a1: {"role": ROLES[1]}})
         self.agent_selection = self._by_seat[self.partie.to_act]
-        if self.render_mode == "human":
-            self.render()
 
     # -------------------------------------------------------------- step
-    def step(self, action):
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._dead_step(action, agent)
-            return
+    def _act(self, agent: str, action) -> None:
         partie = self.partie
         try:
             partie.apply(action)
         except IllegalActionError as e:
             raise IllegalActionError(f"{agent} ({ROLES[self._seat[agent]]}): {e}") from None
-        self._obs = {}
         if partie.phase == DONE:
             self._finish(agent)
         else:
             self.agent_selection = self._by_seat[partie.to_act]
-        if self.render_mode == "human":
-            self.render()
 
     def _dead_step(self, action, agent: str) -> None:
         """``AECEnv._was_dead_step`` for this env, where both agents end
@@ -357,11 +301,13 @@ class raw_env(AECEnv, EzPickle):
         obs = self._obs.get(agent)
         if obs is not None:
             return obs
+        if not self._ready:
+            self._not_ready("observe")
         partie = self.partie
         seat = self._seat[agent]
         observer = self._observer
         observer.sync()
-        if partie.to_act == seat and partie.phase != DONE:
+        if partie.to_act == seat and partie.phase != DONE and not self._cut:
             mask = mask_array(partie.legal_mask())
         else:
             mask = np.zeros(N_ACTIONS, np.int8)
@@ -369,20 +315,10 @@ class raw_env(AECEnv, EzPickle):
         return obs
 
     # ------------------------------------------------------------ render
-    def render(self):
-        if self.render_mode is None:
-            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
-            return None
-        text = (f"{self._by_seat[0]} is the challenger, {self._by_seat[1]} the dealer\n"
+    def _render_text(self) -> str:
+        return (f"{self._by_seat[0]} is the challenger, {self._by_seat[1]} the dealer\n"
                 + render_partie(self.partie))
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
-
-    def close(self):
-        pass
 
 
 __all__ = ["env", "raw_env", "action_name", "decode_observation", "encode", "mask_array", "OBS_SIZE",
-           "AGENTS", "ROLES", "REWARD_MODES", "OPTION_KEYS", "reward_of", "result_name", "score_dict"]
+           "AGENTS", "ROLES", "REWARD_MODES", "OPTION_KEYS", "MAX_STEPS", "reward_of", "result_name", "score_dict"]

@@ -163,7 +163,9 @@ class Session:
         """``names`` default to ``player_0 .. player_{n-1}`` (given names
         set the number of players; ``n_players`` is then ignored). ``seating``: a
         ``Seating`` or ``{"dealer", "challenger", "queue"}``; by default the
-        players draw cards with the session's rng (``seed`` or ``rng``).
+        players draw cards with the session's rng (``seed`` or ``rng``:
+        a ``random.Random``, or anything with its ``shuffle(list)`` such as
+        numpy's ``Generator``, which ``bulka_v0`` passes).
         ``deal_source(rng) -> Deal`` deals each partie (default: a shuffled
         deck); tests pass scripted deals."""
         if names is None:
@@ -186,11 +188,7 @@ class Session:
         if seating is None:
             seating = draw_seating(names, self.rng)
         elif isinstance(seating, dict):
-            missing = [k for k in ("dealer", "challenger") if k not in seating]
-            if missing:
-                raise ValueError(f"seating {seating!r} lacks {' and '.join(missing)}; "
-                                 "it holds 'dealer', 'challenger' and optionally 'queue'")
-            seating = Seating.explicit(seating["dealer"], seating["challenger"], seating.get("queue", ()))
+            seating = Seating.from_dict(seating)
         elif not isinstance(seating, Seating):
             raise ValueError(f"seating must be a Seating or a dict, got {type(seating).__name__}")
         seating.validate(names)
