@@ -72,7 +72,17 @@ def as_action(action):
 
 class OrderEnforcing(OrderEnforcingWrapper):
     """PettingZoo's ``OrderEnforcingWrapper`` whose ``copy.copy`` is a full
-    copy: a shallow copy would share the environment it wraps."""
+    copy (a shallow copy would share the environment it wraps) and for
+    which a refused ``reset`` does not count as one: a ``step`` after a
+    failed first reset gets PettingZoo's "reset() needs to be called"."""
+
+    def reset(self, seed=None, options=None):
+        had_reset = self._has_reset
+        try:
+            super().reset(seed=seed, options=options)
+        except BaseException:
+            self._has_reset = had_reset
+            raise
 
     def __copy__(self):
         return copy.deepcopy(self)
