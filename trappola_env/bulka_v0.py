@@ -2,7 +2,7 @@
 """
 # Bulka
 
-A whole Bulka session of Trappola (RULES.md section 8: 2 to 4 players
+A whole Bulka session of Trappola (docs/rules.md section 8: 2 to 4 players
 taking turns at one table, a pot, streaks, Pro, Alifer replays, the final
 split) as a PettingZoo AEC environment. All rules live in the session
 engine (``trappola_env.engine.session``); this module only drives it.
@@ -22,20 +22,27 @@ engine (``trappola_env.engine.session``); this module only drives it.
 ## Arguments
 
 ``bulka_v0.env(n_players=3, max_parties=100, stake_multiple=1,
-render_mode=None, ace_declaration="first_ace", illegal_action="raise")``
+render_mode=None, ace_declaration="first_ace", illegal_action="raise",
+max_steps=None)``
 
 * ``n_players``: 2, 3 or 4; the agents are ``player_0`` .. ``player_{n-1}``.
 * ``max_parties``: the session ends after this many parties (Alifer
   replays count); a live Pro partie is still played out through its
-  replays, a pending non-Pro replay is dropped (RULES.md section 8, End).
-* ``stake_multiple``: the session's stake multiple (positive int).
+  replays, in which proposing Alifer is then illegal (a tie still
+  replays), and a pending non-Pro replay is dropped (docs/rules.md
+  section 8, End). So every session ends.
+* ``stake_multiple``: the session's stake multiple (an int from 1 to ``2**20``).
 * ``render_mode``: None, "human" (prints) or "ansi" (returns the text).
 * ``ace_declaration``, ``illegal_action``: the engine's ``RuleConfig``
-  (RULES.md sections 3 and 7).
+  (docs/rules.md sections 3 and 7).
+* ``max_steps``: the episode is truncated after this many steps (positive
+  int; None, the default, means ``STEPS_PER_PARTIE * max_parties`` =
+  ``1000 * max_parties``, twenty times what a session of fewer than 52
+  steps per partie needs). A safety net against policies that never end.
 
 Any other value raises ``ValueError`` naming the choices. ``env()`` wraps
 ``raw_env`` in PettingZoo's ``OrderEnforcingWrapper`` only, as
-``trappola_v0`` does. ``env.unwrapped.session`` is the session engine
+``trappola_v0`` does (``env_base.OrderEnforcing``, which copies fully). ``env.unwrapped.session`` is the session engine
 (balances, Bulka, queue, streaks, ``history``); ``env.unwrapped.session.check()``
 asserts the ledger.
 
@@ -60,16 +67,20 @@ lowest card deals first, the highest challenges, ties redraw).
   face-up bottom card); later parties are shuffled.
 
 Other keys are ignored with a warning. The seating draw and every deal come
-from a ``random.Random(seed)``; ``reset(seed=s)`` always gives the same
-session for the same actions, and a ``reset()`` without a seed continues
-the generator of the last reset (or one seeded from the OS on first use).
+from ``numpy.random.default_rng(seed)`` (deals as in ``trappola_v0``:
+``permutation`` of the 36 cards, dealt by the engine); ``reset(seed=s)``
+(an int >= 0) always gives the same session for the same actions, and a
+``reset()`` without a seed continues the generator of the last reset (or
+one seeded from the OS on first use). A reset that raises changes
+nothing, not even the generator.
 
 ## Action space
 
-The shared table (RULES.md section 9): 0..35 play that card, 36..39
+The shared table (docs/rules.md section 9): 0..35 play that card, 36..39
 declare Figura of Re / Cavall / Bube / Twos, 40 Aces, 41 Blans, 42 Bianka,
 43 ask Manko, 44 propose Alifer, 45 accept, 46 decline, **47 declare Pro,
-48 do not declare Pro** (the last two only in the Pro decision).
+48 do not declare Pro** (the last two only in the Pro decision). ``step``
+takes an int, a numpy integer, or a numpy integer array of one element.
 
 ## Observation space
 
@@ -86,7 +97,8 @@ a ``bulka_v0`` vector too.
 
 The session features follow (``SESSION_LAYOUT`` holds the same as data,
 ``SESSION_OFFSET`` the offsets by name; a test checks this table against
-it). "Opponent" means the other player at
+it; ``OBS_LAYOUT`` is the whole vector's layout and ``OBS_DIM`` its size,
+366, as checkpoints record them). "Opponent" means the other player at
 the table (for a Pro decision: the next challenger); a waiting agent has
 none. ``u = 10 * stake_multiple`` (one base stake).
 
@@ -118,12 +130,33 @@ tokens, only the final split can be a fraction (a Bulka of 100 among 3),
 which the session keeps exact (``fractions.Fraction``) and the reward
 rounds to the nearest float.
 
+Every other reward is an exact integer. The episode is truncated
+(``truncation=True`` for every agent, ``infos[agent]["truncated"] =
+"token_bound"``) as soon as the multiplier exceeds ``2**20``
+(``MAX_MULTIPLIER``: 21 Alifers in a row) or the Bulka or a balance
+exceeds ``2**50`` (``TOKEN_BOUND``). Before each step these bounds hold,
+so one step moves fewer than ``2**51`` tokens (a partie's payments are
+below ``2**8 * stake_multiple * m`` <= ``2**48``, plus at most the whole
+Bulka): far inside the ``2**53`` integers a float holds exactly.
+
 ## Infos
 
 ``infos[agent]`` holds ``balance`` (float), ``streak`` (int) and ``seat``
 ("dealer" | "challenger" | "waiting", for the partie in play or about to
 be decided) after every step; ``parties_played``; and at the end
-``final_share`` (each agent's part of the split Bulka, float).
+``final_share`` (each agent's part of the split Bulka, float); after a
+truncation, ``truncated`` ("max_steps" or "token_bound").
+
+## Truncation and copies
+
+A truncated episode (``max_steps`` reached, or the token bound above)
+reports ``truncation=True`` for every agent, never a termination, with
+all-zero masks; the session engine stays as it was (``env.unwrapped.session``).
+``copy.deepcopy``, ``copy.copy`` and ``pickle`` of the environment (raw or
+wrapped) carry the whole state (session, generator, the agents'
+bookkeeping): a copy plays on exactly as the original would, and stepping
+it leaves the original unchanged. ``step`` before a successful ``reset``
+raises (``RuntimeError`` from ``raw_env``, PettingZoo's error from ``env()``).
 
 ## Illegal actions
 
@@ -142,7 +175,9 @@ table with both hands, as a spectator sees it. "ansi" returns the text,
 ## Version history
 
 * v0: initial release (observation: the 347 values of ``trappola_v0`` and
-  19 session features).
+  19 session features). Since then: seeding by numpy's generator (a seed
+  gives another session than before), ``max_steps`` truncation, the token
+  bound, full copies, and the end-of-session Alifer ruling.
 """
 from __future__ import annotations
 
@@ -380,5 +415,5 @@ class raw_env(EnvBase):
 
 
 __all__ = ["env", "raw_env", "encode", "encode_session", "decode_observation", "mask_array", "OBS_SIZE",
-           "BULKA_OBS_SIZE", "OBS_DIM", "OBS_LAYOUT", "STEPS_PER_PARTIE", "TOKEN_BOUND", "SESSION_FIELDS", "SESSION_LAYOUT", "SESSION_OFFSET", "LOG2_SCALE", "STREAK_CAP",
-           "signed_log_feature"]
+           "BULKA_OBS_SIZE", "OBS_DIM", "OBS_LAYOUT", "STEPS_PER_PARTIE", "TOKEN_BOUND", "SESSION_FIELDS",
+           "SESSION_LAYOUT", "SESSION_OFFSET", "LOG2_SCALE", "STREAK_CAP", "signed_log_feature"]

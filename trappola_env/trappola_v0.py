@@ -3,7 +3,7 @@
 # Trappola
 
 One partie of Trappola (the two-player trick-taking game played in the
-Bulka, RULES.md sections 1-7) as a PettingZoo AEC environment. All rules
+Bulka, docs/rules.md sections 1-7) as a PettingZoo AEC environment. All rules
 live in the engine (``trappola_env.engine``); this module only drives it.
 
 | Import             | `from trappola_env import trappola_v0`             |
@@ -21,19 +21,23 @@ live in the engine (``trappola_env.engine``); this module only drives it.
 ## Arguments
 
 ``trappola_v0.env(render_mode=None, reward_mode="win", stake_multiple=1,
-ace_declaration="first_ace", illegal_action="raise")``
+ace_declaration="first_ace", illegal_action="raise", max_steps=1000)``
 
 * ``render_mode``: None, "human" (prints) or "ansi" (returns the text).
 * ``reward_mode``: "win", "points" or "tokens" (see Rewards).
-* ``stake_multiple``: the session's stake multiple (positive int); it
-  scales tokens, never points.
+* ``stake_multiple``: the session's stake multiple (an int from 1 to
+  ``2**20``); it scales tokens, never points.
 * ``ace_declaration``, ``illegal_action``: the engine's ``RuleConfig``
-  (RULES.md sections 3 and 7).
+  (docs/rules.md sections 3 and 7).
+* ``max_steps``: the episode is truncated after this many steps (positive
+  int). A partie ends within 50 steps, so this is only a safety net.
 
 Any other value raises ``ValueError`` naming the choices. ``env()`` wraps
-``raw_env`` in PettingZoo's ``OrderEnforcingWrapper`` only: the engine
+``raw_env`` in PettingZoo's ``OrderEnforcingWrapper`` only (a subclass,
+``env_base.OrderEnforcing``, whose ``copy.copy`` copies fully): the engine
 handles illegal actions itself (``illegal_action``), so the classic
 ``TerminateIllegalWrapper`` and ``AssertOutOfBoundsWrapper`` are not used.
+What the two environments share lives in ``trappola_env.env_base``.
 
 ## Roles and turns
 
@@ -53,21 +57,23 @@ continues its turn; an accept ends the partie.
   [18 names]}`` (the last stock name is the face-up bottom card); a
   malformed deal raises ``ValueError`` saying what is wrong.
 * ``"dealer"``: ``"player_0"`` or ``"player_1"`` (default).
-* ``"multiplier"``: the Alifer multiplier m of this partie (positive int,
-  default 1); it scales stakes and payments (tokens), never points.
+* ``"multiplier"``: the Alifer multiplier m of this partie (an int from 1
+  to ``2**20``, default 1); it scales stakes and payments (tokens), never
+  points.
 
 Other keys are ignored with a warning. Without a ``"deal"`` the 36 cards
 are shuffled by ``numpy.random.default_rng(seed).permutation`` and dealt by
 the engine (``deal_from_order``: packets of three, the last stock card face
-up); ``reset(seed=s)`` always gives the same deal, and a ``reset()`` without
-a seed continues the generator of the last seeded reset (or one seeded
-from the OS on first use).
+up); ``reset(seed=s)`` (an int >= 0) always gives the same deal, and a
+``reset()`` without a seed continues the generator of the last seeded reset
+(or one seeded from the OS on first use). A reset that raises changes
+nothing, not even the generator: a partie in progress goes on.
 
 ## Action space
 
 | id | action |
 |---|---|
-| 0..35 | play the card with this id (``suit * 9 + rank``; see RULES.md section 1) |
+| 0..35 | play the card with this id (``suit * 9 + rank``; see docs/rules.md section 1) |
 | 36 | declare Figura of Re |
 | 37 | declare Figura of Cavall |
 | 38 | declare Figura of Bube |
@@ -83,6 +89,8 @@ from the OS on first use).
 | 48 | do not declare Pro (session environment only; never legal here) |
 
 ``action_name(a)`` (re-exported here) names any id, e.g. ``"play AS"``.
+``step`` takes an int, a numpy integer, or a numpy integer array of one
+element; any other array is an illegal action.
 
 ## Observation space
 
@@ -135,6 +143,10 @@ Given to both agents when the partie ends (0 before):
 | "points" | own total minus the opponent's | 0 | offender min(own - opponent, -1), the opponent the negation |
 | "tokens" | net tokens of the partie for that agent (stake included; scaled by stake_multiple and m) | same | same |
 
+Rewards are exact: a partie's tokens are below ``2**8 * stake_multiple *
+m`` in size, so below ``2**48`` within the bounds above, where every
+integer is a float (``trappola_env.env_base`` has the arithmetic).
+
 "tokens" is the engine's settlement (``PartieResult.tokens``): each player
 pays its stake into the Bulka and receives or pays declaration payments and
 pays trick-bonus payments; winning a partie earns no tokens by itself (the
@@ -167,8 +179,15 @@ With ``illegal_action="forfeit"`` the offender loses the partie at once
 analysis and search players: ``copy()`` it before changing anything) and
 ``env.unwrapped.result`` the settled ``PartieResult`` once the partie is
 over. A partie ends by itself within 9 tricks (fewer than 50 steps, all
-declarations and Alifer answers included), so there is no truncation and
-no ``max_cycles``.
+declarations and Alifer answers included). Should it not, ``max_steps``
+truncates it: every agent gets ``truncation=True`` (not a termination),
+``infos[agent]["truncated"] = "max_steps"``, and all-zero masks.
+
+``copy.deepcopy``, ``copy.copy`` and ``pickle`` of the environment (raw or
+wrapped) carry the whole state (the partie, the generator, the agents'
+bookkeeping): a copy plays on exactly as the original would, and stepping
+it leaves the original unchanged. ``step`` before a successful ``reset``
+raises (``RuntimeError`` from ``raw_env``, PettingZoo's error from ``env()``).
 
 ## Rendering
 
@@ -178,7 +197,9 @@ sees it (it is not a player's view; use ``decode_observation`` for that).
 
 ## Version history
 
-* v0: initial release (one partie; observation layout of 347 values).
+* v0: initial release (one partie; observation layout of 347 values);
+  ``max_steps`` truncation and full copies added without changing any
+  partie.
 """
 from __future__ import annotations
 
