@@ -286,6 +286,7 @@ class raw_env(EnvBase):
 
     metadata = {"name": "bulka_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
     OPTION_KEYS = OPTION_KEYS
+    TOKENS_GROW = True
 
     def __init__(self, n_players: int = 3, max_parties: int = 100, stake_multiple: int = 1,
                  render_mode: str | None = None, ace_declaration: str = "first_ace",

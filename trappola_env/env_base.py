@@ -100,10 +100,11 @@ class EnvBase(AECEnv):
     the engine, ``agents``, ``rewards``, ``infos``, ``agent_selection``...),
     ``_act(agent, action)`` (apply one action of the selected agent and set
     rewards, terminations and the next selection), ``observe`` and
-    ``_render_text``; ``_token_bound_exceeded`` when tokens can grow."""
+    ``_render_text``; with ``TOKENS_GROW``, ``_token_bound_exceeded``."""
 
     OPTION_KEYS: tuple = ()
     ZERO_REWARD = 0.0
+    TOKENS_GROW = False  # whether _token_bound_exceeded needs asking after each step
 
     def __init__(self, agents, obs_size: int, *, render_mode, stake_multiple, max_steps, ace_declaration,
                  illegal_action):
@@ -178,9 +179,11 @@ class EnvBase(AECEnv):
             action = as_action(action)
         self._act(agent, action)
         self._obs = {}
-        self._steps += 1
-        if self._steps >= self.max_steps or self._token_bound_exceeded():
-            self._truncate("max_steps" if self._steps >= self.max_steps else "token_bound")
+        steps = self._steps = self._steps + 1
+        if steps >= self.max_steps:
+            self._truncate("max_steps")
+        elif self.TOKENS_GROW and self._token_bound_exceeded():
+            self._truncate("token_bound")
         if self.render_mode == "human":
             self.render()
 
