@@ -104,6 +104,15 @@ def test_bulka_seating_option_is_checked(seating, match):
         env.reset(options={"seating": seating})
 
 
+def test_bulka_seating_option_takes_a_seating_object_too():
+    from trappola_env.engine.seating import Seating
+
+    env = bulka_v0.env()
+    env.reset(options={"seating": Seating.explicit("player_2", "player_1", ["player_0"])})
+    s = env.unwrapped.session
+    assert (s.dealer, s.challenger, s.queue) == ("player_2", "player_1", ["player_0"])
+
+
 @pytest.mark.parametrize("seed", [-1, 2.5, "7", True])
 def test_a_bad_seed_is_refused(seed):
     for make in MAKERS.values():

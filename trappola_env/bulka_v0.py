@@ -310,7 +310,8 @@ class raw_env(EnvBase):
     def _parse_options(self, options: dict) -> tuple:
         seating = options.get("seating")
         if seating is not None:
-            seating = Seating.from_dict(seating)
+            if not isinstance(seating, Seating):
+                seating = Seating.from_dict(seating)
             seating.validate(self.possible_agents)
         deal = deal_from_names(options["deal"]) if "deal" in options else None
         return seating, deal
