@@ -16,6 +16,7 @@ from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 from trappola_env import bulka_v0, trappola_v0
 from trappola_env.bulka_v0 import BULKA_OBS_SIZE, SESSION_LAYOUT
 from trappola_env.engine.actions import NO_PRO, PRO
+from trappola_env.env_base import OrderEnforcing
 from trappola_env.observation import OBS_SIZE, decode_observation, encode
 
 from test_session_scripts import DEAL_CHALLENGER_WINS, DEAL_DECLARATION
@@ -49,7 +50,8 @@ def run(env, rng, on_step=None, max_steps=10**6):
 
 def test_env_is_raw_env_in_order_enforcing_wrapper_only():
     env = bulka_v0.env()
-    assert type(env) is OrderEnforcingWrapper and type(env.env) is bulka_v0.raw_env
+    assert type(env) is OrderEnforcing and type(env).__bases__ == (OrderEnforcingWrapper,)
+    assert type(env.env) is bulka_v0.raw_env
     assert env.metadata == {"name": "bulka_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
     assert str(env) == "bulka_v0"
 

@@ -368,3 +368,18 @@ def test_non_integer_actions_are_illegal(bad):
     with pytest.raises(ValueError):
         p.apply(bad)
     assert state_key(p) == before
+
+
+@pytest.mark.parametrize("deal", [None, {}, "AS 7S"])
+def test_a_partie_needs_a_deal(deal):
+    from trappola_env.engine import Partie
+
+    with pytest.raises(TypeError, match="deal must be a Deal"):
+        Partie(deal)
+
+
+def test_session_is_part_of_the_engine_package():
+    from trappola_env.engine import Session
+    from trappola_env.engine.session import Session as S
+
+    assert Session is S

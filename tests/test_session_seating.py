@@ -114,6 +114,8 @@ def test_session_draws_with_its_seed_and_accepts_explicit_seating():
     ({"dealer": "player_2", "challenger": "player_0", "queue": []}, "does not seat exactly"),
     ({"dealer": "player_2", "challenger": "player_2", "queue": ["player_1"]}, "twice"),
     ({"dealer": "player_9", "challenger": "player_0", "queue": ["player_1"]}, "does not seat exactly"),
+    ({"challenger": "player_0", "queue": ["player_1", "player_2"]}, "lacks dealer;"),
+    ({"queue": ["player_1"]}, "lacks dealer and challenger"),
 ])
 def test_bad_explicit_seating_raises(seating, match):
     with pytest.raises(ValueError, match=match):

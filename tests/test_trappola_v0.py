@@ -16,6 +16,7 @@ from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from trappola_env import trappola_v0
 from trappola_env.engine import action_id, cards_of
+from trappola_env.env_base import OrderEnforcing
 from trappola_env.envs_common import mask_array, observation_space
 from trappola_env.observation import OBS_SIZE, decode_observation
 
@@ -106,7 +107,8 @@ def finish(env):
 
 def test_env_is_raw_env_in_order_enforcing_wrapper_only():
     env = trappola_v0.env()
-    assert type(env) is OrderEnforcingWrapper
+    # PettingZoo's wrapper, subclassed only so that copy.copy copies fully
+    assert type(env) is OrderEnforcing and type(env).__bases__ == (OrderEnforcingWrapper,)
     assert type(env.env) is trappola_v0.raw_env
     assert env.metadata == {"name": "trappola_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
     assert str(env) == "trappola_v0"

@@ -2,7 +2,7 @@
 """
 # Bulka
 
-A whole Bulka session of Trappola (RULES.md section 8: 2 to 4 players
+A whole Bulka session of Trappola (docs/rules.md section 8: 2 to 4 players
 taking turns at one table, a pot, streaks, Pro, Alifer replays, the final
 split) as a PettingZoo AEC environment. All rules live in the session
 engine (``trappola_env.engine.session``); this module only drives it.
@@ -22,20 +22,27 @@ engine (``trappola_env.engine.session``); this module only drives it.
 ## Arguments
 
 ``bulka_v0.env(n_players=3, max_parties=100, stake_multiple=1,
-render_mode=None, ace_declaration="first_ace", illegal_action="raise")``
+render_mode=None, ace_declaration="first_ace", illegal_action="raise",
+max_steps=None)``
 
 * ``n_players``: 2, 3 or 4; the agents are ``player_0`` .. ``player_{n-1}``.
 * ``max_parties``: the session ends after this many parties (Alifer
   replays count); a live Pro partie is still played out through its
-  replays, a pending non-Pro replay is dropped (RULES.md section 8, End).
-* ``stake_multiple``: the session's stake multiple (positive int).
+  replays, in which proposing Alifer is then illegal (a tie still
+  replays), and a pending non-Pro replay is dropped (docs/rules.md
+  section 8, End). So every session ends.
+* ``stake_multiple``: the session's stake multiple (an int from 1 to ``2**20``).
 * ``render_mode``: None, "human" (prints) or "ansi" (returns the text).
 * ``ace_declaration``, ``illegal_action``: the engine's ``RuleConfig``
-  (RULES.md sections 3 and 7).
+  (docs/rules.md sections 3 and 7).
+* ``max_steps``: the episode is truncated after this many steps (positive
+  int; None, the default, means ``STEPS_PER_PARTIE * max_parties`` =
+  ``1000 * max_parties``, twenty times what a session of fewer than 52
+  steps per partie needs). A safety net against policies that never end.
 
 Any other value raises ``ValueError`` naming the choices. ``env()`` wraps
 ``raw_env`` in PettingZoo's ``OrderEnforcingWrapper`` only, as
-``trappola_v0`` does. ``env.unwrapped.session`` is the session engine
+``trappola_v0`` does (``env_base.OrderEnforcing``, which copies fully). ``env.unwrapped.session`` is the session engine
 (balances, Bulka, queue, streaks, ``history``); ``env.unwrapped.session.check()``
 asserts the ledger.
 
@@ -60,16 +67,20 @@ lowest card deals first, the highest challenges, ties redraw).
   face-up bottom card); later parties are shuffled.
 
 Other keys are ignored with a warning. The seating draw and every deal come
-from a ``random.Random(seed)``; ``reset(seed=s)`` always gives the same
-session for the same actions, and a ``reset()`` without a seed continues
-the generator of the last reset (or one seeded from the OS on first use).
+from ``numpy.random.default_rng(seed)`` (deals as in ``trappola_v0``:
+``permutation`` of the 36 cards, dealt by the engine); ``reset(seed=s)``
+(an int >= 0) always gives the same session for the same actions, and a
+``reset()`` without a seed continues the generator of the last reset (or
+one seeded from the OS on first use). A reset that raises changes
+nothing, not even the generator.
 
 ## Action space
 
-The shared table (RULES.md section 9): 0..35 play that card, 36..39
+The shared table (docs/rules.md section 9): 0..35 play that card, 36..39
 declare Figura of Re / Cavall / Bube / Twos, 40 Aces, 41 Blans, 42 Bianka,
 43 ask Manko, 44 propose Alifer, 45 accept, 46 decline, **47 declare Pro,
-48 do not declare Pro** (the last two only in the Pro decision).
+48 do not declare Pro** (the last two only in the Pro decision). ``step``
+takes an int, a numpy integer, or a numpy integer array of one element.
 
 ## Observation space
 
@@ -86,7 +97,8 @@ a ``bulka_v0`` vector too.
 
 The session features follow (``SESSION_LAYOUT`` holds the same as data,
 ``SESSION_OFFSET`` the offsets by name; a test checks this table against
-it). "Opponent" means the other player at
+it; ``OBS_LAYOUT`` is the whole vector's layout and ``OBS_DIM`` its size,
+366, as checkpoints record them). "Opponent" means the other player at
 the table (for a Pro decision: the next challenger); a waiting agent has
 none. ``u = 10 * stake_multiple`` (one base stake).
 
@@ -118,12 +130,33 @@ tokens, only the final split can be a fraction (a Bulka of 100 among 3),
 which the session keeps exact (``fractions.Fraction``) and the reward
 rounds to the nearest float.
 
+Every other reward is an exact integer. The episode is truncated
+(``truncation=True`` for every agent, ``infos[agent]["truncated"] =
+"token_bound"``) as soon as the multiplier exceeds ``2**20``
+(``MAX_MULTIPLIER``: 21 Alifers in a row) or the Bulka or a balance
+exceeds ``2**50`` (``TOKEN_BOUND``). Before each step these bounds hold,
+so one step moves fewer than ``2**51`` tokens (a partie's payments are
+below ``2**8 * stake_multiple * m`` <= ``2**48``, plus at most the whole
+Bulka): far inside the ``2**53`` integers a float holds exactly.
+
 ## Infos
 
 ``infos[agent]`` holds ``balance`` (float), ``streak`` (int) and ``seat``
 ("dealer" | "challenger" | "waiting", for the partie in play or about to
 be decided) after every step; ``parties_played``; and at the end
-``final_share`` (each agent's part of the split Bulka, float).
+``final_share`` (each agent's part of the split Bulka, float); after a
+truncation, ``truncated`` ("max_steps" or "token_bound").
+
+## Truncation and copies
+
+A truncated episode (``max_steps`` reached, or the token bound above)
+reports ``truncation=True`` for every agent, never a termination, with
+all-zero masks; the session engine stays as it was (``env.unwrapped.session``).
+``copy.deepcopy``, ``copy.copy`` and ``pickle`` of the environment (raw or
+wrapped) carry the whole state (session, generator, the agents'
+bookkeeping): a copy plays on exactly as the original would, and stepping
+it leaves the original unchanged. ``step`` before a successful ``reset``
+raises (``RuntimeError`` from ``raw_env``, PettingZoo's error from ``env()``).
 
 ## Illegal actions
 
@@ -142,33 +175,31 @@ table with both hands, as a spectator sees it. "ansi" returns the text,
 ## Version history
 
 * v0: initial release (observation: the 347 values of ``trappola_v0`` and
-  19 session features).
+  19 session features). Since then: seeding by numpy's generator (a seed
+  gives another session than before), ``max_steps`` truncation, the token
+  bound, full copies, and the end-of-session Alifer ruling.
 """
 from __future__ import annotations
 
 import math
-import random
-import warnings
 
-import gymnasium
 import numpy as np
-from gymnasium import spaces
-from gymnasium.utils import EzPickle
-from pettingzoo import AECEnv
-from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
-from .engine import N_ACTIONS, IllegalActionError, RuleConfig, deal_from_names
+from .engine import N_ACTIONS, IllegalActionError, deal_from_names
 from .engine.render import render_partie
 from .engine.scoring import BASE_STAKE
+from .engine.seating import Seating
 from .engine.session import OVER, PLAYING, PRO_DECISION, Session
-from .envs_common import check_positive_int, mask_array, observation_space
-from .observation import OBS_SIZE, Observer, decode_observation, encode, multiplier_feature
+from .env_base import MAX_MULTIPLIER, EnvBase, OrderEnforcing, shuffled_deal
+from .envs_common import check_positive_int, mask_array
+from .observation import LAYOUT, OBS_SIZE, Observer, decode_observation, encode, multiplier_feature
 
-RENDER_MODES = ("human", "ansi")
 OPTION_KEYS = ("seating", "deal")
 SEATS = ("challenger", "dealer", "waiting")
 STREAK_CAP = 8
 LOG2_SCALE = 16
+STEPS_PER_PARTIE = 1000  # the default max_steps per partie; a partie takes fewer than 52
+TOKEN_BOUND = 2**50  # a balance or Bulka beyond this truncates the episode
 
 # (name, size, meaning). The order is the vector's order after OBS_SIZE.
 SESSION_FIELDS = (
@@ -195,14 +226,17 @@ def _layout():
 
 
 SESSION_LAYOUT, BULKA_OBS_SIZE = _layout()
+OBS_LAYOUT = [*LAYOUT, *SESSION_LAYOUT]  # the whole vector: the partie's fields, then the session's
+OBS_DIM = BULKA_OBS_SIZE
 SESSION_OFFSET = {name: off for name, off, _ in SESSION_LAYOUT}  # absolute offsets in the vector
 _OFF = SESSION_OFFSET
 _PHASE_INDEX = {PRO_DECISION: 0, PLAYING: 1, OVER: 2}
 
 
 def env(**kwargs):
-    """``raw_env(**kwargs)`` in PettingZoo's ``OrderEnforcingWrapper``."""
-    return OrderEnforcingWrapper(raw_env(**kwargs))
+    """``raw_env(**kwargs)`` in PettingZoo's order-enforcing wrapper
+    (``env_base.OrderEnforcing``, which also copies fully)."""
+    return OrderEnforcing(raw_env(**kwargs))
 
 
 def signed_log_feature(x, unit) -> float:
@@ -247,87 +281,62 @@ def encode_session(session: Session, agent: str, out: np.ndarray) -> None:
     out[_OFF["parties_left"] - base] = min(session.parties_left / session.max_parties, 1.0)
 
 
-class raw_env(AECEnv, EzPickle):
+class raw_env(EnvBase):
     """A Bulka session; see the module docstring."""
 
     metadata = {"name": "bulka_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
+    OPTION_KEYS = OPTION_KEYS
+    TOKENS_GROW = True
 
     def __init__(self, n_players: int = 3, max_parties: int = 100, stake_multiple: int = 1,
                  render_mode: str | None = None, ace_declaration: str = "first_ace",
-                 illegal_action: str = "raise"):
-        EzPickle.__init__(self, n_players=n_players, max_parties=max_parties, stake_multiple=stake_multiple,
-                          render_mode=render_mode, ace_declaration=ace_declaration,
-                          illegal_action=illegal_action)
-        super().__init__()
-        if isinstance(n_players, bool) or n_players not in (2, 3, 4):
+                 illegal_action: str = "raise", max_steps: int | None = None):
+        if isinstance(n_players, bool) or not isinstance(n_players, int) or n_players not in (2, 3, 4):
             raise ValueError(f"n_players must be 2, 3 or 4, got {n_players!r}")
         check_positive_int("max_parties", max_parties)
-        check_positive_int("stake_multiple", stake_multiple)
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
-        self.config = RuleConfig(ace_declaration=ace_declaration, illegal_action=illegal_action)
+        if max_steps is None:
+            max_steps = STEPS_PER_PARTIE * max_parties
+        super().__init__([f"player_{i}" for i in range(n_players)], BULKA_OBS_SIZE, render_mode=render_mode,
+                         stake_multiple=stake_multiple, max_steps=max_steps, ace_declaration=ace_declaration,
+                         illegal_action=illegal_action)
         self.n_players = n_players
         self.max_parties = max_parties
-        self.stake_multiple = stake_multiple
-        self.render_mode = render_mode
-        self.possible_agents = [f"player_{i}" for i in range(n_players)]
-        self.action_spaces = {a: spaces.Discrete(N_ACTIONS) for a in self.possible_agents}
-        self.observation_spaces = {a: observation_space(BULKA_OBS_SIZE) for a in self.possible_agents}
         self.session = None
-        self._rng = None
         self._observer = None
         self._reported = {}  # balance per agent as last reported through rewards
-        self._obs = {}
-
-    def observation_space(self, agent):
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent):
-        return self.action_spaces[agent]
+        self._beyond = False  # a balance is beyond TOKEN_BOUND
 
     # ------------------------------------------------------------- reset
-    def reset(self, seed=None, options=None):
-        if seed is not None or self._rng is None:
-            self._rng = random.Random(seed)
-        options = {} if options is None else options
-        if not isinstance(options, dict):
-            raise ValueError(f"options must be a dict, got {type(options).__name__}")
-        unknown = [k for k in options if k not in OPTION_KEYS]
-        if unknown:
-            warnings.warn(f"bulka_v0.reset ignores unknown options {unknown}; known: {list(OPTION_KEYS)}",
-                          stacklevel=2)
+    def _parse_options(self, options: dict) -> tuple:
+        seating = options.get("seating")
+        if seating is not None:
+            if not isinstance(seating, Seating):
+                seating = Seating.from_dict(seating)
+            seating.validate(self.possible_agents)
         deal = deal_from_names(options["deal"]) if "deal" in options else None
+        return seating, deal
+
+    def _start(self, plan: tuple) -> None:
+        seating, deal = plan
         self.session = Session(max_parties=self.max_parties, stake_multiple=self.stake_multiple,
-                               config=self.config, rng=self._rng, names=self.possible_agents,
-                               seating=options.get("seating"))
+                               config=self.config, rng=self.np_random, names=self.possible_agents,
+                               seating=seating, deal_source=shuffled_deal)
         if deal is not None:
             self.session.set_deal(deal)
-        agents = self.agents = list(self.possible_agents)
-        self._reported = dict.fromkeys(agents, 0)
-        self.rewards = dict.fromkeys(agents, 0.0)
-        self._cumulative_rewards = dict.fromkeys(agents, 0.0)
-        self.terminations = dict.fromkeys(agents, False)
-        self.truncations = dict.fromkeys(agents, False)
-        self.infos = {a: {} for a in agents}
+        self._reported = dict.fromkeys(self.possible_agents, 0)
+        self._beyond = False
+        self._begin({a: {} for a in self.possible_agents})
         self._update_infos()
         self._observer = None
-        self._obs = {}
         self.agent_selection = self.session.to_act
-        if self.render_mode == "human":
-            self.render()
 
     # -------------------------------------------------------------- step
-    def step(self, action):
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
+    def _act(self, agent: str, action) -> None:
         session = self.session
         try:
             session.act(action)
         except IllegalActionError as e:
             raise IllegalActionError(f"{agent} ({session.seat_of(agent)}): {e}") from None
-        self._obs = {}
         self._cumulative_rewards[agent] = 0.0
         balances = session.balances
         reported = self._reported
@@ -338,6 +347,8 @@ class raw_env(AECEnv, EzPickle):
             if new != old:
                 rewards[a] = float(new - old)
                 reported[a] = new
+                if not -TOKEN_BOUND <= new <= TOKEN_BOUND:
+                    self._beyond = True
             else:
                 rewards[a] = 0.0
         self._update_infos()
@@ -352,8 +363,10 @@ class raw_env(AECEnv, EzPickle):
         else:
             self._accumulate_rewards()
             self.agent_selection = session.to_act
-        if self.render_mode == "human":
-            self.render()
+
+    def _token_bound_exceeded(self) -> bool:
+        s = self.session
+        return s.phase != OVER and (self._beyond or s.multiplier > MAX_MULTIPLIER or s.bulka > TOKEN_BOUND)
 
     def _update_infos(self) -> None:
         s = self.session
@@ -371,6 +384,8 @@ class raw_env(AECEnv, EzPickle):
     def observe(self, agent):
         obs = self._obs.get(agent)
         if obs is None:
+            if not self._ready:
+                self._not_ready("observe")
             session = self.session
             vec = np.zeros(BULKA_OBS_SIZE, np.float32)
             if session.phase == PLAYING and (agent == session.challenger or agent == session.dealer):
@@ -381,7 +396,7 @@ class raw_env(AECEnv, EzPickle):
                     observer.sync()
                 vec[:OBS_SIZE] = observer.vectors[0 if agent == session.challenger else 1]
             encode_session(session, agent, vec[OBS_SIZE:])
-            if agent == session.to_act:
+            if agent == session.to_act and not self._cut:
                 mask = mask_array(session.legal_mask())
             else:
                 mask = np.zeros(N_ACTIONS, np.int8)
@@ -389,10 +404,7 @@ class raw_env(AECEnv, EzPickle):
         return obs
 
     # ------------------------------------------------------------ render
-    def render(self):
-        if self.render_mode is None:
-            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
-            return None
+    def _render_text(self) -> str:
         s = self.session
         text = s.render()
         if s.phase == PLAYING:
@@ -401,15 +413,9 @@ class raw_env(AECEnv, EzPickle):
                      + render_partie(s.partie))
         elif s.phase == PRO_DECISION:
             text += f"\n{s.dealer} (streak {s.streaks[s.dealer]}) decides whether to declare Pro"
-        if self.render_mode == "human":
-            print(text)
-            return None
         return text
-
-    def close(self):
-        pass
 
 
 __all__ = ["env", "raw_env", "encode", "encode_session", "decode_observation", "mask_array", "OBS_SIZE",
-           "BULKA_OBS_SIZE", "SESSION_FIELDS", "SESSION_LAYOUT", "SESSION_OFFSET", "LOG2_SCALE", "STREAK_CAP",
-           "signed_log_feature"]
+           "BULKA_OBS_SIZE", "OBS_DIM", "OBS_LAYOUT", "STEPS_PER_PARTIE", "TOKEN_BOUND", "SESSION_FIELDS",
+           "SESSION_LAYOUT", "SESSION_OFFSET", "LOG2_SCALE", "STREAK_CAP", "signed_log_feature"]

@@ -284,6 +284,15 @@ class Observer:
         self._views = (memoryview(self.vectors[0]), memoryview(self.vectors[1]))
         self.refresh()
 
+    # Memoryviews cannot be copied or pickled: copies (of an environment
+    # mid-game) carry the rest and make new views of the copied vectors.
+    def __getstate__(self):
+        return self.partie, self.vectors, self._seen
+
+    def __setstate__(self, state) -> None:
+        self.partie, self.vectors, self._seen = state
+        self._views = (memoryview(self.vectors[0]), memoryview(self.vectors[1]))
+
     def refresh(self) -> None:
         """Re-encode both seats from scratch."""
         encode(self.partie, 0, self.vectors[0])

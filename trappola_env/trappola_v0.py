@@ -3,7 +3,7 @@
 # Trappola
 
 One partie of Trappola (the two-player trick-taking game played in the
-Bulka, RULES.md sections 1-7) as a PettingZoo AEC environment. All rules
+Bulka, docs/rules.md sections 1-7) as a PettingZoo AEC environment. All rules
 live in the engine (``trappola_env.engine``); this module only drives it.
 
 | Import             | `from trappola_env import trappola_v0`             |
@@ -21,19 +21,23 @@ live in the engine (``trappola_env.engine``); this module only drives it.
 ## Arguments
 
 ``trappola_v0.env(render_mode=None, reward_mode="win", stake_multiple=1,
-ace_declaration="first_ace", illegal_action="raise")``
+ace_declaration="first_ace", illegal_action="raise", max_steps=1000)``
 
 * ``render_mode``: None, "human" (prints) or "ansi" (returns the text).
 * ``reward_mode``: "win", "points" or "tokens" (see Rewards).
-* ``stake_multiple``: the session's stake multiple (positive int); it
-  scales tokens, never points.
+* ``stake_multiple``: the session's stake multiple (an int from 1 to
+  ``2**20``); it scales tokens, never points.
 * ``ace_declaration``, ``illegal_action``: the engine's ``RuleConfig``
-  (RULES.md sections 3 and 7).
+  (docs/rules.md sections 3 and 7).
+* ``max_steps``: the episode is truncated after this many steps (positive
+  int). A partie ends within 50 steps, so this is only a safety net.
 
 Any other value raises ``ValueError`` naming the choices. ``env()`` wraps
-``raw_env`` in PettingZoo's ``OrderEnforcingWrapper`` only: the engine
+``raw_env`` in PettingZoo's ``OrderEnforcingWrapper`` only (a subclass,
+``env_base.OrderEnforcing``, whose ``copy.copy`` copies fully): the engine
 handles illegal actions itself (``illegal_action``), so the classic
 ``TerminateIllegalWrapper`` and ``AssertOutOfBoundsWrapper`` are not used.
+What the two environments share lives in ``trappola_env.env_base``.
 
 ## Roles and turns
 
@@ -53,21 +57,23 @@ continues its turn; an accept ends the partie.
   [18 names]}`` (the last stock name is the face-up bottom card); a
   malformed deal raises ``ValueError`` saying what is wrong.
 * ``"dealer"``: ``"player_0"`` or ``"player_1"`` (default).
-* ``"multiplier"``: the Alifer multiplier m of this partie (positive int,
-  default 1); it scales stakes and payments (tokens), never points.
+* ``"multiplier"``: the Alifer multiplier m of this partie (an int from 1
+  to ``2**20``, default 1); it scales stakes and payments (tokens), never
+  points.
 
 Other keys are ignored with a warning. Without a ``"deal"`` the 36 cards
 are shuffled by ``numpy.random.default_rng(seed).permutation`` and dealt by
 the engine (``deal_from_order``: packets of three, the last stock card face
-up); ``reset(seed=s)`` always gives the same deal, and a ``reset()`` without
-a seed continues the generator of the last seeded reset (or one seeded
-from the OS on first use).
+up); ``reset(seed=s)`` (an int >= 0) always gives the same deal, and a
+``reset()`` without a seed continues the generator of the last seeded reset
+(or one seeded from the OS on first use). A reset that raises changes
+nothing, not even the generator: a partie in progress goes on.
 
 ## Action space
 
 | id | action |
 |---|---|
-| 0..35 | play the card with this id (``suit * 9 + rank``; see RULES.md section 1) |
+| 0..35 | play the card with this id (``suit * 9 + rank``; see docs/rules.md section 1) |
 | 36 | declare Figura of Re |
 | 37 | declare Figura of Cavall |
 | 38 | declare Figura of Bube |
@@ -83,6 +89,8 @@ from the OS on first use).
 | 48 | do not declare Pro (session environment only; never legal here) |
 
 ``action_name(a)`` (re-exported here) names any id, e.g. ``"play AS"``.
+``step`` takes an int, a numpy integer, or a numpy integer array of one
+element; any other array is an illegal action.
 
 ## Observation space
 
@@ -135,6 +143,10 @@ Given to both agents when the partie ends (0 before):
 | "points" | own total minus the opponent's | 0 | offender min(own - opponent, -1), the opponent the negation |
 | "tokens" | net tokens of the partie for that agent (stake included; scaled by stake_multiple and m) | same | same |
 
+Rewards are exact: a partie's tokens are below ``2**8 * stake_multiple *
+m`` in size, so below ``2**48`` within the bounds above, where every
+integer is a float (``trappola_env.env_base`` has the arithmetic).
+
 "tokens" is the engine's settlement (``PartieResult.tokens``): each player
 pays its stake into the Bulka and receives or pays declaration payments and
 pays trick-bonus payments; winning a partie earns no tokens by itself (the
@@ -167,8 +179,15 @@ With ``illegal_action="forfeit"`` the offender loses the partie at once
 analysis and search players: ``copy()`` it before changing anything) and
 ``env.unwrapped.result`` the settled ``PartieResult`` once the partie is
 over. A partie ends by itself within 9 tricks (fewer than 50 steps, all
-declarations and Alifer answers included), so there is no truncation and
-no ``max_cycles``.
+declarations and Alifer answers included). Should it not, ``max_steps``
+truncates it: every agent gets ``truncation=True`` (not a termination),
+``infos[agent]["truncated"] = "max_steps"``, and all-zero masks.
+
+``copy.deepcopy``, ``copy.copy`` and ``pickle`` of the environment (raw or
+wrapped) carry the whole state (the partie, the generator, the agents'
+bookkeeping): a copy plays on exactly as the original would, and stepping
+it leaves the original unchanged. ``step`` before a successful ``reset``
+raises (``RuntimeError`` from ``raw_env``, PettingZoo's error from ``env()``).
 
 ## Rendering
 
@@ -178,39 +197,24 @@ sees it (it is not a player's view; use ``decode_observation`` for that).
 
 ## Version history
 
-* v0: initial release (one partie; observation layout of 347 values).
+* v0: initial release (one partie; observation layout of 347 values);
+  ``max_steps`` truncation and full copies added without changing any
+  partie.
 """
 from __future__ import annotations
 
-import warnings
-
-import gymnasium
 import numpy as np
-from gymnasium import spaces
-from gymnasium.utils import EzPickle
-from pettingzoo import AECEnv
-from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
-from .engine import (
-    N_ACTIONS,
-    IllegalActionError,
-    Partie,
-    RuleConfig,
-    action_name,
-    deal_from_names,
-    deal_from_order,
-)
-from .engine.cards import N_CARDS
+from .engine import N_ACTIONS, IllegalActionError, Partie, action_name, deal_from_names
 from .engine.partie import DONE
 from .engine.render import render_partie
+from .env_base import MAX_MULTIPLIER, EnvBase, OrderEnforcing, check_bounded_int, shuffled_deal
 from .envs_common import (
     REWARD_MODES,
     ROLES,
-    check_positive_int,
     check_reward_mode,
     end_info,
     mask_array,
-    observation_space,
     partie_reward,
     result_name,
     score_dict,
@@ -218,112 +222,73 @@ from .envs_common import (
 from .observation import OBS_SIZE, Observer, decode_observation, encode
 
 AGENTS = ("player_0", "player_1")
-RENDER_MODES = ("human", "ansi")
 OPTION_KEYS = ("deal", "dealer", "multiplier")
 # engine seat -> agent, and agent -> engine seat, by the dealer's agent
 _BY_SEAT = {AGENTS[1]: (AGENTS[0], AGENTS[1]), AGENTS[0]: (AGENTS[1], AGENTS[0])}
 _SEAT_OF = {d: {a: i for i, a in enumerate(by_seat)} for d, by_seat in _BY_SEAT.items()}
+MAX_STEPS = 1000  # a partie ends within 50 steps; this only guards against engine faults
 
 
 reward_of = partie_reward  # its name here before envs_common existed; callers use it
 
 
 def env(**kwargs):
-    """``raw_env(**kwargs)`` in PettingZoo's ``OrderEnforcingWrapper``."""
-    return OrderEnforcingWrapper(raw_env(**kwargs))
+    """``raw_env(**kwargs)`` in PettingZoo's order-enforcing wrapper
+    (``env_base.OrderEnforcing``, which also copies fully)."""
+    return OrderEnforcing(raw_env(**kwargs))
 
 
-class raw_env(AECEnv, EzPickle):
+class raw_env(EnvBase):
     """One Trappola partie; see the module docstring."""
 
     metadata = {"name": "trappola_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
+    OPTION_KEYS = OPTION_KEYS
+    ZERO_REWARD = 0
 
     def __init__(self, render_mode: str | None = None, reward_mode: str = "win", stake_multiple: int = 1,
-                 ace_declaration: str = "first_ace", illegal_action: str = "raise"):
-        EzPickle.__init__(self, render_mode=render_mode, reward_mode=reward_mode, stake_multiple=stake_multiple,
-                          ace_declaration=ace_declaration, illegal_action=illegal_action)
-        super().__init__()
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
+                 ace_declaration: str = "first_ace", illegal_action: str = "raise", max_steps: int = MAX_STEPS):
+        super().__init__(AGENTS, OBS_SIZE, render_mode=render_mode, stake_multiple=stake_multiple,
+                         max_steps=max_steps, ace_declaration=ace_declaration, illegal_action=illegal_action)
         check_reward_mode(reward_mode)
-        check_positive_int("stake_multiple", stake_multiple)
-        self.config = RuleConfig(ace_declaration=ace_declaration, illegal_action=illegal_action)
-        self.render_mode = render_mode
         self.reward_mode = reward_mode
-        self.stake_multiple = stake_multiple
-        self.possible_agents = list(AGENTS)
-        self.action_spaces = {a: spaces.Discrete(N_ACTIONS) for a in AGENTS}
-        self.observation_spaces = {a: observation_space() for a in AGENTS}
         self.partie = None
         self.result = None
         self._observer = None
-        self._rng = None
         self._by_seat = _BY_SEAT[AGENTS[1]]  # engine seat -> agent
         self._seat = _SEAT_OF[AGENTS[1]]  # agent -> engine seat (shared, never modified)
-        self._obs = {}
-
-    def observation_space(self, agent):
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent):
-        return self.action_spaces[agent]
 
     # ------------------------------------------------------------- reset
-    def reset(self, seed=None, options=None):
-        if seed is not None or self._rng is None:
-            self._rng = np.random.default_rng(seed)
-        dealer = AGENTS[1]
-        multiplier = 1
-        deal = None
-        if options is not None:
-            if not isinstance(options, dict):
-                raise ValueError(f"options must be a dict, got {type(options).__name__}")
-            unknown = [k for k in options if k not in OPTION_KEYS]
-            if unknown:
-                warnings.warn(f"trappola_v0.reset ignores unknown options {unknown}; known: {list(OPTION_KEYS)}",
-                              stacklevel=2)
-            dealer = options.get("dealer", dealer)
-            if dealer not in AGENTS:
-                raise ValueError(f"options['dealer'] must be 'player_0' or 'player_1', got {dealer!r}")
-            multiplier = options.get("multiplier", 1)
-            if "deal" in options:
-                deal = deal_from_names(options["deal"])
+    def _parse_options(self, options: dict) -> tuple:
+        dealer = options.get("dealer", AGENTS[1])
+        if dealer not in AGENTS:
+            raise ValueError(f"options['dealer'] must be 'player_0' or 'player_1', got {dealer!r}")
+        multiplier = check_bounded_int("options['multiplier']", options.get("multiplier", 1), MAX_MULTIPLIER)
+        deal = deal_from_names(options["deal"]) if "deal" in options else None
+        return dealer, multiplier, deal
+
+    def _start(self, plan: tuple) -> None:
+        dealer, multiplier, deal = plan
         if deal is None:
-            deal = deal_from_order(self._rng.permutation(N_CARDS).tolist())
+            deal = shuffled_deal(self.np_random)
         self.partie = Partie(deal, self.config, self.stake_multiple, multiplier)
         self._observer = Observer(self.partie)
         self.result = None
         self._by_seat = a0, a1 = _BY_SEAT[dealer]
         self._seat = _SEAT_OF[dealer]
-        self.agents = [AGENTS[0], AGENTS[1]]
-        self.rewards = {AGENTS[0]: 0, AGENTS[1]: 0}
-        self._cumulative_rewards = {AGENTS[0]: 0, AGENTS[1]: 0}
-        self.terminations = {AGENTS[0]: False, AGENTS[1]: False}
-        self.truncations = {AGENTS[0]: False, AGENTS[1]: False}
-        self.infos = {a0: {"role": ROLES[0]}, a1: {"role": ROLES[1]}}
-        self._obs = {}
+        self._begin({a0: {"role": ROLES[0]}, a1: {"role": ROLES[1]}})
         self.agent_selection = self._by_seat[self.partie.to_act]
-        if self.render_mode == "human":
-            self.render()
 
     # -------------------------------------------------------------- step
-    def step(self, action):
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._dead_step(action, agent)
-            return
+    def _act(self, agent: str, action) -> None:
         partie = self.partie
         try:
             partie.apply(action)
         except IllegalActionError as e:
             raise IllegalActionError(f"{agent} ({ROLES[self._seat[agent]]}): {e}") from None
-        self._obs = {}
         if partie.phase == DONE:
             self._finish(agent)
         else:
             self.agent_selection = self._by_seat[partie.to_act]
-        if self.render_mode == "human":
-            self.render()
 
     def _dead_step(self, action, agent: str) -> None:
         """``AECEnv._was_dead_step`` for this env, where both agents end
@@ -357,11 +322,13 @@ class raw_env(AECEnv, EzPickle):
         obs = self._obs.get(agent)
         if obs is not None:
             return obs
+        if not self._ready:
+            self._not_ready("observe")
         partie = self.partie
         seat = self._seat[agent]
         observer = self._observer
         observer.sync()
-        if partie.to_act == seat and partie.phase != DONE:
+        if partie.to_act == seat and partie.phase != DONE and not self._cut:
             mask = mask_array(partie.legal_mask())
         else:
             mask = np.zeros(N_ACTIONS, np.int8)
@@ -369,20 +336,10 @@ class raw_env(AECEnv, EzPickle):
         return obs
 
     # ------------------------------------------------------------ render
-    def render(self):
-        if self.render_mode is None:
-            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
-            return None
-        text = (f"{self._by_seat[0]} is the challenger, {self._by_seat[1]} the dealer\n"
+    def _render_text(self) -> str:
+        return (f"{self._by_seat[0]} is the challenger, {self._by_seat[1]} the dealer\n"
                 + render_partie(self.partie))
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
-
-    def close(self):
-        pass
 
 
 __all__ = ["env", "raw_env", "action_name", "decode_observation", "encode", "mask_array", "OBS_SIZE",
-           "AGENTS", "ROLES", "REWARD_MODES", "OPTION_KEYS", "reward_of", "result_name", "score_dict"]
+           "AGENTS", "ROLES", "REWARD_MODES", "OPTION_KEYS", "MAX_STEPS", "reward_of", "result_name", "score_dict"]

@@ -13,6 +13,7 @@ from .deal import CHALLENGER, DEALER, Deal, deal_from_names, deal_from_order, ra
 from .infostate import InfoState
 from .partie import ALIFER_ANSWER, DONE, PLAY, IllegalActionError, Partie
 from .scoring import AGREED_ALIFER, BASE_STAKE, DECIDED, FORFEIT, TIE, PartieResult, Score
+from .session import Session
 
 __all__ = [
     "ACTION_NAMES", "N_ACTIONS", "action_id", "action_name",
@@ -20,5 +21,5 @@ __all__ = [
     "DEFAULT_CONFIG", "RuleConfig", "CHALLENGER", "DEALER", "Deal", "deal_from_names",
     "deal_from_order", "random_deal", "InfoState", "ALIFER_ANSWER", "DONE", "PLAY",
     "IllegalActionError", "Partie", "AGREED_ALIFER", "BASE_STAKE", "DECIDED", "FORFEIT",
-    "TIE", "PartieResult", "Score",
+    "TIE", "PartieResult", "Score", "Session",
 ]

@@ -4,6 +4,10 @@ RULES.md sections 2, 3, 6 and 7 as a state machine.
 The state is a handful of ints and short lists so that ``copy`` and
 ``apply`` stay cheap: search players copy and step it millions of times.
 Legal actions are an ``int`` bit set over the 49 action ids.
+
+``alifer_allowed=False`` makes proposing Alifer illegal for both seats:
+the session does this in a live Pro partie once ``max_parties`` has been
+reached (docs/rules.md section 8, End), so that every session ends.
 """
 from __future__ import annotations
 
@@ -57,11 +61,13 @@ class Partie:
         "hands", "dealt", "bottom", "to_act", "phase", "trick", "lead", "leader",
         "ncards", "done", "counts", "aces_failed", "manko_answer", "first_decl",
         "aces_ok", "bianka_ok", "alifer_proposer", "card_points", "tricks",
-        "two_winner", "history", "outcome", "winner", "forfeited_by",
+        "two_winner", "history", "outcome", "winner", "forfeited_by", "propose_bit",
     )
 
     def __init__(self, deal: Deal, config: RuleConfig = DEFAULT_CONFIG, stake_multiple: int = 1,
-                 multiplier: int = 1):
+                 multiplier: int = 1, alifer_allowed: bool = True):
+        if not isinstance(deal, Deal):
+            raise TypeError(f"deal must be a Deal (deal_from_names builds one from card names), got {deal!r}")
         if not isinstance(config, RuleConfig):
             raise TypeError(f"config must be a RuleConfig, got {type(config).__name__}")
         for name, v in (("stake_multiple", stake_multiple), ("multiplier", multiplier)):
@@ -98,6 +104,9 @@ class Partie:
         self.outcome = None
         self.winner = None
         self.forfeited_by = None
+        if alifer_allowed not in (True, False):
+            raise ValueError(f"alifer_allowed must be True or False, got {alifer_allowed!r}")
+        self.propose_bit = _PROPOSE_BIT if alifer_allowed else 0
 
     # ------------------------------------------------------------------ copy
     def copy(self) -> "Partie":
@@ -131,6 +140,7 @@ class Partie:
         new.outcome = self.outcome
         new.winner = self.winner
         new.forfeited_by = self.forfeited_by
+        new.propose_bit = self.propose_bit
         return new
 
     # ------------------------------------------------------------ queries
@@ -158,7 +168,7 @@ class Partie:
         else:
             cards = hand
         k = self.ncards[p]
-        decl = self.bianka_ok[p] | _PROPOSE_BIT
+        decl = self.bianka_ok[p] | self.propose_bit
         if k == 0:
             decl |= self.first_decl[p]
         if self.aces_ok[p] and (k == 0 or (self.config.ace_declaration == "first_ace"

@@ -41,6 +41,18 @@ class Seating:
     def explicit(cls, dealer: str, challenger: str, queue: Iterable[str] = ()) -> "Seating":
         return cls(dealer, challenger, tuple(queue))
 
+    @classmethod
+    def from_dict(cls, spec) -> "Seating":
+        """``{"dealer": name, "challenger": name, "queue": [names]}`` (the
+        queue may be left out); a missing key raises ``ValueError``."""
+        if not isinstance(spec, dict):
+            raise ValueError(f"seating must be a dict with dealer, challenger and queue, got {spec!r}")
+        missing = [k for k in ("dealer", "challenger") if k not in spec]
+        if missing:
+            raise ValueError(f"seating {spec!r} lacks {' and '.join(missing)}; "
+                             "it holds 'dealer', 'challenger' and optionally 'queue'")
+        return cls.explicit(spec["dealer"], spec["challenger"], spec.get("queue", ()))
+
     @property
     def players(self) -> tuple:
         """Every seated player: challenger, queue head to tail, dealer

@@ -41,7 +41,9 @@ Alifer replays with the same two players, a fresh deal and ``m`` doubled;
 streaks do not change; a Pro partie stays a Pro partie (its extra stake is
 not paid again). After ``max_parties`` parties (replays count) the session
 ends, except that a live Pro partie is played out through its replays; a
-pending non-Pro replay is dropped. The Bulka is then split equally among
+pending non-Pro replay is dropped. In those replays proposing Alifer is
+illegal (``Partie(alifer_allowed=False)``; a tie still replays), so every
+session ends. The Bulka is then split equally among
 the players present (``ledger`` explains the exact fractions).
 
 Records
@@ -161,7 +163,9 @@ class Session:
         """``names`` default to ``player_0 .. player_{n-1}`` (given names
         set the number of players; ``n_players`` is then ignored). ``seating``: a
         ``Seating`` or ``{"dealer", "challenger", "queue"}``; by default the
-        players draw cards with the session's rng (``seed`` or ``rng``).
+        players draw cards with the session's rng (``seed`` or ``rng``:
+        a ``random.Random``, or anything with its ``shuffle(list)`` such as
+        numpy's ``Generator``, which ``bulka_v0`` passes).
         ``deal_source(rng) -> Deal`` deals each partie (default: a shuffled
         deck); tests pass scripted deals."""
         if names is None:
@@ -184,7 +188,7 @@ class Session:
         if seating is None:
             seating = draw_seating(names, self.rng)
         elif isinstance(seating, dict):
-            seating = Seating.explicit(seating["dealer"], seating["challenger"], seating.get("queue", ()))
+            seating = Seating.from_dict(seating)
         elif not isinstance(seating, Seating):
             raise ValueError(f"seating must be a Seating or a dict, got {type(seating).__name__}")
         seating.validate(names)
@@ -356,7 +360,7 @@ class Session:
             deal = deal_from_names(deal)
         elif not isinstance(deal, Deal):
             raise ValueError(f"deal must be a Deal or a dict of card names, got {type(deal).__name__}")
-        self.partie = Partie(deal, self.config, self.stake_multiple, self.multiplier)
+        self.partie = self._make_partie(deal)
 
     # ---------------------------------------------------- leave and join
     def leave(self, name: str):
@@ -478,8 +482,15 @@ class Session:
         if not replay or self._queue_changed:  # a replay keeps its queue unless someone joined or left
             self._queue_at_start = tuple(self.queue)
             self._queue_changed = False
-        self.partie = Partie(self._deal_source(self.rng), self.config, self.stake_multiple, self.multiplier)
+        self.partie = self._make_partie(self._deal_source(self.rng))
         self.phase = PLAYING
+
+    def _make_partie(self, deal: Deal) -> Partie:
+        # Once max_parties is reached only a live Pro partie is still played
+        # (through its replays); it may not be abandoned by an Alifer again
+        # (docs/rules.md section 8, End).
+        alifer = self.pro_declarer is None or self.parties_played < self.max_parties
+        return Partie(deal, self.config, self.stake_multiple, self.multiplier, alifer_allowed=alifer)
 
     def _forfeit_pro_decision(self) -> None:
         # The dealer's violation loses the coming partie at once (Art. 12):
