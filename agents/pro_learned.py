@@ -1,4 +1,4 @@
-"""Learned Pro decisions (RULES.md section 8) as stored in a checkpoint's
+"""Learned Pro decisions (docs/rules.md section 8) as stored in a checkpoint's
 metadata, for play: ``LookaheadPro`` (shipped) and the linear ``ProPolicy``.
 Both accept the interface's ``ProView`` and the session engine's
 ``ProDecision``; ``pro_policy_from_dict`` reads either. How they are

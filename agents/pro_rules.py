@@ -1,4 +1,4 @@
-"""Pro decisions shared by players (RULES.md section 8, Art. 5 and 9.2.2).
+"""Pro decisions shared by players (docs/rules.md section 8, Art. 5 and 9.2.2).
 
 A player whose streak is 2 or more may declare Pro before the next partie:
 it pays one extra stake (``ProView.pro_cost``) and, if it wins that partie,

@@ -1,4 +1,4 @@
-"""Bulka-session tournaments for 2-4 players (RULES.md section 8).
+"""Bulka-session tournaments for 2-4 players (docs/rules.md section 8).
 
     from evaluation import session_tournament
     res = session_tournament(["rule", "random", "rule:pro=never"], sessions=12, parties=50, seed=0)

@@ -1,12 +1,12 @@
-"""Trick bonuses (RULES.md section 5, Art. 10): full hand-built parties
+"""Trick bonuses (docs/rules.md section 5, Art. 10): full hand-built parties
 with hand-computed totals, and the bonus table on its own.
 
 Note on reachability: a trick is "won with a Two" only by its leader (a
 Two led to a void follower), and the winner of trick t leads trick t+1, so
 in real play consecutive Two-won tricks are always won by the same player.
-The RULES example (A wins trick 7 with a Two, B wins 8 and 9 with Twos)
-cannot occur in a played partie; it is checked here on ``trick_bonuses``
-and ``settle`` directly.
+A split run (A wins trick 7 with a Two, B wins 8 and 9 with Twos) therefore
+cannot occur in a played partie; the bonus table's answer for it is checked
+here on ``trick_bonuses`` and ``settle`` directly.
 """
 from types import SimpleNamespace
 

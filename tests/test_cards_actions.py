@@ -1,4 +1,4 @@
-"""Cards, the action table and the deal (RULES.md sections 1, 2.2 and 9)."""
+"""Cards, the action table and the deal (docs/rules.md sections 1, 2.2 and 9)."""
 import random
 
 import pytest

@@ -1,4 +1,4 @@
-"""Declarations: when each is legal (RULES.md section 3) and what it scores
+"""Declarations: when each is legal (docs/rules.md section 3) and what it scores
 and costs the opponent (section 4).
 
 Every deal is hand-built; the hand-computed expectation is in a comment.
@@ -36,7 +36,7 @@ def decls(partie) -> set[int]:
 FILLERS = ["7S", "7C", "8S", "8C", "9S", "9C", "TS", "TC"]  # no triple, no court, no Ace
 RANK_CODE = {FIGURA_RE: "R", FIGURA_CAVALL: "C", FIGURA_BUBE: "B", FIGURA_TWOS: "2"}
 OTHER_DEALER = "7D 8D 9D TD 7B 8B 9B TB AD"
-# (points, opponent pays) per RULES section 4.
+# (points, opponent pays) per docs/rules.md section 4.
 FIGURA_TABLE = {
     (FIGURA_RE, 3): (6, 5), (FIGURA_CAVALL, 3): (6, 5), (FIGURA_BUBE, 3): (6, 5),
     (FIGURA_TWOS, 3): (10, 5),

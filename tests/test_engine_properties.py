@@ -1,7 +1,7 @@
 """Property tests over random seeded parties with random legal play.
 
 Each partie is replayed from its history by an independent reference
-scorer written from the text of RULES.md (sections 2-5), so a wrong
+scorer written from the text of docs/rules.md (sections 2-5), so a wrong
 trick winner, bonus, declaration value or payment anywhere in the engine
 shows up as a mismatch, not only the hand-built cases of the other files.
 """
@@ -64,7 +64,7 @@ FIG_RANK = {36: 7, 37: 6, 38: 5, 39: 0}
 
 def reference_result(p):
     """(outcome, winner, totals, tokens, bulka_in) computed from the deal and
-    the action history alone, following RULES.md."""
+    the action history alone, following docs/rules.md."""
     dealt = [set(p.deal.challenger), set(p.deal.dealer)]
     hands = [set(h) for h in dealt]
     u = p.stake_multiple * p.multiplier

@@ -1,4 +1,4 @@
-"""The flow of a partie: play (RULES.md 2.3), turns and Alifer proposals
+"""The flow of a partie: play (docs/rules.md section 2.3), turns and Alifer proposals
 (3, 6), rule violations (7), and what each seat may know (info_state, copy).
 """
 import pytest

@@ -1,4 +1,4 @@
-"""Totals and settlement (RULES.md sections 2.1, 2.4, 2.5, 4-7).
+"""Totals and settlement (docs/rules.md sections 2.1, 2.4, 2.5, 4-7).
 
 One hand-built deal, played the same way each time, with different
 declarations, stakes and endings.

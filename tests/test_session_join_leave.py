@@ -1,4 +1,4 @@
-"""Leaving and joining (RULES.md section 8, Art. 4). A waiting player may
+"""Leaving and joining (docs/rules.md section 8, Art. 4). A waiting player may
 leave with its balance; a newcomer joins at the end of the queue only with
 everyone's agreement, at most 4 players, and only while the Bulka is empty
 or a player queued at the end when it was last emptied would not yet have

@@ -1,4 +1,4 @@
-"""Accounting (RULES.md section 8): at every moment the players' balances
+"""Accounting (docs/rules.md section 8): at every moment the players' balances
 plus the Bulka plus what leavers took away sum to exactly zero. Checked
 after every step of many random sessions (hypothesis), with random Pro
 answers, forfeits, joins and leaves (refusals must change nothing), along

@@ -1,4 +1,4 @@
-"""The Pro decision as an action (RULES.md section 8, Art. 5 and 9.2.2):
+"""The Pro decision as an action (docs/rules.md section 8, Art. 5 and 9.2.2):
 its cost, what the decider is told, and illegal answers."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Queue, rotation and streaks (RULES.md section 8, Art. 4 and 5) for 2, 3
+"""Queue, rotation and streaks (docs/rules.md section 8, Art. 4 and 5) for 2, 3
 and 4 players and every kind of partie end: a normal win (by the dealer or
 the challenger), an Alifer, a Pro partie won, a Pro partie lost, and a Pro
 partie that ends in Alifer and is replayed (then won or lost).

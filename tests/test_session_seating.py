@@ -1,4 +1,4 @@
-"""Seating by drawing cards (RULES.md section 8, Art. 3): the lowest rank
+"""Seating by drawing cards (docs/rules.md section 8, Art. 3): the lowest rank
 deals, the highest challenges, the rest queue in descending order (highest
 first, waiting longest); equal ranks redraw among themselves only."""
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Exactness tests for the double-dummy solver (agents.solver).
 
 The solver is checked against ``reference_move_values``: a plain recursive
-minimax written from RULES.md (sections 2, 4, 5) with no pruning, no table
+minimax written from docs/rules.md (sections 2, 4, 5) with no pruning, no table
 and no shortcuts.  It plays every legal card sequence to the end and scores
 the finished partie from the complete trick record, so it shares no logic
 with the solver's incremental scoring.
@@ -50,7 +50,7 @@ def is_ace(card):
 
 
 def card(name):
-    """'AS' -> 8, '2C' -> 9 ... (rank code then suit code, RULES.md section 1)."""
+    """'AS' -> 8, '2C' -> 9 ... (rank code then suit code, docs/rules.md section 1)."""
     return "SCDB".index(name[1]) * 9 + "2789TBCRA".index(name[0])
 
 

@@ -49,7 +49,7 @@ class TrainConfig:
     points_scale: float = 60.0
     tokens_scale: float = 30.0
     points_weight: float = 0.5
-    # An Alifer is replayed (RULES 6): "replay" scores it as the running mean
+    # An Alifer is replayed (docs/rules.md section 6): "replay" scores it as the running mean
     # reward against that opponent (the value of the replay); "zero" as 0.
     alifer_value: str = "replay"
     alifer_ema: float = 0.01

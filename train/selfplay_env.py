@@ -25,7 +25,7 @@ learner is to act again or the partie is over.
   gradient) is in it; about a third of a partie's card plays are forced
   (following suit with one card, the last trick).
 * Alifer (``alifer_value``): an Alifer is not a draw in Trappola but a
-  replay of the partie with a fresh deal (RULES.md section 6), so its
+  replay of the partie with a fresh deal (docs/rules.md section 6), so its
   value is that of a fresh partie against the same opponent. With
   "replay" (default) the reward of an Alifer is the running mean (EMA,
   rate ``alifer_ema``) of the learner's rewards against that pool member

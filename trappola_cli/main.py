@@ -203,7 +203,7 @@ def cmd_play(args) -> int:
             res = rec.result
             total += res.tokens[me]
             print(f"  {opponent.name} held: {' '.join(names_of(deal.hands[1 - me]))}")
-            # An Alifer replays at double stakes (RULES.md section 6).
+            # An Alifer replays at double stakes (docs/rules.md section 6).
             multiplier = multiplier * 2 if res.winner is None else 1
         print(f"\nYour tokens over {args.parties} partie(s): {total:+d}")
     except HumanQuit as e:

@@ -33,7 +33,7 @@ or a callable ``(decision) -> bool``; ``decision`` is the session's
 parties_left); an answer that is not a bool (``"no"``, ``1``) raises
 ``ValueError`` naming the player. Players without one use ``pro_default``
 (default ``False``, never declare: a player that does not know about Pro
-keeps winning without declaring, which RULES.md allows). An illegal action
+keeps winning without declaring, which docs/rules.md allows). An illegal action
 raises the engine's ``IllegalActionError`` naming the player and its seat.
 The runner never resets players.
 

@@ -1,7 +1,7 @@
 """Double-dummy (open-card) solver for Trappola.
 
 Given both hands and the history that still matters, ``solve`` returns the
-exact final score difference (seat 0's total minus seat 1's total, RULES.md
+exact final score difference (seat 0's total minus seat 1's total, docs/rules.md
 section 2.4) when both players play perfectly from here: seat 0 maximises,
 seat 1 minimises.  Only card plays are moves; declarations are taken as
 already made (their points are in ``base_diff`` and the Aces fields).

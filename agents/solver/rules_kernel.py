@@ -16,7 +16,7 @@ possible): the final score difference is the sum of
   still held and on a few history bits: who leads, whether a Marc is still
   possible, whether each Aces declaration can still fail, and which player
   (if any) won tricks 7 and 8 with a Two (the "last s tricks" tail of
-  RULES.md section 5).
+  docs/rules.md section 5).
 
 The search adds up the second part; the first is ``root_offset``.
 """
@@ -34,7 +34,7 @@ POINTS = np.array(CARD_POINTS, dtype=np.int64)   # card points by card id
 SUITS = np.array(SUIT_MASK, dtype=np.int64)      # the 9 cards of each suit
 ACES = ACE_MASK
 
-# Trick bonuses (RULES.md section 5) and Aces declaration values (section 4).
+# Trick bonuses (docs/rules.md section 5) and Aces declaration values (section 4).
 MARC_BONUS = 30
 FIRST_TRICK_TWO = 52      # bonus 2
 MIDDLE_TWO = 10           # bonus 3, tricks 2..8 not in the final run

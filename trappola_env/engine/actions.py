@@ -1,4 +1,4 @@
-"""The action table shared by every interface (RULES.md section 9)."""
+"""The action table shared by every interface (docs/rules.md section 9)."""
 from __future__ import annotations
 
 from .cards import CARD_NAMES, N_CARDS, card_id

@@ -1,4 +1,4 @@
-"""Cards and their names (RULES.md section 1).
+"""Cards and their names (docs/rules.md section 1).
 
 A card's id is ``suit * 9 + rank``; a set of cards is an ``int`` bit set
 with bit ``id`` set, which keeps hands cheap to copy and to test.

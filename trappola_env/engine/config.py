@@ -1,4 +1,4 @@
-"""Rule options that researchers may flip (RULES.md sections 3 and 7)."""
+"""Rule options that researchers may flip (docs/rules.md sections 3 and 7)."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass

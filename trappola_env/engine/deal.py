@@ -1,4 +1,4 @@
-"""The deal (RULES.md section 2.2): 9 cards each in packets of three,
+"""The deal (docs/rules.md section 2.2): 9 cards each in packets of three,
 challenger first; 18 in the stock whose bottom card is face up."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Declarations (RULES.md sections 3 and 4): when each is true of a hand,
+"""Declarations (docs/rules.md sections 3 and 4): when each is true of a hand,
 and what it scores and costs the opponent.
 
 Counts, points and payments are in base units; payments are multiplied by

@@ -1,5 +1,5 @@
 """When a newcomer may join a Bulka session that has a non-empty Bulka
-(RULES.md section 8, Art. 4): only if, "had it queued at the end when the
+(docs/rules.md section 8, Art. 4): only if, "had it queued at the end when the
 Bulka was last emptied, it would not yet have come to the table".
 
 Precise definition used here. Let t0 be the moment the Bulka was last

@@ -1,4 +1,4 @@
-"""The tokens of a Bulka session (RULES.md section 8, "Accounting"): each
+"""The tokens of a Bulka session (docs/rules.md section 8, "Accounting"): each
 player's balance, the Bulka (the pot) and what players who left took away.
 
 Invariant: ``sum(balances) + bulka + sum(departed) == 0`` exactly, at every
@@ -6,7 +6,7 @@ moment; ``check()`` asserts it.
 
 Numbers: every stake and payment is an ``int`` (``base * stake_multiple *
 m``), so balances and the Bulka stay ``int`` through play. Only the final
-equal split can leave a remainder (a Bulka of 100 among 3 players); RULES.md
+equal split can leave a remainder (a Bulka of 100 among 3 players); docs/rules.md
 allows fractions there. The split uses ``fractions.Fraction`` rather than
 ``float`` because a float third cannot be represented, and the ledger
 invariant (and the tests that assert it after every step) must hold exactly,

@@ -1,5 +1,5 @@
 """One partie between the challenger (seat 0) and the dealer (seat 1):
-RULES.md sections 2, 3, 6 and 7 as a state machine.
+docs/rules.md sections 2, 3, 6 and 7 as a state machine.
 
 The state is a handful of ints and short lists so that ``copy`` and
 ``apply`` stay cheap: search players copy and step it millions of times.

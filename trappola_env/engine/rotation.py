@@ -1,4 +1,4 @@
-"""Who sits at the table after a decided partie (RULES.md section 8, Art. 4
+"""Who sits at the table after a decided partie (docs/rules.md section 8, Art. 4
 and Art. 5). An Alifer changes nobody's place: the same two replay.
 
 Both functions take the queue as a list (head = waiting longest) and update

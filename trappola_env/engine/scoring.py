@@ -1,4 +1,4 @@
-"""Scoring and settlement of a partie (RULES.md sections 2.4-2.5, 4, 5, 6, 7).
+"""Scoring and settlement of a partie (docs/rules.md sections 2.4-2.5, 4, 5, 6, 7).
 
 Points decide the partie; tokens settle it. Payments are computed in base
 units and multiplied by ``stake_multiple * m`` (``partie.unit``).

@@ -1,4 +1,4 @@
-"""Seating at the start of a Bulka session by drawing cards (RULES.md
+"""Seating at the start of a Bulka session by drawing cards (docs/rules.md
 section 8, Art. 3).
 
 Each player draws one card. The lowest rank becomes the first dealer, the
@@ -10,7 +10,7 @@ the redraw is redrawn again among those still tied.
 
 **[ruling]** Every draw (the first one and each redraw) is from a freshly
 shuffled 36-card deck; players of one draw draw in the order given, one card
-each, without replacement. RULES.md does not say how the redraw deck is
+each, without replacement. docs/rules.md does not say how the redraw deck is
 formed; this keeps every round a plain uniform draw.
 
 ``draw_seating(names, rng)`` draws with a ``random.Random``;

@@ -1,4 +1,4 @@
-"""The Bulka session (RULES.md section 8): seating, queue and rotation,
+"""The Bulka session (docs/rules.md section 8): seating, queue and rotation,
 streaks, Pro, Alifer replays, stakes and settlement, leaving and joining,
 the end and the final split. Pure Python, no RL framework: ``bulka_v0``
 and the fast runner (``trappola_env.referee``) both drive this one engine.
@@ -73,7 +73,7 @@ exactly). Newcomers queue at the end with balance 0 and streak 0; a name
 can be used once per session. A refused ``join`` or ``leave`` raises
 ``ValueError`` and changes nothing.
 
-Rulings beyond RULES.md
+Rulings beyond docs/rules.md
 -----------------------
 - An illegal action in the Pro decision (anything but 47/48): with
   ``illegal_action="raise"`` a ``ValueError``, state unchanged; with
