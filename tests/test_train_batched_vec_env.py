@@ -202,3 +202,18 @@ def test_vec_env_api_and_short_maskable_ppo_run(tmp_path):
     masks = get_action_masks(venv)
     assert masks.shape == (32, 49) and masks.dtype == bool
     assert venv.env_is_wrapped(VecMonitor) == [False] * 32
+
+
+def test_train_runs_on_the_batched_vec_env_by_default(tmp_path):
+    from train.config import TrainConfig, load_config
+    from train.ppo_selfplay import train
+    from train.vec import make_vec_env
+
+    assert TrainConfig().vec_env == "batched"
+    cfg = load_config(None, ["n_envs=8", "n_steps=16", "batch_size=64", "n_epochs=1", "total_timesteps=256",
+                             "net_arch=[32]", "bc=false", "eval_every=128", "eval_deals=2", "snapshot_every=64",
+                             "checkpoint_every=0", "progress_bar=false", f"out_dir={tmp_path}", "run_name=b"])
+    venv = make_vec_env(cfg)
+    assert isinstance(venv.venv, BatchedSelfPlayVecEnv) and venv.num_envs == 8
+    summary = train(cfg, log=lambda m: None)
+    assert summary["timesteps"] >= 256 and (tmp_path / "b" / "final.zip").is_file()
