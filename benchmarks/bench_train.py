@@ -5,6 +5,7 @@
     .venv/bin/python benchmarks/bench_train.py --what ppo --steps 20000 n_envs=4
     .venv/bin/python benchmarks/bench_train.py --what decide --model models/default.zip
     .venv/bin/python benchmarks/bench_train.py --what compare --steps 65536
+    .venv/bin/python benchmarks/bench_train.py --what profile --steps 65536 [key=value ...]
 
 * env: ``SelfPlayEnv`` steps per second with uniformly random learner
   moves, per opponent (the ceiling that PPO cannot exceed);
@@ -16,6 +17,7 @@
   same PPO settings on a stand-in VecEnv whose steps cost nothing, and the
   bare batched engine's random-play actions/s; the last line is the ratio
   of the two defaults;
+* profile: where the new default's training time goes (cProfile);
 * decide: ``policy`` player decision time (median / p90 over the decisions
   of 200 parties against ``rule``, one core, one thread).
 
@@ -172,6 +174,37 @@ def bench_engine(seconds: float = 3.0, n: int = 16384) -> float:
     return actions / dt
 
 
+def bench_profile(steps: int, overrides: list[str]) -> None:
+    """Where the new default's training time goes, from cProfile: the
+    batched games (engine, masks, observations, rewards), the per-game
+    opponents (``rule``...), the snapshot opponents' forward pass, the
+    learner's forward pass while collecting, and the PPO update."""
+    import cProfile
+    import pstats
+
+    prof = cProfile.Profile()
+    prof.enable()
+    bench_ppo(steps, overrides, "profiled run (cProfile slows it)")
+    prof.disable()
+    stats = pstats.Stats(prof).stats
+
+    def cum(file_part: str, func: str) -> float:
+        return sum(v[3] for (f, _, name), v in stats.items() if name == func and f.endswith(file_part))
+
+    learn = cum("ppo_mask.py", "learn")
+    collect = cum("ppo_mask.py", "collect_rollouts")
+    env = cum("batched_vec_env.py", "step_wait")
+    players = cum("referee.py", "policy")
+    snapshots = cum("numpy_policy.py", "logits") + cum("batched_vec_env.py", "sample_masked")
+    update = cum("ppo_mask.py", "train")
+    parts = [("batched games (engine, masks, observations, rewards)", env - players - snapshots),
+             ("per-game opponents (rule)", players), ("snapshot opponents' forward pass", snapshots),
+             ("learner forward pass and rollout buffer", collect - env), ("PPO update", update)]
+    for name, t in parts:
+        print(f"  {name:<55} {t:6.1f}s  {100 * t / learn:4.0f}%")
+    print(f"  {'total learn()':<55} {learn:6.1f}s")
+
+
 def bench_compare(steps: int) -> None:
     """Today's default (16 SubprocVecEnv workers), the new default (the
     batched VecEnv), the same PPO settings on a stand-in VecEnv, and the
@@ -219,11 +252,11 @@ def bench_decide(model: str, parties: int = 200) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--what", choices=("all", "env", "ppo", "decide", "compare"), default="all")
+    ap.add_argument("--what", choices=("all", "env", "ppo", "decide", "compare", "profile"), default="all")
     ap.add_argument("--steps", type=int, default=None,
                     help="learner steps per PPO run (default 20,000; 65,536 for compare)")
     ap.add_argument("--model", default=str(shipped_model_path()))
-    ap.add_argument("overrides", nargs="*", help="config overrides key=value for --what ppo")
+    ap.add_argument("overrides", nargs="*", help="config overrides key=value for --what ppo and profile")
     args = ap.parse_args()
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):  # one core, one thread
         os.environ.setdefault(var, "1")
@@ -234,6 +267,8 @@ def main() -> None:
         bench_ppo(args.steps or 20_000, args.overrides)
     if args.what == "compare":
         bench_compare(args.steps or 65_536)
+    if args.what == "profile":
+        bench_profile(args.steps or 65_536, args.overrides)
     if args.what in ("all", "decide"):
         bench_decide(args.model)
 

@@ -70,7 +70,7 @@ class TrainConfig:
     target_kl: float = 0.0  # 0 = none
     # --- opponent pool --------------------------------------------------
     # Draw weights per episode: "self" = a frozen snapshot of the learner.
-    pool: dict = field(default_factory=lambda: {"self": 0.8, "rule": 0.05, "random": 0.15})
+    pool: dict = field(default_factory=lambda: {"self": 0.8, "rule": 0.02, "random": 0.18})
     snapshot_every: int = 100_000  # learner steps between snapshots added to the pool
     pool_size: int = 8  # most recent snapshots kept
     snapshot_latest_prob: float = 0.5  # else a uniformly drawn older snapshot
