@@ -74,9 +74,9 @@ class BatchPartie:
         return rows
 
     @staticmethod
-    def _per_row(name: str, value, k: int) -> np.ndarray:
-        arr = np.ascontiguousarray(np.broadcast_to(np.asarray(value, dtype=np.int64), (k,)))
-        return arr
+    def _per_row(value, k: int) -> np.ndarray:
+        """One int64 per row: ``value`` itself, or one value repeated."""
+        return np.ascontiguousarray(np.broadcast_to(np.asarray(value, dtype=np.int64), (k,)))
 
     # ---------------------------------------------------------------- deal
     def deal(self, rows=None, orders=None, rng: np.random.Generator | None = None, multipliers=1) -> None:
@@ -95,7 +95,7 @@ class BatchPartie:
             raise ValueError(f"orders must have shape ({k}, {N_CARDS}), got {orders.shape}")
         if k and not (np.sort(orders, axis=1) == np.arange(N_CARDS)).all():
             raise ValueError("every order must hold each card id 0..35 once")
-        mult = self._per_row("multipliers", multipliers, k)
+        mult = self._per_row(multipliers, k)
         if k and mult.min() < 1:
             raise ValueError(f"multipliers must be positive ints, got {mult.min()}")
         K.deal_rows(self.S, rows, orders, mult)
@@ -130,7 +130,7 @@ class BatchPartie:
         """The ``trappola_v0`` observation of ``seats`` (one for all, or one
         per row) in ``rows``: float32 ``(len(rows), 347)``."""
         rows = self._rows(rows)
-        seats = self._per_row("seats", seats, rows.size)
+        seats = self._per_row(seats, rows.size)
         if out is None:
             out = np.empty((rows.size, OBS_SIZE), np.float32)
         K.encode_rows(self.S, rows, seats, out)
@@ -140,7 +140,7 @@ class BatchPartie:
         """``full_deal.encode_full_deal`` of ``seats`` in ``rows``: float32
         ``(len(rows), 108)``, for a critic that may see the whole deal."""
         rows = self._rows(rows)
-        seats = self._per_row("seats", seats, rows.size)
+        seats = self._per_row(seats, rows.size)
         if out is None:
             out = np.empty((rows.size, FULL_DEAL_SIZE), np.float32)
         K.full_deal_rows(self.S, rows, seats, out)
@@ -214,7 +214,7 @@ class BatchPartie:
         check_reward_mode(reward_mode, REWARD_MODES)
         rows = self._rows(rows)
         res = self.results(rows) if results is None else results
-        seats = self._per_row("seats", seats, rows.size)
+        seats = self._per_row(seats, rows.size)
         return rewards_of(res, seats, reward_mode)
 
 
