@@ -4,11 +4,20 @@
     .venv/bin/python benchmarks/bench_train.py --what env      # raw wrapper steps/s per opponent
     .venv/bin/python benchmarks/bench_train.py --what ppo --steps 20000 n_envs=4
     .venv/bin/python benchmarks/bench_train.py --what decide --model models/default.zip
+    .venv/bin/python benchmarks/bench_train.py --what compare --steps 65536
+    .venv/bin/python benchmarks/bench_train.py --what profile --steps 65536 [key=value ...]
 
 * env: ``SelfPlayEnv`` steps per second with uniformly random learner
   moves, per opponent (the ceiling that PPO cannot exceed);
 * ppo: MaskablePPO learner steps per second (rollouts + updates) under the
   default config, overridable with ``key=value`` (no BC, no evaluation);
+* compare: learner steps/s of today's former default (16 ``SubprocVecEnv``
+  workers, pool self 0.4 / rule 0.4 / random 0.2, minibatch 512) and of the
+  new default (the batched VecEnv) for the same number of steps, of the
+  same PPO settings on a stand-in VecEnv whose steps cost nothing, and the
+  bare batched engine's random-play actions/s; the last line is the ratio
+  of the two defaults;
+* profile: where the new default's training time goes (cProfile);
 * decide: ``policy`` player decision time (median / p90 over the decisions
   of 200 parties against ``rule``, one core, one thread).
 
@@ -49,7 +58,15 @@ def bench_env(seconds: float = 3.0) -> None:
         print(f"env vs {opp:<6}: {n / dt:8.0f} learner steps/s, {eps / dt:6.0f} parties/s (forced moves skipped)")
 
 
-def bench_ppo(steps: int, overrides: list[str]) -> None:
+# Today's default before the batched VecEnv: 16 SelfPlayEnv worker processes.
+SUBPROC_DEFAULT = ["vec_env=subproc", "n_envs=16", "n_steps=256", "batch_size=512",
+                   "pool={self: 0.4, rule: 0.4, random: 0.2}"]
+
+
+def bench_ppo(steps: int, overrides: list[str], label: str = "ppo", stand_in: bool = False) -> float:
+    """MaskablePPO learner steps per second under the shipped config with
+    ``overrides`` (no BC, no evaluation); ``stand_in`` replaces the games by
+    a VecEnv whose steps cost nothing (SB3's own ceiling)."""
     import torch
     from sb3_contrib import MaskablePPO
 
@@ -60,7 +77,7 @@ def bench_ppo(steps: int, overrides: list[str]) -> None:
     root = Path(__file__).resolve().parents[1]
     cfg = load_config(root / "configs" / "ppo_selfplay.yaml", ["bc=false", "eval_deals=0"] + overrides)
     torch.set_num_threads(cfg.torch_threads)
-    venv = make_vec_env(cfg)
+    venv = _stand_in_class()(cfg.n_envs) if stand_in else make_vec_env(cfg)
     act = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[cfg.activation]
     model = MaskablePPO("MlpPolicy", venv, seed=0, device="cpu", n_steps=cfg.n_steps, batch_size=cfg.batch_size,
                         n_epochs=cfg.n_epochs, policy_kwargs=dict(net_arch=dict(pi=cfg.net_arch, vf=cfg.net_arch),
@@ -70,9 +87,134 @@ def bench_ppo(steps: int, overrides: list[str]) -> None:
     model.learn(steps, callback=SelfPlayCallback(cfg.snapshot_every, cfg.activation))
     dt = time.perf_counter() - t
     venv.close()
-    print(f"ppo: {model.num_timesteps / dt:8.0f} learner steps/s  ({model.num_timesteps:,} steps in {dt:.1f}s; "
-          f"n_envs={cfg.n_envs} {cfg.vec_env}, n_steps={cfg.n_steps}, batch={cfg.batch_size}, "
-          f"epochs={cfg.n_epochs}, net={cfg.net_arch}, pool={cfg.pool})")
+    rate = model.num_timesteps / dt
+    where = "stand-in (steps cost nothing)" if stand_in else cfg.vec_env
+    print(f"{label}: {rate:8.0f} learner steps/s  ({model.num_timesteps:,} steps in {dt:.1f}s; "
+          f"n_envs={cfg.n_envs} {where}, n_steps={cfg.n_steps}, batch={cfg.batch_size}, "
+          f"epochs={cfg.n_epochs}, net={cfg.net_arch}, pool={cfg.pool})", flush=True)
+    return rate
+
+
+def _stand_in_class():
+    import numpy as np
+    from gymnasium import spaces
+    from stable_baselines3.common.vec_env.base_vec_env import VecEnv
+
+    class StandIn(VecEnv):
+        """Fixed observations and masks, an episode end every 10 steps: a
+        VecEnv whose steps cost nothing."""
+
+        def __init__(self, n: int):
+            self.render_mode = None
+            super().__init__(n, spaces.Box(0.0, 1.0, (347,), np.float32), spaces.Discrete(49))
+            rng = np.random.default_rng(0)
+            self.obs = (rng.random((n, 347)) < 0.1).astype(np.float32)
+            self.masks = np.zeros((n, 49), bool)
+            self.masks[:, :12] = True
+            self.t = np.arange(n) % 10
+            self.infos = [{} for _ in range(n)]
+
+        def reset(self):
+            return self.obs.copy()
+
+        def step_async(self, actions):
+            pass
+
+        def step_wait(self):
+            self.t += 1
+            dones = self.t % 10 == 0
+            return self.obs.copy(), dones.astype(np.float32), dones, self.infos
+
+        def action_masks(self):
+            return self.masks
+
+        def add_snapshot(self, weights):
+            pass
+
+        def env_method(self, name, *args, indices=None, **kwargs):
+            if name == "action_masks":
+                return list(self.masks)
+            getattr(self, name)(*args, **kwargs)
+            return [None] * self.num_envs
+
+        def get_attr(self, name, indices=None):
+            return [getattr(self, name)] * self.num_envs
+
+        def set_attr(self, name, value, indices=None):
+            setattr(self, name, value)
+
+        def env_is_wrapped(self, wrapper_class, indices=None):
+            return [False] * self.num_envs
+
+        def close(self):
+            pass
+
+    return StandIn
+
+
+def bench_engine(seconds: float = 3.0, n: int = 16384) -> float:
+    """Actions per second of the bare batched engine playing uniformly
+    random parties (compiled, one core)."""
+    import numpy as np
+
+    from trappola_env.batch import BatchPartie
+
+    b = BatchPartie(n)
+    rng = np.random.default_rng(0)
+    BatchPartie.seed_random(0)
+    b.deal(rng=rng)
+    b.random_playout()  # compiles
+    actions, t = 0, time.perf_counter()
+    while time.perf_counter() - t < seconds:
+        b.deal(rng=rng)
+        actions += b.random_playout()
+    dt = time.perf_counter() - t
+    print(f"batched engine, random play: {actions / dt:,.0f} actions/s on one core ({n} parties at a time, "
+          f"dealing included)", flush=True)
+    return actions / dt
+
+
+def bench_profile(steps: int, overrides: list[str]) -> None:
+    """Where the new default's training time goes, from cProfile: the
+    batched games (engine, masks, observations, rewards), the per-game
+    opponents (``rule``...), the snapshot opponents' forward pass, the
+    learner's forward pass while collecting, and the PPO update."""
+    import cProfile
+    import pstats
+
+    prof = cProfile.Profile()
+    prof.enable()
+    bench_ppo(steps, overrides, "profiled run (cProfile slows it)")
+    prof.disable()
+    stats = pstats.Stats(prof).stats
+
+    def cum(file_part: str, func: str) -> float:
+        return sum(v[3] for (f, _, name), v in stats.items() if name == func and f.endswith(file_part))
+
+    learn = cum("ppo_mask.py", "learn")
+    collect = cum("ppo_mask.py", "collect_rollouts")
+    env = cum("batched_vec_env.py", "step_wait")
+    players = cum("referee.py", "policy")
+    snapshots = cum("numpy_policy.py", "logits") + cum("batched_vec_env.py", "sample_masked")
+    update = cum("ppo_mask.py", "train")
+    parts = [("batched games (engine, masks, observations, rewards)", env - players - snapshots),
+             ("per-game opponents (rule)", players), ("snapshot opponents' forward pass", snapshots),
+             ("learner forward pass and rollout buffer", collect - env), ("PPO update", update)]
+    for name, t in parts:
+        print(f"  {name:<55} {t:6.1f}s  {100 * t / learn:4.0f}%")
+    print(f"  {'total learn()':<55} {learn:6.1f}s")
+
+
+def bench_compare(steps: int) -> None:
+    """Today's default (16 SubprocVecEnv workers), the new default (the
+    batched VecEnv), the same PPO settings on a stand-in VecEnv, and the
+    bare batched engine; the last line compares the first two."""
+    b = bench_ppo(steps, SUBPROC_DEFAULT, "subproc default (before)")
+    a = bench_ppo(steps, [], "batched default (now)")
+    ceiling = bench_ppo(steps, [], "stand-in ceiling", stand_in=True)
+    print(f"batched default reaches {100 * a / ceiling:.0f}% of the stand-in ceiling")
+    bench_engine()
+    print(f"batched vs subproc: {a / b:.1f} times the learner steps per second ({a:.0f} vs {b:.0f})")
 
 
 def bench_decide(model: str, parties: int = 200) -> None:
@@ -110,10 +252,11 @@ def bench_decide(model: str, parties: int = 200) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--what", choices=("all", "env", "ppo", "decide"), default="all")
-    ap.add_argument("--steps", type=int, default=20_000)
+    ap.add_argument("--what", choices=("all", "env", "ppo", "decide", "compare", "profile"), default="all")
+    ap.add_argument("--steps", type=int, default=None,
+                    help="learner steps per PPO run (default 20,000; 65,536 for compare)")
     ap.add_argument("--model", default=str(shipped_model_path()))
-    ap.add_argument("overrides", nargs="*", help="config overrides key=value for --what ppo")
+    ap.add_argument("overrides", nargs="*", help="config overrides key=value for --what ppo and profile")
     args = ap.parse_args()
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):  # one core, one thread
         os.environ.setdefault(var, "1")
@@ -121,7 +264,11 @@ def main() -> None:
     if args.what in ("all", "env"):
         bench_env()
     if args.what in ("all", "ppo"):
-        bench_ppo(args.steps, args.overrides)
+        bench_ppo(args.steps or 20_000, args.overrides)
+    if args.what == "compare":
+        bench_compare(args.steps or 65_536)
+    if args.what == "profile":
+        bench_profile(args.steps or 65_536, args.overrides)
     if args.what in ("all", "decide"):
         bench_decide(args.model)
 

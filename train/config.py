@@ -26,6 +26,7 @@ import yaml
 
 REWARD_MODES = ("win", "points", "tokens", "mixed")
 POOL_MEMBERS = ("self", "rule", "random")
+VEC_ENVS = ("batched", "subproc", "dummy")
 
 
 @dataclass
@@ -36,8 +37,8 @@ class TrainConfig:
     seed: int = 0
     total_timesteps: int = 2_000_000  # learner decisions (env steps of the wrapper)
     max_minutes: float = 0.0  # wall-clock cap on the whole run (BC included); 0 = none
-    n_envs: int = 16
-    vec_env: str = "subproc"  # subproc | dummy
+    n_envs: int = 1024
+    vec_env: str = "batched"  # batched (all games in one process, train.batched_vec_env) | subproc | dummy
     torch_threads: int = 1
     progress_bar: bool = True
     tensorboard: bool = True
@@ -61,8 +62,8 @@ class TrainConfig:
     activation: str = "relu"  # relu | tanh
     learning_rate: float = 3e-4
     lr_final_fraction: float = 0.2  # linear decay to this fraction of learning_rate
-    n_steps: int = 256  # per env
-    batch_size: int = 512
+    n_steps: int = 16  # per env
+    batch_size: int = 2048
     n_epochs: int = 4
     gamma: float = 1.0  # episodic, ~10 learner decisions: no discounting needed
     gae_lambda: float = 0.95
@@ -73,7 +74,7 @@ class TrainConfig:
     target_kl: float = 0.0  # 0 = none
     # --- opponent pool --------------------------------------------------
     # Draw weights per episode: "self" = a frozen snapshot of the learner.
-    pool: dict = field(default_factory=lambda: {"self": 0.4, "rule": 0.4, "random": 0.2})
+    pool: dict = field(default_factory=lambda: {"self": 0.8, "rule": 0.02, "random": 0.18})
     snapshot_every: int = 100_000  # learner steps between snapshots added to the pool
     pool_size: int = 8  # most recent snapshots kept
     snapshot_latest_prob: float = 0.5  # else a uniformly drawn older snapshot
@@ -107,8 +108,8 @@ class TrainConfig:
             raise ValueError(f"reward_mode must be one of {REWARD_MODES}, got {self.reward_mode!r}")
         if self.alifer_value not in ("replay", "zero"):
             raise ValueError(f"alifer_value must be 'replay' or 'zero', got {self.alifer_value!r}")
-        if self.vec_env not in ("subproc", "dummy"):
-            raise ValueError(f"vec_env must be 'subproc' or 'dummy', got {self.vec_env!r}")
+        if self.vec_env not in VEC_ENVS:
+            raise ValueError(f"vec_env must be one of {VEC_ENVS}, got {self.vec_env!r}")
         if self.activation not in ("relu", "tanh"):
             raise ValueError(f"activation must be 'relu' or 'tanh', got {self.activation!r}")
         for name in ("n_envs", "n_steps", "batch_size", "n_epochs", "pool_size", "torch_threads"):

@@ -16,7 +16,8 @@ Steps:
    network initialisation and minibatch order: the same config reproduces
    the same run on the same machine; a run cut by ``max_minutes`` only up
    to where it was cut);
-2. ``n_envs`` environment workers (``SelfPlayEnv`` behind ``SubprocVecEnv``);
+2. ``n_envs`` games (``BatchedSelfPlayVecEnv``; ``vec_env: subproc`` for
+   ``SelfPlayEnv`` workers behind ``SubprocVecEnv``);
 3. the model: new, or loaded with ``resume``;
 4. optional behaviour cloning on the teacher's moves (``bc=true``);
 5. PPO with the opponent pool, evaluation and checkpoint callbacks;

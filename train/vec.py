@@ -1,5 +1,10 @@
 """Vectorised self-play environments for MaskablePPO.
 
+``make_vec_env`` builds the one a config names: ``batched`` (the default:
+every game in this process, ``batched_vec_env.BatchedSelfPlayVecEnv``), or
+``subproc`` / ``dummy`` (one ``SelfPlayEnv`` per worker process, or all in
+this process one after the other).
+
 ``MaskCacheVecEnv`` answers sb3-contrib's per-step
 ``env_method("action_masks")`` from the masks the workers already sent in
 their ``info`` dicts, which saves one inter-process round trip per step
@@ -53,9 +58,14 @@ def _factory(kwargs: dict, seed: int):
 
 
 def make_vec_env(cfg, seed_offset: int = 0):
-    """``cfg.n_envs`` SelfPlayEnv workers (seeds ``cfg.seed + 1000 * i``),
-    mask-cached and monitored."""
+    """``cfg.n_envs`` games, monitored: one ``BatchedSelfPlayVecEnv``
+    (``vec_env: batched``, seed ``cfg.seed``), or SelfPlayEnv workers
+    (seeds ``cfg.seed + 1000 * i``) behind a mask cache."""
     kwargs = env_kwargs(cfg)
+    if cfg.vec_env == "batched":
+        from .batched_vec_env import BatchedSelfPlayVecEnv
+
+        return VecMonitor(BatchedSelfPlayVecEnv(cfg.n_envs, seed=cfg.seed + seed_offset, **kwargs))
     fns = [_factory(kwargs, cfg.seed + seed_offset + 1000 * i) for i in range(cfg.n_envs)]
     if cfg.vec_env == "subproc" and cfg.n_envs > 1:
         # fork: workers inherit the imported modules, which makes start-up fast.
