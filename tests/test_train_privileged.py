@@ -9,6 +9,7 @@ from sb3_contrib import MaskablePPO
 
 from agents.checkpoint import load_policy
 from agents.numpy_policy import NumpyPolicy
+from train.batched_vec_env import BatchedSelfPlayVecEnv
 from train.config import load_config
 from train.ppo_selfplay import train
 from train.privileged_policy import PrivilegedCriticPolicy
@@ -82,8 +83,35 @@ def test_selfplay_env_appends_the_learners_full_deal():
             (a, _), (b, info) = plain.reset(), priv.reset()
 
 
-def test_a_privileged_run_ships_an_actor_the_policy_player_plays(tmp_path):
+def batched_trajectory(**kwargs) -> list:
+    """(observation, full deals or None, terminal infos) per step of 30 first-legal-action steps."""
+    env = BatchedSelfPlayVecEnv(8, pool={"random": 1.0}, seed=5, **kwargs)
+    obs, out = env.reset(), []
+    for _ in range(30):
+        full = env.full_deals() if kwargs.get("full_deal") else None
+        actions = np.array([np.flatnonzero(m)[0] for m in env.action_masks()])
+        nxt, _, done, infos = env.step(actions)
+        out.append((obs, full, [infos[i] for i in np.flatnonzero(done)]))
+        obs = nxt
+    return out
+
+
+def test_the_batched_env_appends_the_same_full_deal():
+    # One after the other: random opponents draw from numba's process-wide generator.
+    plain = batched_trajectory(full_deal=True)
+    priv = batched_trajectory(privileged=True)
+    assert sum(len(ended) for _, _, ended in plain) > 0
+    for (a, full, ended_a), (b, _, ended_b) in zip(plain, priv):
+        np.testing.assert_array_equal(b, np.concatenate([a, full], axis=1))
+        for x, y in zip(ended_a, ended_b):
+            np.testing.assert_array_equal(
+                y["terminal_observation"], np.concatenate([x["terminal_observation"], x["terminal_full_deal"]]))
+
+
+@pytest.mark.parametrize("vec_env", ["dummy", "batched"])
+def test_a_privileged_run_ships_an_actor_the_policy_player_plays(tmp_path, vec_env):
     cfg = load_config(None, TINY + [f"out_dir={tmp_path}", "run_name=priv", "privileged_critic=true",
+                                    f"vec_env={vec_env}",
                                     "eval_search_deals=2", "eval_search_opponent=pimc:samples=2"])
     summary = train(cfg, log=lambda m: None)
     policy, meta = load_policy(summary["final"])

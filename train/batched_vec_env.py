@@ -28,6 +28,12 @@ dealt again at once, SB3's automatic reset).
   (``(N, 108)``) for a critic that may see the deal; a finished game's is
   in its info under ``terminal_full_deal``. The actor's input stays the
   ``trappola_v0`` observation.
+* ``random`` opponents draw from numba's generator, which is one per
+  process and seeded by the constructor: two batched environments stepped
+  in turn in one process share it, so each is reproducible only on its own.
+* ``privileged=True``: the observation is the ``trappola_v0`` vector
+  followed by the full-deal vector, as ``SelfPlayEnv(privileged=True)``
+  gives it, for ``train.privileged_policy.PrivilegedCriticPolicy``.
 """
 from __future__ import annotations
 
@@ -72,7 +78,8 @@ class BatchedSelfPlayVecEnv(VecEnv):
                  points_scale: float = 60.0, tokens_scale: float = 30.0, points_weight: float = 0.5,
                  seed: int | None = None, pool_size: int = 8, snapshot_latest_prob: float = 0.5,
                  opponent_deterministic: bool = False, skip_forced: bool = True, alifer_value: str = "replay",
-                 alifer_ema: float = 0.01, full_deal: bool = False, players: dict | None = None):
+                 alifer_ema: float = 0.01, full_deal: bool = False, players: dict | None = None,
+                 privileged: bool = False):
         if reward_mode not in ENV_REWARD_MODE:
             raise ValueError(f"reward_mode must be one of {tuple(ENV_REWARD_MODE)}, got {reward_mode!r}")
         if alifer_value not in ("replay", "zero"):
@@ -80,7 +87,10 @@ class BatchedSelfPlayVecEnv(VecEnv):
         if isinstance(n_envs, bool) or not isinstance(n_envs, int) or n_envs < 1:
             raise ValueError(f"n_envs must be a positive int, got {n_envs!r}")
         self.render_mode = None
-        super().__init__(n_envs, spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32), spaces.Discrete(N_ACTIONS))
+        self.privileged = bool(privileged)
+        full_deal = full_deal or self.privileged
+        size = OBS_SIZE + (FULL_DEAL_SIZE if self.privileged else 0)
+        super().__init__(n_envs, spaces.Box(0.0, 1.0, (size,), np.float32), spaces.Discrete(N_ACTIONS))
         pool = dict(pool or {"rule": 1.0})
         self.weights = {k: float(v) for k, v in pool.items() if v > 0}
         if not self.weights:
@@ -241,7 +251,8 @@ class BatchedSelfPlayVecEnv(VecEnv):
         self._masks = self.batch.legal_masks().astype(bool)
         if self._full is not None:
             self.batch.full_deal(seats, out=self._full)
-        return self.batch.observe(seats)
+        obs = self.batch.observe(seats)
+        return np.concatenate([obs, self._full], axis=1) if self.privileged else obs
 
     def step_async(self, actions: np.ndarray) -> None:
         self._actions = np.asarray(actions, dtype=np.int64).reshape(-1)
@@ -273,6 +284,8 @@ class BatchedSelfPlayVecEnv(VecEnv):
         env_r = rewards_of(res, seats, self.env_reward_mode)
         terminal = b.observe(seats, rows)
         full = b.full_deal(seats, rows) if self._full is not None else None
+        if self.privileged:
+            terminal = np.concatenate([terminal, full], axis=1)
         k = np.arange(rows.size)
         totals = res["totals"]
         diff = totals[k, seats] - totals[k, 1 - seats]
