@@ -35,8 +35,8 @@ def parse_arm(text: str) -> tuple[str, list[str]]:
     return name, [kv for kv in rest.split(";") if kv]
 
 
-def strength(model: str, opponent: str, deals: int, workers: int) -> dict:
-    s = head_to_head(f"policy:{model}", opponent, deals, duplicate=True, seed=12345, workers=workers).summary
+def strength(player: str, opponent: str, deals: int, workers: int) -> dict:
+    s = head_to_head(player, opponent, deals, duplicate=True, seed=12345, workers=workers).summary
     return {"wins": s["wins"], "decided": s["decided"], "win_rate": s["win_rate"], "win_rate_ci": s["win_rate_ci"]}
 
 
@@ -57,12 +57,21 @@ def main(argv=None) -> int:
     ap.add_argument("--pimc", default="pimc:samples=8")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--out", default="runs/ablation")
+    ap.add_argument("--reference", action="append", default=[],
+                    help="a player spec evaluated on the same deals, e.g. policy (the shipped model)")
     args = ap.parse_args(argv)
     arms = [parse_arm(a) for a in args.arm]
     out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
     rows = []
-    for name, overrides in arms:
-        for seed in args.seeds:
+    for model in args.reference:
+        ref = {"arm": f"reference {model}", "model": model,
+               "rule": strength(model, "rule", args.rule_deals, args.workers),
+               "pimc": strength(model, args.pimc, args.pimc_deals, args.workers)}
+        rows.append(ref)
+        print(f"reference {model}: vs rule {fmt(ref['rule'])}  vs {args.pimc} {fmt(ref['pimc'])}", flush=True)
+    for seed in args.seeds:  # seed-major: a cut run still has every arm once
+        for name, overrides in arms:
             cfg = load_config(resolve_config(None), overrides + [
                 f"seed={seed}", f"max_minutes={args.minutes}", f"out_dir={out}", f"run_name={name}-s{seed}",
                 "progress_bar=false"])
@@ -71,16 +80,15 @@ def main(argv=None) -> int:
             row = {"arm": name, "seed": seed, "overrides": overrides, "timesteps": summary["timesteps"],
                    "learn_steps_per_second": summary["learn_steps_per_second"],
                    "minutes": (time.time() - t0) / 60, "model": summary["final"],
-                   "rule": strength(summary["final"], "rule", args.rule_deals, args.workers),
-                   "pimc": strength(summary["final"], args.pimc, args.pimc_deals, args.workers)}
+                   "rule": strength(f"policy:{summary['final']}", "rule", args.rule_deals, args.workers),
+                   "pimc": strength(f"policy:{summary['final']}", args.pimc, args.pimc_deals, args.workers)}
             rows.append(row)
             print(f"{name:<14} seed {seed}: {row['timesteps']:>9,} steps ({row['learn_steps_per_second']:,.0f}/s)  "
                   f"vs rule {fmt(row['rule'])}  vs {args.pimc} {fmt(row['pimc'])}", flush=True)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "ablation.json").write_text(json.dumps({"args": vars(args), "rows": rows}, indent=1))
+            (out / "ablation.json").write_text(json.dumps({"args": vars(args), "rows": rows}, indent=1))
     print(f"\n| arm | seeds | learner steps (mean) | vs rule | vs {args.pimc} |\n|---|---|---|---|---|")
     for name, _ in arms:
-        mine = [r for r in rows if r["arm"] == name]
+        mine = [r for r in rows if r["arm"] == name and "seed" in r]
         pooled = {}
         for key in ("rule", "pimc"):
             wins, decided = sum(r[key]["wins"] for r in mine), sum(r[key]["decided"] for r in mine)
