@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from .engine.cards import cards_of
+from .observation import seat_buffer
 
 FULL_DEAL_FIELDS = (
     ("opponent_hand", 36, "cards the opponent holds now"),
@@ -38,12 +39,7 @@ def encode_full_deal(partie, seat: int, out: np.ndarray | None = None) -> np.nda
 
     ``out``, when given, must be a writable float32 array of shape
     ``(FULL_DEAL_SIZE,)``; it is overwritten and returned."""
-    if seat != 0 and seat != 1:
-        raise ValueError(f"seat must be 0 (challenger) or 1 (dealer), got {seat!r}")
-    if out is None:
-        out = np.empty(FULL_DEAL_SIZE, np.float32)
-    elif out.shape != (FULL_DEAL_SIZE,) or out.dtype != np.float32:
-        raise ValueError(f"out must be a float32 array of shape ({FULL_DEAL_SIZE},), got {out.dtype} {out.shape}")
+    out = seat_buffer(seat, out, FULL_DEAL_SIZE)
     out.fill(0.0)
     opp = 1 - seat
     for c in cards_of(partie.hands[opp]):

@@ -143,18 +143,25 @@ def multiplier_feature(m: int) -> float:
     return min(math.log2(m) / MULTIPLIER_LOG2_MAX, 1.0)
 
 
+def seat_buffer(seat, out: np.ndarray | None, size: int) -> np.ndarray:
+    """Check ``seat`` (0 or 1) and return ``out`` (checked: float32 of shape
+    ``(size,)``) or a new buffer of that shape, for a per-seat encoder."""
+    if seat != 0 and seat != 1:
+        raise ValueError(f"seat must be 0 (challenger) or 1 (dealer), got {seat!r}")
+    if out is None:
+        return np.empty(size, np.float32)
+    if out.shape != (size,) or out.dtype != np.float32:
+        raise ValueError(f"out must be a float32 array of shape ({size},), got {out.dtype} {out.shape}")
+    return out
+
+
 def encode(partie, seat: int, out: np.ndarray | None = None) -> np.ndarray:
     """The observation vector of ``seat`` (0 = challenger, 1 = dealer).
 
     ``out``, when given, must be a writable float32 array of shape
     ``(OBS_SIZE,)`` (a view into a larger buffer is fine); it is overwritten
     and returned. Otherwise a new array is returned."""
-    if seat != 0 and seat != 1:
-        raise ValueError(f"seat must be 0 (challenger) or 1 (dealer), got {seat!r}")
-    if out is None:
-        out = np.empty(OBS_SIZE, np.float32)
-    elif out.shape != (OBS_SIZE,) or out.dtype != np.float32:
-        raise ValueError(f"out must be a float32 array of shape ({OBS_SIZE},), got {out.dtype} {out.shape}")
+    out = seat_buffer(seat, out, OBS_SIZE)
     if not partie.history:
         # A fresh partie: a handful of ones, cheaper written one by one.
         out.fill(0.0)

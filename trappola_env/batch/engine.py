@@ -129,21 +129,19 @@ class BatchPartie:
     def observe(self, seats, rows=None, out: np.ndarray | None = None) -> np.ndarray:
         """The ``trappola_v0`` observation of ``seats`` (one for all, or one
         per row) in ``rows``: float32 ``(len(rows), 347)``."""
-        rows = self._rows(rows)
-        seats = self._per_row(seats, rows.size)
-        if out is None:
-            out = np.empty((rows.size, OBS_SIZE), np.float32)
-        K.encode_rows(self.S, rows, seats, out)
-        return out
+        return self._encode(K.encode_rows, OBS_SIZE, seats, rows, out)
 
     def full_deal(self, seats, rows=None, out: np.ndarray | None = None) -> np.ndarray:
         """``full_deal.encode_full_deal`` of ``seats`` in ``rows``: float32
         ``(len(rows), 108)``, for a critic that may see the whole deal."""
+        return self._encode(K.full_deal_rows, FULL_DEAL_SIZE, seats, rows, out)
+
+    def _encode(self, kernel, size: int, seats, rows, out):
         rows = self._rows(rows)
         seats = self._per_row(seats, rows.size)
         if out is None:
-            out = np.empty((rows.size, FULL_DEAL_SIZE), np.float32)
-        K.full_deal_rows(self.S, rows, seats, out)
+            out = np.empty((rows.size, size), np.float32)
+        kernel(self.S, rows, seats, out)
         return out
 
     # ---------------------------------------------------------------- step
