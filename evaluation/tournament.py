@@ -38,7 +38,7 @@ from fractions import Fraction
 
 from trappola_env.engine import DEFAULT_CONFIG, RuleConfig
 
-from .backend import Backend, make_backend
+from .backend import Backend, resolve_backend
 from .players import build_players, player_label, source_of
 from .seeding import derive_seed
 from .stats import clustered_rate, mean_ci
@@ -103,7 +103,7 @@ def _play_sessions(task) -> list[tuple]:
 
 def session_tournament(players, sessions: int, parties: int, *, seed: int = 0,
                        config: RuleConfig = DEFAULT_CONFIG, stake_multiple: int = 1, workers: int | None = None,
-                       backend: Backend | None = None, progress: bool = False) -> TournamentResult:
+                       backend: Backend | str | None = None, progress: bool = False) -> TournamentResult:
     """Play ``sessions`` Bulka sessions of ``parties`` parties each among
     2-4 ``players`` (specs or ``Player`` objects); see the module docstring."""
     players = list(players)
@@ -114,9 +114,7 @@ def session_tournament(players, sessions: int, parties: int, *, seed: int = 0,
             raise ValueError(f"{name} must be a positive int, got {v!r}")
     sources = tuple(source_of(p) for p in players)
     labels = unique_labels(player_label(s) for s in sources)
-    own = backend is None
-    if own:
-        backend = make_backend(1 if any(getattr(s, "interactive", False) for s in sources) else workers)
+    backend, own = resolve_backend(backend, workers, any(getattr(s, "interactive", False) for s in sources))
     size = max(1, min(8, math.ceil(sessions / max(1, backend.workers * 4))))
     tasks = [(sources, labels, seed, s, min(s + size, sessions), parties, config, stake_multiple)
              for s in range(0, sessions, size)]

@@ -2,6 +2,7 @@
 
     trappola play [--opponent rule] [--seat challenger|dealer] [--seed S] [--parties N]
     trappola evaluate --players A,B --deals N [--duplicate] [--seed S] [--json PATH] [--csv PATH] [--workers K]
+                      [--backend process|ray [--address ADDR]]
     trappola evaluate --session --players A,B,C[,D] --sessions N --parties P [...]
     trappola evaluate --ratings --players A,B,C,... --deals N [...]
     trappola players            # the registered players and their settings
@@ -87,7 +88,12 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--sessions", type=_positive, default=24, help="sessions (--session; default: 24)")
     e.add_argument("--parties", type=_positive, default=50, help="parties per session (--session; default: 50)")
     e.add_argument("--seed", type=_int, default=0, help="seed (default: 0)")
-    e.add_argument("--workers", type=_positive, default=None, help="processes (default: all cores)")
+    e.add_argument("--workers", type=_positive, default=None,
+                   help="processes, or the CPUs of a local Ray (default: all cores)")
+    e.add_argument("--backend", choices=("process", "ray"), default="process",
+                   help="where the games run: local processes or Ray tasks (default: process)")
+    e.add_argument("--address", default=None,
+                   help="--backend ray: the cluster to join (auto, HOST:PORT); default: a local Ray")
     e.add_argument("--stake-multiple", type=_positive, default=1, help="stake multiple (default: 1)")
     e.add_argument("--ace-declaration", choices=("first_ace", "first_card"), default="first_ace",
                    help="rule variant for declaring Aces (default: first_ace)")
@@ -184,7 +190,6 @@ def cmd_play(args) -> int:
 def cmd_evaluate(args) -> int:
     from agents import split_player_list
     from trappola_env.engine import RuleConfig
-    from evaluation import head_to_head, rate_pool, session_tournament
     from evaluation.report import format_summary, write_csv, write_json
 
     players = split_player_list(args.players)
@@ -192,9 +197,37 @@ def cmd_evaluate(args) -> int:
     for path in (args.json, args.csv):
         if path and not Path(path).resolve().parent.is_dir():
             raise CliError(f"cannot write {path}: no such directory")
+    if args.address is not None and args.backend != "ray":
+        raise CliError("--address needs --backend ray")
+    backend = args.backend
+    if backend == "ray":
+        try:
+            import ray  # noqa: F401
+        except ImportError:
+            raise CliError("--backend ray needs Ray: pip install 'trappola-lab[ray]'") from None
+        from evaluation.ray_backend import RayBackend
+
+        backend = RayBackend(address=args.address, workers=args.workers)
     common = dict(seed=args.seed, config=config, stake_multiple=args.stake_multiple, workers=args.workers,
-                  progress=not args.no_progress and sys.stderr.isatty())
+                  progress=not args.no_progress and sys.stderr.isatty(), backend=backend)
     start = time.perf_counter()
+    try:
+        res = _run_evaluation(args, players, common)
+    finally:
+        if not isinstance(backend, str):
+            backend.close()
+    print(format_summary(res.summary))
+    print(f"({time.perf_counter() - start:.1f} s)")
+    if args.json:
+        write_json(res.summary, args.json)
+    if args.csv:
+        write_csv(res.records, args.csv)
+    return 0
+
+
+def _run_evaluation(args, players, common):
+    from evaluation import head_to_head, rate_pool, session_tournament
+
     if args.session:
         if not 2 <= len(players) <= 4:
             raise CliError(f"--session needs 2 to 4 players, got {len(players)}")
@@ -208,13 +241,7 @@ def cmd_evaluate(args) -> int:
             raise CliError(f"a head-to-head needs exactly 2 players, got {len(players)} "
                            "(use --session or --ratings for more)")
         res = head_to_head(players[0], players[1], args.deals, duplicate=args.duplicate, **common)
-    print(format_summary(res.summary))
-    print(f"({time.perf_counter() - start:.1f} s)")
-    if args.json:
-        write_json(res.summary, args.json)
-    if args.csv:
-        write_csv(res.records, args.csv)
-    return 0
+    return res
 
 
 # ------------------------------------------------------------------ players
