@@ -7,7 +7,8 @@ CSV (``report``) and parallel backends (``backend``: processes;
 Every number is a function of the seed and the item index only
 (``seeding.derive_seed``): any number of workers gives the same result.
 """
-from .backend import BACKENDS, Backend, ProcessBackend, SerialBackend, default_workers, make_backend
+from .backend import Backend, ProcessBackend, SerialBackend, default_workers
+from .backend_choice import BACKENDS, make_backend
 from .duplicate import HeadToHeadResult, head_to_head
 from .ratings import RatingsResult, rate_pool
 from .tournament import TournamentResult, session_tournament

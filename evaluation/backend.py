@@ -10,8 +10,8 @@ workers' speed, and evaluators derive all randomness from the task itself
 ``ray_backend.RayBackend`` runs them as Ray tasks, on this machine or a
 cluster.
 
-The evaluators take ``backend=`` as a ``Backend`` or a name (``BACKENDS``),
-resolved by ``make_backend``.
+The evaluators take ``backend=`` as a ``Backend`` or a name, resolved by
+``backend_choice.make_backend``.
 """
 from __future__ import annotations
 
@@ -90,39 +90,3 @@ def default_workers() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not Linux
         return max(1, os.cpu_count() or 1)
-
-
-BACKENDS = ("process", "serial", "ray")
-
-
-def make_backend(workers: int | None = None, kind: str = "process", address: str | None = None) -> Backend:
-    """A backend by name: "process" is a ``SerialBackend`` for one worker,
-    else a ``ProcessBackend`` (``workers`` None: all cores); "serial";
-    "ray" a ``RayBackend`` joining ``address`` (None: ``ray.init``'s
-    default; ``workers`` are then the CPUs of a local instance)."""
-    if kind not in BACKENDS:
-        raise ValueError(f"backend must be one of {BACKENDS} or a Backend, got {kind!r}")
-    if address is not None and kind != "ray":
-        raise ValueError(f"an address is for the ray backend, not {kind!r}")
-    if kind == "ray":
-        from .ray_backend import RayBackend
-
-        return RayBackend(address=address, workers=workers)
-    workers = default_workers() if workers is None else workers
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"workers must be a positive int, got {workers!r}")
-    return SerialBackend() if workers == 1 or kind == "serial" else ProcessBackend(workers)
-
-
-def resolve_backend(backend: Backend | str | None, workers: int | None, interactive: bool) -> tuple[Backend, bool]:
-    """(the backend an evaluator uses, whether it owns it and must close
-    it). ``backend``: a ``Backend`` (used as given), a name of
-    ``BACKENDS`` or None ("process"). An interactive player (one at this
-    terminal) always plays serially here."""
-    if isinstance(backend, Backend):
-        return backend, False
-    if backend is not None and not isinstance(backend, str):
-        raise ValueError(f"backend must be one of {BACKENDS} or a Backend, got {backend!r}")
-    if interactive:
-        return SerialBackend(), True
-    return make_backend(workers, backend or "process"), True

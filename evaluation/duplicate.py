@@ -51,7 +51,8 @@ from dataclasses import dataclass, field
 from trappola_env.engine import DEFAULT_CONFIG, RuleConfig, random_deal
 from trappola_env.engine.scoring import DECIDED, FORFEIT, TIE
 
-from .backend import Backend, resolve_backend
+from .backend import Backend
+from .backend_choice import resolve_backend
 from .players import PlayerSource, build_players, player_label, source_of
 from .seeding import derive_seed
 from .stats import clustered_rate, mean_ci, wilson

@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from trappola_env.engine import DEFAULT_CONFIG, RuleConfig
 from trappola_env.engine.scoring import DECIDED, FORFEIT, TIE
 
-from .backend import Backend, resolve_backend
+from .backend import Backend
+from .backend_choice import resolve_backend
 from .duplicate import head_to_head
 from .players import player_label, source_of
 from .seeding import derive_seed

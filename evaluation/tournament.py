@@ -38,7 +38,8 @@ from fractions import Fraction
 
 from trappola_env.engine import DEFAULT_CONFIG, RuleConfig
 
-from .backend import Backend, resolve_backend
+from .backend import Backend
+from .backend_choice import resolve_backend
 from .players import build_players, player_label, source_of
 from .seeding import derive_seed
 from .stats import clustered_rate, mean_ci
