@@ -29,9 +29,13 @@ workers.
 """
 from __future__ import annotations
 
-from typing import Callable
-
 from .backend import Backend
+
+
+def _call(fn, task):
+    """One task on a Ray worker (``fn`` arrives pickled, by reference for a
+    module-level function)."""
+    return fn(task)
 
 
 class RayBackend(Backend):
@@ -51,7 +55,7 @@ class RayBackend(Backend):
         self._num_cpus = workers
         self._init_kwargs = init_kwargs
         self._started = False
-        self._remote: dict[Callable, object] = {}
+        self._remote = None
 
     def _connect(self):
         import ray
@@ -81,10 +85,10 @@ class RayBackend(Backend):
         if not tasks:
             return []
         ray = self._connect()
-        remote = self._remote.get(fn)
-        if remote is None:
-            remote = self._remote[fn] = ray.remote(num_cpus=1)(fn)
-        refs = [remote.remote(t) for t in tasks]
+        if self._remote is None:
+            self._remote = ray.remote(num_cpus=1)(_call)
+        fn_ref = ray.put(fn)
+        refs = [self._remote.remote(fn_ref, t) for t in tasks]
         out = []
         try:
             for ref in refs:
@@ -103,7 +107,7 @@ class RayBackend(Backend):
         return out
 
     def close(self):
-        self._remote.clear()
+        self._remote = None
         if self._started:
             import ray
 
