@@ -115,10 +115,15 @@ def main_state(algo) -> dict:
 
 
 def set_snapshot(algo, slot: str, weights: dict) -> None:
-    """Overwrite a frozen module with ``weights``; the learner's copy
-    reaches the env runners with the next weight sync."""
-    algo.set_state({"learner_group": {"learner": {"rl_module": {slot: weights}}}})
-    algo.env_runner_group.sync_weights(from_worker_or_learner_group=algo.learner_group, inference_only=True)
+    """Overwrite a frozen module with ``weights``, in the learner and in
+    every env runner. (RLlib's weight sync would skip the env runners: it
+    sends weights only when their sequence number has grown.)"""
+    algo.learner_group.set_state({"learner": {"rl_module": {slot: weights}}})
+
+    def load(env_runner):
+        env_runner.module[slot].set_state(weights)
+
+    algo.env_runner_group.foreach_env_runner(load, local_env_runner=True)
 
 
 def sampled_steps(result: dict) -> int:
