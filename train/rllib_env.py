@@ -172,19 +172,22 @@ class RLlibTrappolaEnv(MultiAgentEnv):
         the module docstring); at the end, shaped for ``trappola_v0``."""
         out = {}
         for a in self.agents:
-            if self.carry_first_rewards and a not in self._acted:
+            acted = a in self._acted
+            if self.carry_first_rewards and not acted:
                 continue
             if self.kind == "trappola_v0" and not final:
-                continue
-            r = self._pending[a]
-            self._pending[a] = 0.0
-            if self.kind == "trappola_v0":
+                r = 0.0
+            else:
+                r = self._pending[a]
+                self._pending[a] = 0.0
+            if self.kind == "trappola_v0" and final:
                 info = self.env.infos[a]
                 r = scale_reward(r, info["result"], self.reward_mode, self.points_scale, self.tokens_scale,
                                  self.points_weight)
-            else:
+            elif self.kind == "bulka_v0":
                 r /= self.tokens_scale
-            if r or final:
+            # RLlib wants a reward, 0 included, for every agent that has acted and gets its next observation.
+            if acted or r:
                 out[a] = r
         return out
 
