@@ -36,7 +36,7 @@ def collect(make_env, episodes: int, seed: int) -> tuple[np.ndarray, list]:
     venv = DummyVectorEnv([lambda: env])
     venv.seed(seed)
     np.random.seed(seed)  # the random policies draw from numpy's global generator
-    collector = Collector(policy, venv, VectorReplayBuffer(20_000, 1))
+    collector = Collector(policy, venv, VectorReplayBuffer(4_000, 1))
     stats = collector.collect(n_episode=episodes, reset_before_collect=True)
     return np.asarray(stats.returns), Recording.finals
 
