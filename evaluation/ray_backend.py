@@ -29,6 +29,8 @@ workers.
 """
 from __future__ import annotations
 
+import logging
+
 from .backend import Backend
 
 
@@ -61,7 +63,9 @@ class RayBackend(Backend):
         import ray
 
         if not ray.is_initialized():
-            kwargs = {"include_dashboard": False, "log_to_driver": False, **self._init_kwargs}
+            # Quiet: the evaluators' own output is the report; Ray's start-up notes would interleave with it.
+            kwargs = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.ERROR,
+                      **self._init_kwargs}
             if self.address is not None:
                 kwargs["address"] = self.address
             elif self._num_cpus is not None:

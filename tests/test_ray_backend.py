@@ -4,6 +4,7 @@ running, and the CLI's --backend ray. One local Ray with 2 CPUs, started
 and shut down here (loopback only)."""
 import json
 import math
+import sys
 import time
 
 import pytest
@@ -86,3 +87,13 @@ def test_cli_backend_ray_prints_the_process_backend_numbers(local_ray, tmp_path,
     capsys.readouterr()
     assert main(args + ["--address", "auto"]) == 2
     assert "--address needs --backend ray" in capsys.readouterr().err
+
+
+def test_cli_without_ray_says_what_to_install(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "ray", None)  # as if Ray were not installed
+    assert main(["evaluate", "--players", "random,random", "--deals", "2", "--backend", "ray"]) == 2
+    assert "trappola-lab[ray]" in capsys.readouterr().err
+    from train.ppo_selfplay import cli_main
+
+    assert cli_main(["--config", "rllib_selfplay"]) == 2
+    assert "trappola-lab[ray]" in capsys.readouterr().err
