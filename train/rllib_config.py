@@ -11,8 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from .rllib_env import ENVS
-
+ENVS = ("trappola_v0", "bulka_v0")
 REWARD_MODES = ("win", "points", "tokens", "mixed")
 
 

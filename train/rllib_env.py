@@ -55,9 +55,9 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from trappola_env import bulka_v0, trappola_v0
 from trappola_env.engine import N_ACTIONS
 
+from .rllib_config import ENVS
 from .selfplay_env import ENV_REWARD_MODE, scale_reward
 
-ENVS = ("trappola_v0", "bulka_v0")
 OBS_KEY, MASK_KEY = "observations", "action_mask"
 
 
