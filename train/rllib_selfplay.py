@@ -28,7 +28,9 @@ How the run is put together:
   cluster (``address``) they spread over its nodes;
 * steps: ``total_timesteps`` counts the decisions sampled, all seats
   together (the SB3 path counts the learner's only); the run stops at the
-  first PPO iteration that reaches it, or after ``max_minutes``.
+  first PPO iteration that reaches it, or after ``max_minutes``;
+  ``train.log`` notes the speed and ``main``'s mean episode return at
+  every snapshot.
 
 Evaluation (``eval_every``) is a duplicate match of ``main`` against
 ``eval_opponent`` by the project's evaluator, as on the SB3 path; for
@@ -212,6 +214,10 @@ def train(cfg: RLlibConfig, log=None) -> dict:
                 set_snapshot(algo, snapshots[n_snap % len(snapshots)], weights)
                 n_snap += 1
                 last_snap = steps
+                returns = result.get("env_runners", {}).get("module_episode_returns_mean", {})
+                say(f"[{steps:>9,} steps] {steps / max(time.time() - t_learn, 1e-9):.0f} steps/s; snapshot "
+                    f"{n_snap} into {snapshots[(n_snap - 1) % len(snapshots)]}; mean episode return of main "
+                    f"{float(returns.get(MAIN, float('nan'))):+.3f}")
             if cfg.env == "trappola_v0" and cfg.eval_every and cfg.eval_deals and steps - last_eval >= cfg.eval_every:
                 weights = weights or main_state(algo)
                 res = {**evaluate(cfg, weights), "timesteps": steps}
