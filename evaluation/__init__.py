@@ -16,4 +16,5 @@ from .seeding import derive_seed
 from .ray_backend import RayBackend
 
 __all__ = ["BACKENDS", "Backend", "RayBackend", "ProcessBackend", "SerialBackend", "default_workers", "make_backend",
-           "HeadToHeadResult", "head_to_head", "derive_seed", "TournamentResult", "session_tournament", "RatingsResult", "rate_pool"]
+           "HeadToHeadResult", "head_to_head", "derive_seed", "TournamentResult", "session_tournament",
+           "RatingsResult", "rate_pool"]
