@@ -9,8 +9,9 @@
   per run as ``trappola evaluate`` makes, and one pool kept running) and
   as Ray tasks on a local Ray of as many CPUs (started once; its start-up
   is reported apart). Wall seconds per run, mean with a 95% Student-t
-  interval over the repeats, and the ratio of the means of the two
-  running backends: Ray's overhead per evaluation.
+  interval over the repeats; Ray's overhead per evaluation is the paired
+  difference of the two running backends (runs alternated) and the ratio
+  of their means.
 * train: decisions per second of a short self-play PPO run, no
   evaluation, no checkpoints: the SB3 path (``configs/ppo_selfplay.yaml``,
   no behaviour cloning, ``n_envs`` = ``--workers``) and the RLlib path
@@ -24,6 +25,7 @@ Figures depend on the load: other processes on the cores slow them down.
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 import tempfile
 import time
@@ -57,23 +59,25 @@ def bench_eval(deals: int, repeats: int, workers: int) -> None:
         with ProcessBackend(workers) as backend:
             head_to_head(*PLAYERS, deals, duplicate=True, seed=0, backend=backend)
         cold.append(time.perf_counter() - t)
-    with ProcessBackend(workers) as backend:
-        run(backend)
-        warm = [run(backend) for _ in range(repeats)]
     t = time.perf_counter()
-    ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
+    ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
     start = time.perf_counter() - t
+    warm, on_ray = [], []
     try:
-        backend = RayBackend()
-        run(backend)  # the first tasks start Ray's worker processes
-        on_ray = [run(backend) for _ in range(repeats)]
+        with ProcessBackend(workers) as pool:
+            ray_backend = RayBackend()
+            run(pool), run(ray_backend)  # start the workers of both
+            for _ in range(repeats):  # alternated, so a change of load hits both alike
+                warm.append(run(pool))
+                on_ray.append(run(ray_backend))
     finally:
         ray.shutdown()
     print(f"evaluation: {deals} deals in duplicate ({2 * deals} parties), {workers} CPUs, {repeats} runs each")
     print(f"  process backend, pool started per run:  {_fmt(cold)} s (as `trappola evaluate` runs it)")
     print(f"  process backend, pool running:          {_fmt(warm)} s")
     print(f"  ray backend, instance running:          {_fmt(on_ray)} s")
-    print(f"  ratio ray / process (both running):     {sum(on_ray) / sum(warm):8.2f}")
+    print(f"  ray - process, paired (both running):   {_fmt([r - p for r, p in zip(on_ray, warm)])} s; "
+          f"ratio of the means {sum(on_ray) / sum(warm):.2f}")
     print(f"  ray.init of a local instance:           {start:8.2f} s (once per `trappola evaluate --backend ray`)")
 
 

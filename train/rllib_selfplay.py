@@ -40,6 +40,7 @@ signature and ``best.zip`` is not written).
 from __future__ import annotations
 
 import json
+import logging
 import sys
 import time
 import zlib
@@ -177,7 +178,7 @@ def train(cfg: RLlibConfig, log=None) -> dict:
     torch.set_num_threads(cfg.torch_threads)
     started = not ray.is_initialized()
     if started:
-        kwargs = {"include_dashboard": False, "log_to_driver": False}
+        kwargs = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.ERROR}
         if cfg.address:
             kwargs["address"] = cfg.address
         elif cfg.num_cpus:
