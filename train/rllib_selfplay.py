@@ -187,6 +187,11 @@ def train(cfg: RLlibConfig, log=None) -> dict:
     algo = None
     bar = None
     try:
+        cpus = int(ray.cluster_resources().get("CPU", 0))
+        if cfg.num_env_runners > cpus:
+            # Each env runner holds one CPU; RLlib would wait for the missing ones forever.
+            raise ValueError(f"num_env_runners={cfg.num_env_runners} needs as many CPUs, the Ray instance has "
+                             f"{cpus}; lower num_env_runners or raise num_cpus")
         algo = build_algorithm(cfg)
         snapshots = snapshot_ids(cfg)
         weights = main_state(algo)
@@ -239,7 +244,8 @@ def train(cfg: RLlibConfig, log=None) -> dict:
         if bar is not None:
             bar.close()
             bar = None
-        say(f"sampled and learned {steps:,} steps in {learn_s / 60:.1f} min ({steps / max(learn_s, 1e-9):.0f} steps/s)")
+        say(f"sampled and learned {steps:,} steps in {learn_s / 60:.1f} min "
+            f"({steps / max(learn_s, 1e-9):.0f} steps/s)")
         weights = main_state(algo)
         final_eval = None
         if cfg.env == "trappola_v0" and cfg.eval_deals:
@@ -249,10 +255,20 @@ def train(cfg: RLlibConfig, log=None) -> dict:
                 history.append(final_eval)
                 if final_eval["score"] > best_score:
                     best_score = final_eval["score"]
-                    best_path = save("best.zip", weights, steps, eval={cfg.eval_opponent: short_figures(final_eval)})
-        final = save("final.zip", weights, steps, eval={cfg.eval_opponent: short_figures(final_eval)} if final_eval else {})
+                    best_path = save("best.zip", weights, steps,
+                                     eval={cfg.eval_opponent: short_figures(final_eval)})
+        final_figures = {cfg.eval_opponent: short_figures(final_eval)} if final_eval else {}
+        final = save("final.zip", weights, steps, eval=final_figures)
         if cfg.checkpoint_every:
             save("last.zip", weights, steps)
+        summary = {
+            "run_dir": str(run_dir), "final": str(final), "best": str(best_path or final),
+            "best_score": best_score, "timesteps": steps, "learn_steps_per_second": steps / max(learn_s, 1e-9),
+            "minutes": (time.time() - t_start) / 60.0, "trainer": "rllib",
+            "evals": [{k: r[k] for k in ("timesteps", "win_rate", "score", "points_diff")} for r in history],
+        }
+        (run_dir / "summary.json").write_text(json.dumps(summary, indent=1))
+        say(f"done in {summary['minutes']:.1f} min; best {summary['best']} (score {best_score:.3f})")
     finally:
         if bar is not None:
             bar.close()
@@ -260,15 +276,7 @@ def train(cfg: RLlibConfig, log=None) -> dict:
             algo.stop()
         if started:
             ray.shutdown()
-    summary = {
-        "run_dir": str(run_dir), "final": str(final), "best": str(best_path or final), "best_score": best_score,
-        "timesteps": steps, "learn_steps_per_second": steps / max(learn_s, 1e-9),
-        "minutes": (time.time() - t_start) / 60.0, "trainer": "rllib",
-        "evals": [{k: r[k] for k in ("timesteps", "win_rate", "score", "points_diff")} for r in history],
-    }
-    (run_dir / "summary.json").write_text(json.dumps(summary, indent=1))
-    say(f"done in {summary['minutes']:.1f} min; best {summary['best']} (score {best_score:.3f})")
-    log_file.close()
+        log_file.close()
     return summary
 
 

@@ -113,7 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "KEY=VALUE arguments (fields of train/config.py, e.g. total_timesteps=200000 "
                                    "pool.rule=0.5 resume=runs/x/last.zip).")
     t.add_argument("--config", default=None,
-                   help="YAML config file, or the name of a shipped one (ppo_selfplay, demo); "
+                   help="YAML config file, or the name of a shipped one (ppo_selfplay, demo, rllib_selfplay); "
                         "default: the shipped configs/ppo_selfplay.yaml")
     t.add_argument("overrides", nargs="*", metavar="KEY=VALUE", help="config overrides")
 
