@@ -8,8 +8,8 @@ weights (``sb3_state_dict``), loads them into a ``MaskablePPO`` of the same
 the same zip, metadata and signature as an SB3 run, so the evaluator plays
 it as ``policy:PATH`` (``agents.checkpoint.load_policy``) and
 ``train.checkpoint.load_model`` can even continue it with SB3 (with a fresh
-optimizer: RLlib's optimizer state is not carried over). Nothing here
-needs Ray.
+optimizer, RLlib's is not carried over, and SB3's default PPO settings,
+which the zip holds). Nothing here needs Ray.
 """
 from __future__ import annotations
 
