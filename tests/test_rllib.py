@@ -158,6 +158,24 @@ def test_export_is_the_module_actor(tmp_path, local_ray):
     assert meta["trainer"] == "rllib" and meta["num_timesteps"] == 7
 
 
+def test_a_bulka_checkpoint_carries_the_bulka_observation_size(tmp_path):
+    from torch import nn
+
+    from train.rllib_export import save_rllib_checkpoint
+
+    env = RLlibTrappolaEnv({"env": "bulka_v0"})
+    n_obs = env.observation_spaces["player_0"][OBS_KEY].shape[0]
+    assert n_obs == 366
+    state = {"pi_trunk.0.weight": nn.Linear(n_obs, 8).weight, "pi_trunk.0.bias": nn.Linear(n_obs, 8).bias,
+             "pi_head.weight": nn.Linear(8, 49).weight, "pi_head.bias": nn.Linear(8, 49).bias,
+             "vf_trunk.0.weight": nn.Linear(n_obs, 8).weight, "vf_trunk.0.bias": nn.Linear(n_obs, 8).bias,
+             "vf_head.weight": nn.Linear(8, 1).weight, "vf_head.bias": nn.Linear(8, 1).bias}
+    path = save_rllib_checkpoint({k: v.detach() for k, v in state.items()}, tmp_path / "b.zip", {}, 0, 1, [8],
+                                 "relu", env="bulka_v0")
+    policy, meta = load_policy(path, env="bulka_v0")
+    assert policy.obs_dim == 366 and meta["signature"]["observation"]["dim"] == 366
+
+
 def test_tiny_selfplay_run_writes_checkpoints_the_evaluator_plays(tmp_path, local_ray):
     from train.ppo_selfplay import cli_main
 
