@@ -36,11 +36,15 @@ Rewards:
   before its first action (it has no action to credit it to), and the
   stakes of the first partie arrive exactly then (paid at reset, reported
   with the first step). With ``carry_first_rewards`` (default) the adapter
-  holds each agent's rewards until it has acted once and pays them with
-  its next reward, so an agent's episode return equals its final balance;
+  holds each agent's rewards until it has acted once and adds them to the
+  reward that follows that action, so an agent's episode return equals its
+  final balance;
   with ``carry_first_rewards=False`` the returns differ from the balances
   by those first stakes. An agent that never acts in a session (possible
   with 3-4 players and few parties) has no return in RLlib at all.
+
+Every agent that has acted gets a reward, 0 included, at every step (RLlib
+refuses a next observation without one).
 
 ``infos[agent]`` at the end holds the environment's final info (for
 ``trappola_v0``: ``result``, ``outcome``, ``tokens``...; for ``bulka_v0``:
