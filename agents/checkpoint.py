@@ -81,7 +81,8 @@ def _layout_of(mod):
 
 
 def _dim_of(mod):
-    for name in ("OBS_DIM", "OBS_SIZE", "SESSION_OBS_DIM"):
+    # BULKA_OBS_SIZE first: bulka_v0 also imports trappola_v0's OBS_SIZE, which is not its size.
+    for name in ("BULKA_OBS_SIZE", "OBS_DIM", "OBS_SIZE", "SESSION_OBS_DIM"):
         if hasattr(mod, name):
             return int(getattr(mod, name))
     return None

@@ -1,16 +1,20 @@
 """Evaluation of players: duplicate head-to-head matches (``duplicate``),
 Bulka-session tournaments (``tournament``), ratings over a pool
 (``ratings``), with 95% intervals (``stats``), reports as a table, JSON and
-CSV (``report``) and a small parallel backend (``backend``).
+CSV (``report``) and parallel backends (``backend``: processes;
+``ray_backend``: Ray tasks on one machine or a cluster).
 
 Every number is a function of the seed and the item index only
 (``seeding.derive_seed``): any number of workers gives the same result.
 """
-from .backend import Backend, ProcessBackend, SerialBackend, default_workers, make_backend
+from .backend import Backend, ProcessBackend, SerialBackend, default_workers
+from .backend_choice import BACKENDS, make_backend
 from .duplicate import HeadToHeadResult, head_to_head
 from .ratings import RatingsResult, rate_pool
 from .tournament import TournamentResult, session_tournament
 from .seeding import derive_seed
+from .ray_backend import RayBackend
 
-__all__ = ["Backend", "ProcessBackend", "SerialBackend", "default_workers", "make_backend", "HeadToHeadResult",
-           "head_to_head", "derive_seed", "TournamentResult", "session_tournament", "RatingsResult", "rate_pool"]
+__all__ = ["BACKENDS", "Backend", "RayBackend", "ProcessBackend", "SerialBackend", "default_workers", "make_backend",
+           "HeadToHeadResult", "head_to_head", "derive_seed", "TournamentResult", "session_tournament",
+           "RatingsResult", "rate_pool"]

@@ -6,8 +6,12 @@ of worker processes (``forkserver`` where available, else ``spawn``: no
 fork of a process that may hold threads). ``fn`` must be a module-level
 function and tasks picklable. Results come back in order whatever the
 workers' speed, and evaluators derive all randomness from the task itself
-(``seeding.derive_seed``), so the backend never changes a number. Another
-backend (e.g. Ray) only has to implement ``map``.
+(``seeding.derive_seed``), so the backend never changes a number.
+``ray_backend.RayBackend`` runs them as Ray tasks, on this machine or a
+cluster.
+
+The evaluators take ``backend=`` as a ``Backend`` or a name, resolved by
+``backend_choice.make_backend``.
 """
 from __future__ import annotations
 
@@ -86,12 +90,3 @@ def default_workers() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not Linux
         return max(1, os.cpu_count() or 1)
-
-
-def make_backend(workers: int | None = None) -> Backend:
-    """``SerialBackend`` for one worker, else a ``ProcessBackend``
-    (``None``: all cores)."""
-    workers = default_workers() if workers is None else workers
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"workers must be a positive int, got {workers!r}")
-    return SerialBackend() if workers == 1 else ProcessBackend(workers)

@@ -14,6 +14,12 @@ seat))``, so results depend on nothing but (seed, deal index): the same
 with 1 or 16 workers. One deal is one partie: an Alifer (tie or agreed) is
 counted, not replayed.
 
+``backend`` says where the deals are played: "process" (default:
+``workers`` processes, one of them meaning this process), "serial", "ray"
+(Ray tasks on a local instance or a cluster, ``evaluation.ray_backend``)
+or any ``backend.Backend``; the same for ``session_tournament`` and
+``rate_pool``. The backend never changes a number.
+
 Summary (``res.summary``, the JSON written by ``trappola evaluate``), for
 player A (``players[0]``) against B:
 
@@ -44,7 +50,8 @@ from dataclasses import dataclass, field
 from trappola_env.engine import DEFAULT_CONFIG, RuleConfig, random_deal
 from trappola_env.engine.scoring import DECIDED, FORFEIT, TIE
 
-from .backend import Backend, make_backend
+from .backend import Backend
+from .backend_choice import resolve_backend
 from .game_record import GameRecorder
 from .players import PlayerSource, build_players, player_label, source_of
 from .progress import progress_bar
@@ -103,7 +110,7 @@ def _play_block(task) -> tuple[list[tuple], list[dict]]:
 
 def head_to_head(a: PlayerSource, b: PlayerSource, deals: int, *, duplicate: bool = False, seed: int = 0,
                  config: RuleConfig = DEFAULT_CONFIG, stake_multiple: int = 1, workers: int | None = None,
-                 backend: Backend | None = None, progress: bool | str = False, chunk: int | None = None,
+                 backend: Backend | str | None = None, progress: bool | str = False, chunk: int | None = None,
                  record_games: bool = False) -> HeadToHeadResult:
     """Play A against B (specs like ``"rule"`` or ``Player`` objects); see
     the module docstring for what is reported. ``progress``: see
@@ -116,10 +123,7 @@ def head_to_head(a: PlayerSource, b: PlayerSource, deals: int, *, duplicate: boo
         raise ValueError(f"seed must be an int, got {seed!r}")
     sources = (source_of(a), source_of(b))
     labels = [player_label(s) for s in sources]
-    own = backend is None
-    if own:
-        interactive = any(getattr(s, "interactive", False) for s in sources)
-        backend = make_backend(1 if interactive else workers)
+    backend, own = resolve_backend(backend, workers, any(getattr(s, "interactive", False) for s in sources))
     n_chunks = max(1, backend.workers * 4)
     size = chunk or max(1, min(100, math.ceil(deals / n_chunks)))
     tasks = [(sources, seed, s, min(s + size, deals), duplicate, config, stake_multiple, record_games)

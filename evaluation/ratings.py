@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from trappola_env.engine import DEFAULT_CONFIG, RuleConfig
 from trappola_env.engine.scoring import DECIDED, FORFEIT, TIE
 
-from .backend import Backend, make_backend
+from .backend import Backend
+from .backend_choice import resolve_backend
 from .duplicate import head_to_head
 from .players import player_label, source_of
 from .seeding import derive_seed
@@ -39,7 +40,7 @@ class RatingsResult:
 
 
 def rate_pool(players, deals: int, *, seed: int = 0, config: RuleConfig = DEFAULT_CONFIG,
-              stake_multiple: int = 1, workers: int | None = None, backend: Backend | None = None,
+              stake_multiple: int = 1, workers: int | None = None, backend: Backend | str | None = None,
               progress: bool | str = False, record_games: bool = False) -> RatingsResult:
     """Rate the pool (see the module docstring); ``record_games`` keeps
     every partie of every pair as a saved-game record in ``result.games``."""
@@ -50,9 +51,7 @@ def rate_pool(players, deals: int, *, seed: int = 0, config: RuleConfig = DEFAUL
         raise ValueError(f"ratings need at least 2 players, got {len(players)}")
     sources = [source_of(p) for p in players]
     labels = unique_labels(player_label(s) for s in sources)
-    own = backend is None
-    if own:
-        backend = make_backend(1 if any(getattr(s, "interactive", False) for s in sources) else workers)
+    backend, own = resolve_backend(backend, workers, any(getattr(s, "interactive", False) for s in sources))
     pairs = []
     records = []
     games = []

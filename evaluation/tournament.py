@@ -37,7 +37,8 @@ from fractions import Fraction
 
 from trappola_env.engine import DEFAULT_CONFIG, RuleConfig
 
-from .backend import Backend, make_backend
+from .backend import Backend
+from .backend_choice import resolve_backend
 from .players import build_players, player_label, source_of
 from .progress import progress_bar
 from .seeding import derive_seed
@@ -103,7 +104,7 @@ def _play_sessions(task) -> list[tuple]:
 
 def session_tournament(players, sessions: int, parties: int, *, seed: int = 0,
                        config: RuleConfig = DEFAULT_CONFIG, stake_multiple: int = 1, workers: int | None = None,
-                       backend: Backend | None = None, progress: bool | str = False) -> TournamentResult:
+                       backend: Backend | str | None = None, progress: bool | str = False) -> TournamentResult:
     """Play ``sessions`` Bulka sessions of ``parties`` parties each among
     2-4 ``players`` (specs or ``Player`` objects); see the module docstring."""
     players = list(players)
@@ -114,9 +115,7 @@ def session_tournament(players, sessions: int, parties: int, *, seed: int = 0,
             raise ValueError(f"{name} must be a positive int, got {v!r}")
     sources = tuple(source_of(p) for p in players)
     labels = unique_labels(player_label(s) for s in sources)
-    own = backend is None
-    if own:
-        backend = make_backend(1 if any(getattr(s, "interactive", False) for s in sources) else workers)
+    backend, own = resolve_backend(backend, workers, any(getattr(s, "interactive", False) for s in sources))
     size = max(1, min(8, math.ceil(sessions / max(1, backend.workers * 4))))
     tasks = [(sources, labels, seed, s, min(s + size, sessions), parties, config, stake_multiple)
              for s in range(0, sessions, size)]

@@ -9,6 +9,9 @@
 * ``checkpoint``: writing and exporting checkpoints (reading them is ``agents.checkpoint``).
 * ``pro``: training the Pro decision for Bulka sessions.
 * ``demo``: ``make demo``'s short training run and session table.
+* ``rllib_config``, ``rllib_env``, ``rllib_module``, ``rllib_selfplay``,
+  ``rllib_export``: the same self-play on RLlib (Ray), written to the same
+  checkpoints (``trappola train --config configs/rllib_selfplay.yaml``).
 
 Players read what training writes through ``agents`` (the numpy actor, the
 checkpoint reader, the learned Pro policies); nothing below imports ``train``.

@@ -135,7 +135,7 @@ class EvalCheckpointCallback(BaseCallback):
         if res["score"] > self.best_score:
             self.best_score = res["score"]
             self.best_path = save_checkpoint(self.model, self.run_dir / "best.zip",
-                                             self.meta(eval={self.cfg.eval_opponent: _short(res)}))
+                                             self.meta(eval={self.cfg.eval_opponent: short_figures(res)}))
         return res
 
     def _on_step(self) -> bool:
@@ -172,7 +172,8 @@ def duplicate_figures(match) -> dict:
             "points_diff": s["mean_point_diff"], "points_diff_ci": s["mean_point_diff_ci"]}
 
 
-def _short(res: dict) -> dict:
+def short_figures(res: dict) -> dict:
+    """The figures of an evaluation kept in a checkpoint's metadata."""
     keys = ("deals", "wins", "losses", "alifers", "win_rate", "score", "score_ci", "points_diff", "timesteps")
     return {k: res[k] for k in keys if k in res}
 

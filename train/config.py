@@ -12,6 +12,10 @@ YAML file exists so that a run is reproducible from a file on disk. The
 configs in ``configs/`` ship inside the package: ``resolve_config`` finds
 a user's file from the working directory, or a shipped config by name
 (``ppo_selfplay``, ``demo``) wherever the package is installed.
+
+A config with ``trainer: rllib`` is an RLlib run (``train.rllib_config``,
+read by the same functions with ``cls=RLlibConfig``); ``trainer_of`` tells
+the two apart.
 """
 from __future__ import annotations
 
@@ -27,11 +31,13 @@ import yaml
 REWARD_MODES = ("win", "points", "tokens", "mixed")
 POOL_MEMBERS = ("self", "rule", "random")
 VEC_ENVS = ("batched", "subproc", "dummy")
+TRAINERS = ("sb3", "rllib")
 
 
 @dataclass
 class TrainConfig:
     # --- run -------------------------------------------------------------
+    trainer: str = "sb3"  # "rllib" configs are read by train.rllib_config
     run_name: str = "ppo_selfplay"
     out_dir: str = "runs"  # the run writes to out_dir/run_name/
     seed: int = 0
@@ -104,6 +110,9 @@ class TrainConfig:
         self.validate()
 
     def validate(self) -> None:
+        if self.trainer != "sb3":
+            raise ValueError(f"trainer must be 'sb3' here (an 'rllib' config is read by train.rllib_config), "
+                             f"got {self.trainer!r}")
         if self.reward_mode not in REWARD_MODES:
             raise ValueError(f"reward_mode must be one of {REWARD_MODES}, got {self.reward_mode!r}")
         if self.alifer_value not in ("replay", "zero"):
@@ -209,23 +218,26 @@ def _coerce(name: str, value, annotation: str):
     return value
 
 
-def config_from_dict(data: dict, base: TrainConfig | None = None) -> TrainConfig:
-    """A new config: ``base`` (default: the defaults) updated with ``data``.
+def config_from_dict(data: dict, base=None, cls: type | None = None):
+    """A new config: ``base`` (default: the defaults of ``cls``, itself by
+    default ``TrainConfig`` or the type of ``base``) updated with ``data``.
     Dotted keys (``pool.rule``) update one entry of a mapping field."""
-    values = asdict(base) if base is not None else asdict(TrainConfig())
+    cls = cls or (type(base) if base is not None else TrainConfig)
+    values = asdict(base) if base is not None else asdict(cls())
+    known = {f.name: f for f in fields(cls)}
     for key, value in data.items():
         top, _, sub = str(key).partition(".")
-        if top not in _FIELDS:
-            close = [n for n in _FIELDS if n.startswith(top[:3])]
+        if top not in known:
+            close = [n for n in known if n.startswith(top[:3])]
             raise ValueError(f"unknown config key {key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
-        annotation = _FIELDS[top].type
+        annotation = known[top].type
         if sub:
             if annotation != "dict":
                 raise ValueError(f"config key {top!r} is not a mapping; cannot set {key!r}")
             values[top] = {**values[top], sub: value}
         else:
             values[top] = _coerce(top, value, annotation)
-    return TrainConfig(**values)
+    return cls(**values)
 
 
 def parse_overrides(argv: typing.Sequence[str]) -> dict:
@@ -264,6 +276,17 @@ def shipped_configs() -> dict[str, Path]:
     return {Path(e.name).stem: Path(str(e)) for e in root.iterdir() if e.name.endswith(".yaml")}
 
 
+def trainer_of(path: str | Path | None) -> str:
+    """The ``trainer`` a config file names ("sb3" when it names none)."""
+    if path is None:
+        return "sb3"
+    data = _read_yaml(Path(path)) or {}
+    trainer = data.get("trainer", "sb3") if isinstance(data, dict) else "sb3"
+    if trainer not in TRAINERS:
+        raise ValueError(f"trainer must be one of {TRAINERS}, got {trainer!r} in {path}")
+    return trainer
+
+
 def resolve_config(path: str | Path | None = None) -> Path:
     """A user's config file (relative to the working directory), or a
     shipped one by name (``demo`` or ``demo.yaml``); None is the default
@@ -279,9 +302,11 @@ def resolve_config(path: str | Path | None = None) -> Path:
     raise FileNotFoundError(f"config file not found: {path} (shipped configs: {', '.join(sorted(shipped))})")
 
 
-def load_config(path: str | Path | None = None, overrides: typing.Sequence[str] | dict = ()) -> TrainConfig:
-    """The config of ``path`` (YAML; None = defaults) with ``overrides``."""
-    cfg = TrainConfig()
+def load_config(path: str | Path | None = None, overrides: typing.Sequence[str] | dict = (), cls: type | None = None):
+    """The config of ``path`` (YAML; None = defaults) with ``overrides``,
+    as a ``cls`` (default ``TrainConfig``)."""
+    cls = cls or TrainConfig
+    cfg = cls()
     if path is not None:
         path = Path(path)
         if not path.is_file():
@@ -289,7 +314,7 @@ def load_config(path: str | Path | None = None, overrides: typing.Sequence[str] 
         data = _read_yaml(path) or {}
         if not isinstance(data, dict):
             raise ValueError(f"config file {path} must hold a mapping of settings, got {type(data).__name__}")
-        cfg = config_from_dict(data)
+        cfg = config_from_dict(data, cls=cls)
     if isinstance(overrides, dict):
         extra = overrides
     else:

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import yaml
 
-from .config import TrainConfig, load_config, resolve_config
+from .config import TrainConfig, load_config, resolve_config, trainer_of
 
 
 def train(cfg: TrainConfig, log=None) -> dict:
@@ -158,6 +158,8 @@ and configs/ppo_selfplay.yaml. Examples:
   trappola train --config configs/ppo_selfplay.yaml
   trappola train --config configs/ppo_selfplay.yaml total_timesteps=200000 run_name=short
   trappola train --config configs/ppo_selfplay.yaml resume=runs/ppo_selfplay/last.zip
+A config with `trainer: rllib` (configs/rllib_selfplay.yaml) runs RLlib's PPO
+instead (train/rllib_selfplay.py).
 """
 
 
@@ -184,7 +186,12 @@ def cli_main(argv=None) -> int:
             rest.append(argv[i])
             i += 1
     try:
-        cfg = load_config(resolve_config(config), rest)
+        path = resolve_config(config)
+        if trainer_of(path) == "rllib":
+            from .rllib_selfplay import cli_main as rllib_main
+
+            return rllib_main(path, rest)
+        cfg = load_config(path, rest)
     except (ValueError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -2,6 +2,7 @@
 
     trappola play [--opponent rule] [--seat challenger|dealer] [--seed S] [--parties N]
     trappola evaluate --players A,B --deals N [--duplicate] [--seed S] [--json PATH] [--csv PATH] [--workers K]
+                      [--backend process|ray [--address ADDR]]
     trappola evaluate --session --players A,B,C[,D] --sessions N --parties P [...]
     trappola evaluate --ratings --players A,B,C,... --deals N [...]
     trappola evaluate ... --save-games DIR   # every partie as JSON lines (evaluation/game_record.py)
@@ -99,7 +100,12 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--sessions", type=_positive, default=24, help="sessions (--session; default: 24)")
     e.add_argument("--parties", type=_positive, default=50, help="parties per session (--session; default: 50)")
     e.add_argument("--seed", type=_int, default=0, help="seed (default: 0)")
-    e.add_argument("--workers", type=_positive, default=None, help="processes (default: all cores)")
+    e.add_argument("--workers", type=_positive, default=None,
+                   help="processes, or the CPUs of a local Ray (default: all cores)")
+    e.add_argument("--backend", choices=("process", "ray"), default="process",
+                   help="where the games run: local processes or Ray tasks (default: process)")
+    e.add_argument("--address", default=None,
+                   help="--backend ray: the cluster to join (auto, HOST:PORT); default: a local Ray")
     e.add_argument("--stake-multiple", type=_positive, default=1, help="stake multiple (default: 1)")
     e.add_argument("--ace-declaration", choices=("first_ace", "first_card"), default="first_ace",
                    help="rule variant for declaring Aces (default: first_ace)")
@@ -132,7 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "KEY=VALUE arguments (fields of train/config.py, e.g. total_timesteps=200000 "
                                    "pool.rule=0.5 resume=runs/x/last.zip).")
     t.add_argument("--config", default=None,
-                   help="YAML config file, or the name of a shipped one (ppo_selfplay, demo); "
+                   help="YAML config file, or the name of a shipped one (ppo_selfplay, demo, rllib_selfplay); "
                         "default: the shipped configs/ppo_selfplay.yaml")
     t.add_argument("overrides", nargs="*", metavar="KEY=VALUE", help="config overrides (or --key value)")
 
@@ -216,7 +222,6 @@ def cmd_evaluate(args) -> int:
     from agents import split_player_list
     from agents.human_player import HumanQuit
     from trappola_env.engine import RuleConfig
-    from evaluation import head_to_head, rate_pool, session_tournament
     from evaluation.report import format_summary, write_csv, write_json
 
     players = split_player_list(args.players)
@@ -229,28 +234,29 @@ def cmd_evaluate(args) -> int:
             raise CliError("--save-games records head-to-head and --ratings games, not Bulka sessions")
         if Path(args.save_games).exists() and not Path(args.save_games).is_dir():
             raise CliError(f"--save-games {args.save_games}: not a directory")
-    record = {"record_games": True} if args.save_games else {}
+    if args.address is not None and args.backend != "ray":
+        raise CliError("--address needs --backend ray")
+    backend = args.backend
+    if backend == "ray":
+        try:
+            import ray  # noqa: F401
+        except ImportError:
+            raise CliError("--backend ray needs Ray: pip install 'trappola-lab[ray]'") from None
+        from evaluation.ray_backend import RayBackend
+
+        backend = RayBackend(address=args.address, workers=args.workers)
     common = dict(seed=args.seed, config=config, stake_multiple=args.stake_multiple, workers=args.workers,
-                  progress="none" if args.no_progress else "bar" if args.progress else "auto")
+                  progress="none" if args.no_progress else "bar" if args.progress else "auto", backend=backend)
     start = time.perf_counter()
     try:
-        if args.session:
-            if not 2 <= len(players) <= 4:
-                raise CliError(f"--session needs 2 to 4 players, got {len(players)}")
-            res = session_tournament(players, args.sessions, args.parties, **common)
-        elif args.ratings:
-            if len(players) < 2:
-                raise CliError(f"--ratings needs at least 2 players, got {len(players)}")
-            res = rate_pool(players, args.deals, **common, **record)
-        else:
-            if len(players) != 2:
-                raise CliError(f"a head-to-head needs exactly 2 players, got {len(players)} "
-                               "(use --session or --ratings for more)")
-            res = head_to_head(players[0], players[1], args.deals, duplicate=args.duplicate, **common, **record)
+        res = _run_evaluation(args, players, common)
     except HumanQuit as e:
         print(flush=True)  # end the unanswered prompt's line
         print(f"trappola evaluate: stopped, no results: the human player stopped ({e})", file=sys.stderr)
         return 1
+    finally:
+        if not isinstance(backend, str):
+            backend.close()
     print(format_summary(res.summary))
     print(f"({time.perf_counter() - start:.1f} s)")
     if args.json:
@@ -262,6 +268,24 @@ def cmd_evaluate(args) -> int:
 
         print(f"games saved to {write_games(res.games, args.save_games)}")
     return 0
+
+
+def _run_evaluation(args, players, common):
+    from evaluation import head_to_head, rate_pool, session_tournament
+
+    record = {"record_games": True} if args.save_games else {}
+    if args.session:
+        if not 2 <= len(players) <= 4:
+            raise CliError(f"--session needs 2 to 4 players, got {len(players)}")
+        return session_tournament(players, args.sessions, args.parties, **common)
+    if args.ratings:
+        if len(players) < 2:
+            raise CliError(f"--ratings needs at least 2 players, got {len(players)}")
+        return rate_pool(players, args.deals, **common, **record)
+    if len(players) != 2:
+        raise CliError(f"a head-to-head needs exactly 2 players, got {len(players)} "
+                       "(use --session or --ratings for more)")
+    return head_to_head(players[0], players[1], args.deals, duplicate=args.duplicate, **common, **record)
 
 
 # -------------------------------------------------------------------- serve
