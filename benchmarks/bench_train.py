@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/bench_train.py                 # both
     .venv/bin/python benchmarks/bench_train.py --what env      # raw wrapper steps/s per opponent
     .venv/bin/python benchmarks/bench_train.py --what ppo --steps 20000 n_envs=4
-    .venv/bin/python benchmarks/bench_train.py --what decide --model models/default.zip
+    .venv/bin/python benchmarks/bench_train.py --what decide --model agents/models/default.zip
     .venv/bin/python benchmarks/bench_train.py --what compare --steps 65536
     .venv/bin/python benchmarks/bench_train.py --what profile --steps 65536 [key=value ...]
 

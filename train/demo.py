@@ -4,7 +4,7 @@ session table.
 1. Train with ``configs/demo.yaml`` (a few minutes: behaviour cloning on
    the rule player's moves, then self-play PPO) into ``runs/demo/``.
 2. Play 4-player Bulka sessions among the new checkpoint, the shipped
-   ``models/default.zip``, ``rule`` and ``random`` (the project's session
+   ``agents/models/default.zip``, ``rule`` and ``random`` (the project's session
    tournament: every seating order, same deals per block) and print
    tokens per partie and Bulkas won, with 95% intervals.
 

@@ -5,11 +5,15 @@
                       [--backend process|ray [--address ADDR]]
     trappola evaluate --session --players A,B,C[,D] --sessions N --parties P [...]
     trappola evaluate --ratings --players A,B,C,... --deals N [...]
-    trappola evaluate ... --save-games DIR   # every partie as JSON lines (evaluation/game_record.py)
+    trappola evaluate ... --save-games DIR   # head-to-head, --ratings: every partie as JSON lines
+                                             # (evaluation/game_record.py), for trappola serve's replay
+    trappola evaluate ... [--progress | --no-progress]
     trappola serve [--host 127.0.0.1] [--port 8000]   # the web app: play, replay, leaderboard
     trappola players            # the registered players and their settings
     trappola bench [args...]    # speed of random play (trappola_cli/bench.py)
-    trappola demo [--quick]     # short training + Bulka table (--quick: built-in players only)
+    trappola train [--config FILE|NAME] [key=value | --key value ...]   # train/README.md
+    trappola demo [--minutes M] [--seed S]   # short training + Bulka table (make demo)
+    trappola demo --quick [--deals N]        # no training: the built-in players only
 
 Players are registry specs (``agents.make_player``): ``rule``,
 ``random:alifer=false``, ``policy:path/to/model.zip``... In ``--players``

@@ -1,4 +1,4 @@
-"""``python -m train.pro [--model models/default.zip] [--method lookahead|rollouts|cem] [--write]``:
+"""``python -m train.pro [--model agents/models/default.zip] [--method lookahead|rollouts|cem] [--write]``:
 train the Pro decision for the model's card play, compare it with never,
 always and the best fixed threshold on held-out sessions, and with
 ``--write`` store it in the model's metadata (``pro_policy``)."""

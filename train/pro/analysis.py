@@ -1,6 +1,6 @@
 """Where does waiting pay? A paired-rollout analysis of the Pro decision.
 
-``python -m train.pro.analysis --model models/default.zip --sessions 800``
+``python -m train.pro.analysis --model agents/models/default.zip --sessions 800``
 
 At each Pro offer of the focal player in simulated 4-player sessions
 (``train.pro.bench.SessionBench``: the model's card play, table ``rule``,
