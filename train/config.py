@@ -7,8 +7,10 @@ command-line overrides, each either ``key=value`` or ``--key value``
 are parsed as YAML scalars/lists (``net_arch=[128,128]``, ``bc=false``) and
 checked against the field's type.
 
-The defaults here are the defaults of ``configs/ppo_selfplay.yaml``; the
-YAML file exists so that a run is reproducible from a file on disk. The
+The defaults here are those of ``configs/ppo_selfplay.yaml`` except the
+run's length and evaluation schedule (``total_timesteps``, ``max_minutes``,
+``eval_every``, ``eval_search_deals``), which the file sets; the YAML file
+exists so that a run is reproducible from a file on disk. The
 configs in ``configs/`` ship inside the package: ``resolve_config`` finds
 a user's file from the working directory, or a shipped config by name
 (``ppo_selfplay``, ``demo``) wherever the package is installed.
