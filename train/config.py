@@ -13,7 +13,7 @@ run's length and evaluation schedule (``total_timesteps``, ``max_minutes``,
 exists so that a run is reproducible from a file on disk. The
 configs in ``configs/`` ship inside the package: ``resolve_config`` finds
 a user's file from the working directory, or a shipped config by name
-(``ppo_selfplay``, ``demo``) wherever the package is installed.
+(``ppo_selfplay``, ``demo``, ``rllib_selfplay``) wherever the package is installed.
 
 A config with ``trainer: rllib`` is an RLlib run (``train.rllib_config``,
 read by the same functions with ``cls=RLlibConfig``); ``trainer_of`` tells
