@@ -2,7 +2,12 @@
 
 * ``config``: every setting (``TrainConfig``), YAML + command-line overrides.
 * ``selfplay_env``: the single-agent wrapper with the opponent pool.
-* ``vec``: the process-pool vector environment.
+* ``batched_vec_env``: the default vector environment, all games in one
+  process on the batched engine (``trappola_env.batch``).
+* ``vec``: ``make_vec_env``, the batched one or the process-pool one
+  (``vec_env: subproc``).
+* ``privileged_policy``: the policy whose critic also reads the whole deal
+  (``privileged_critic``).
 * ``ppo_selfplay``: the training script (``train``, ``cli_main``).
 * ``bc``: behaviour cloning warm start on a teacher's moves.
 * ``callbacks``: snapshots, evaluation, checkpoints and the time cap during a run.
