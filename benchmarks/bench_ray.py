@@ -14,7 +14,8 @@
   of their means.
 * train: decisions per second of a short self-play PPO run, no
   evaluation, no checkpoints: the SB3 path (``configs/ppo_selfplay.yaml``,
-  no behaviour cloning, ``n_envs`` = ``--workers``) and the RLlib path
+  no behaviour cloning, ``vec_env: subproc`` with ``n_envs`` = ``--workers``
+  worker processes and a pool of snapshots only, like RLlib's) and the RLlib path
   (``configs/rllib_selfplay.yaml``, ``num_env_runners`` = ``--workers``),
   each over ``--steps`` decisions, same network and PPO settings. SB3
   counts the learner's decisions (its opponent's are played inside the
@@ -94,6 +95,8 @@ def bench_train(steps: int, repeats: int, workers: int) -> None:
         for i in range(repeats):
             cfg = load_config(resolve_config("ppo_selfplay"),
                               {**shared, "out_dir": tmp, "run_name": f"sb3_{i}", "bc": False, "n_envs": workers,
+                               # like RLlib's: workers in processes, a league of snapshots only
+                               "vec_env": "subproc", "pool": {"self": 1.0},
                                "n_steps": 2048 // workers, "batch_size": 512, "tensorboard": False, "seed": i})
             rates["sb3"].append(train_sb3(cfg, log=lambda _: None)["learn_steps_per_second"])
             cfg = load_config(resolve_config("rllib_selfplay"),
