@@ -182,8 +182,9 @@ def test_pool_draws_by_weight_and_snapshots():
     assert [s.name for s in pool.snapshots] == ["self2", "self3"]
     names = [pool.draw(rng)[0] for _ in range(2000)]
     assert 0.45 < names.count("self") / len(names) < 0.55
-    with pytest.raises(ValueError, match="unknown pool members"):
-        OpponentPool({"pimc": 1.0})
+    with pytest.raises(ValueError, match="unknown player"):
+        OpponentPool({"pimcc": 1.0})
+    assert OpponentPool({"pimc:samples=2": 1.0}).draw(rng)[0] == "pimc:samples=2"
     with pytest.raises(ValueError, match="positive weight"):
         OpponentPool({"rule": 0.0})
 

@@ -31,7 +31,6 @@ from pathlib import Path
 import yaml
 
 REWARD_MODES = ("win", "points", "tokens", "mixed")
-POOL_MEMBERS = ("self", "rule", "random")
 VEC_ENVS = ("batched", "subproc", "dummy")
 TRAINERS = ("sb3", "rllib")
 
@@ -81,7 +80,8 @@ class TrainConfig:
     max_grad_norm: float = 0.5
     target_kl: float = 0.0  # 0 = none
     # --- opponent pool --------------------------------------------------
-    # Draw weights per episode: "self" = a frozen snapshot of the learner.
+    # Draw weights per episode: "self" = a frozen snapshot of the learner; any other key is a
+    # registered computer player's spec ("rule", "random", "pimc:samples=4", "policy"...).
     pool: dict = field(default_factory=lambda: {"self": 0.8, "rule": 0.02, "random": 0.18})
     snapshot_every: int = 100_000  # learner steps between snapshots added to the pool
     pool_size: int = 8  # most recent snapshots kept
@@ -132,9 +132,9 @@ class TrainConfig:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)!r}")
         if not self.net_arch or any(not isinstance(n, int) or n < 1 for n in self.net_arch):
             raise ValueError(f"net_arch must be a non-empty list of positive ints, got {self.net_arch!r}")
-        unknown = set(self.pool) - set(POOL_MEMBERS)
-        if unknown:
-            raise ValueError(f"pool has unknown members {sorted(unknown)}; allowed: {POOL_MEMBERS}")
+        for member in self.pool:
+            if member != "self":
+                _check_player(f"pool member {member!r}", str(member))
         if any(not isinstance(w, (int, float)) or not 0 <= w < math.inf for w in self.pool.values()):
             raise ValueError(f"pool weights must be numbers >= 0, got {self.pool!r}")
         if sum(self.pool.values()) <= 0:

@@ -101,28 +101,25 @@ class PlayerOpponent:
         return self.policy(partie.info_state(partie.to_act), partie.legal_mask())
 
 
-def make_builtin_opponent(name: str) -> PlayerOpponent:
-    if name == "rule":
-        from agents.rule_player import RulePlayer
+def make_pool_opponent(spec: str) -> PlayerOpponent:
+    """A registered computer player (``rule``, ``random``, ``pimc:samples=4``,
+    ``policy``...) as a pool member named by its spec."""
+    from agents import make_player
 
-        return PlayerOpponent(RulePlayer(), "rule")
-    if name == "random":
-        from agents.random_player import RandomPlayer
-
-        return PlayerOpponent(RandomPlayer(), "random")
-    raise ValueError(f"unknown built-in opponent {name!r}; expected 'rule' or 'random'")
+    player = make_player(spec)
+    if getattr(player, "interactive", False):
+        raise ValueError(f"pool member {spec!r} must be a computer player")
+    return PlayerOpponent(player, spec)
 
 
 class OpponentPool:
-    """Draws an opponent per episode. ``weights``: {"self", "rule",
-    "random"} -> weight. Snapshots: the newest ``size`` are kept; "self"
+    """Draws an opponent per episode. ``weights``: pool member -> weight,
+    where a member is "self" or a registered computer player's spec
+    ("rule", "random", "pimc:samples=4", "policy"...). Snapshots: the newest ``size`` are kept; "self"
     picks the latest with probability ``latest_prob``, else one uniformly.
     Until a snapshot exists, "self" falls back to the other members."""
 
     def __init__(self, weights: dict, size: int = 8, latest_prob: float = 0.5, deterministic: bool = False):
-        unknown = set(weights) - {"self", "rule", "random"}
-        if unknown:
-            raise ValueError(f"unknown pool members {sorted(unknown)}")
         self.weights = {k: float(v) for k, v in weights.items() if v > 0}
         if not self.weights:
             raise ValueError("the opponent pool needs at least one member with a positive weight")
@@ -130,7 +127,7 @@ class OpponentPool:
         self.latest_prob = latest_prob
         self.deterministic = deterministic
         self.snapshots: list[SnapshotOpponent] = []
-        self.builtin = {k: make_builtin_opponent(k) for k in self.weights if k != "self"}
+        self.builtin = {k: make_pool_opponent(k) for k in self.weights if k != "self"}
         self.n_added = 0
 
     def add_snapshot(self, weights: dict) -> None:
