@@ -4,6 +4,7 @@ strength of each run's final model against ``rule`` and against ``pimc``.
     .venv/bin/python benchmarks/train_ablation.py --minutes 10 --seeds 0 1 \\
         --arm "batched=" --arm "privileged=privileged_critic=true" \\
         [--rule-deals 1000] [--pimc-deals 300] [--pimc pimc:samples=8] [--out runs/ablation]
+    .venv/bin/python benchmarks/train_ablation.py --table runs/ablation/ablation.json [more.json ...]
 
 An arm is ``NAME=key=value;key=value`` (overrides of ``configs/ppo_selfplay.yaml``;
 empty for the default). Every run gets ``max_minutes`` = ``--minutes`` (behaviour
@@ -13,7 +14,9 @@ plays duplicate matches (the same deals for every model) against ``rule`` and
 deal-clustered 95% intervals) and one per arm: the decided parties of its
 seeds pooled, with a plain Wilson interval (which ignores that the seeds play
 the same deals, so it is somewhat narrower than a clustered one), and writes
-the rows to ``<out>/ablation.json``.
+the rows to ``<out>/ablation.json`` after every run. ``--table`` prints the
+per-arm table again from such files (several runs of the script together:
+a run repeated alone replaces the row of the same arm and seed).
 """
 from __future__ import annotations
 
@@ -47,9 +50,25 @@ def fmt(r: dict) -> str:
     return f"{r['win_rate']:.3f} [{lo:.3f}, {hi:.3f}]"
 
 
+def print_table(rows: list[dict], pimc: str) -> None:
+    print(f"\n| arm | seeds | learner steps (mean) | vs rule | vs {pimc} |\n|---|---|---|---|---|")
+    for r in rows:
+        if "seed" not in r:
+            print(f"| {r['arm']} | | | {fmt(r['rule'])} | {fmt(r['pimc'])} |")
+    for name in dict.fromkeys(r["arm"] for r in rows if "seed" in r):
+        mine = [r for r in rows if r["arm"] == name and "seed" in r]
+        pooled = {}
+        for key in ("rule", "pimc"):
+            wins, decided = sum(r[key]["wins"] for r in mine), sum(r[key]["decided"] for r in mine)
+            pooled[key] = {"win_rate": wins / decided if decided else None, "win_rate_ci": wilson(wins, decided)}
+        steps = sum(r["timesteps"] for r in mine) / len(mine)
+        print(f"| {name} | {len(mine)} | {steps:,.0f} | {fmt(pooled['rule'])} | {fmt(pooled['pimc'])} |")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--arm", action="append", required=True, help="NAME=key=value;key=value")
+    ap.add_argument("--arm", action="append", default=[], help="NAME=key=value;key=value")
+    ap.add_argument("--table", nargs="+", metavar="JSON", help="only print the table of these ablation.json files")
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1])
     ap.add_argument("--minutes", type=float, default=10.0)
     ap.add_argument("--rule-deals", type=int, default=1000)
@@ -60,6 +79,16 @@ def main(argv=None) -> int:
     ap.add_argument("--reference", action="append", default=[],
                     help="a player spec evaluated on the same deals, e.g. policy (the shipped model)")
     args = ap.parse_args(argv)
+    if args.table:
+        rows = {}
+        for path in args.table:
+            data = json.loads(Path(path).read_text())
+            for r in data["rows"]:
+                rows[(r["arm"], r.get("seed"))] = r
+        print_table(list(rows.values()), data["args"]["pimc"])
+        return 0
+    if not args.arm:
+        ap.error("give at least one --arm (or --table)")
     arms = [parse_arm(a) for a in args.arm]
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -86,15 +115,7 @@ def main(argv=None) -> int:
             print(f"{name:<14} seed {seed}: {row['timesteps']:>9,} steps ({row['learn_steps_per_second']:,.0f}/s)  "
                   f"vs rule {fmt(row['rule'])}  vs {args.pimc} {fmt(row['pimc'])}", flush=True)
             (out / "ablation.json").write_text(json.dumps({"args": vars(args), "rows": rows}, indent=1))
-    print(f"\n| arm | seeds | learner steps (mean) | vs rule | vs {args.pimc} |\n|---|---|---|---|---|")
-    for name, _ in arms:
-        mine = [r for r in rows if r["arm"] == name and "seed" in r]
-        pooled = {}
-        for key in ("rule", "pimc"):
-            wins, decided = sum(r[key]["wins"] for r in mine), sum(r[key]["decided"] for r in mine)
-            pooled[key] = {"win_rate": wins / decided if decided else None, "win_rate_ci": wilson(wins, decided)}
-        steps = sum(r["timesteps"] for r in mine) / len(mine)
-        print(f"| {name} | {len(mine)} | {steps:,.0f} | {fmt(pooled['rule'])} | {fmt(pooled['pimc'])} |")
+    print_table(rows, args.pimc)
     return 0
 
 
