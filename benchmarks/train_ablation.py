@@ -87,8 +87,8 @@ def main(argv=None) -> int:
                 rows[(r["arm"], r.get("seed"))] = r
         print_table(list(rows.values()), data["args"]["pimc"])
         return 0
-    if not args.arm:
-        ap.error("give at least one --arm (or --table)")
+    if not args.arm and not args.reference:
+        ap.error("give at least one --arm or --reference (or --table)")
     arms = [parse_arm(a) for a in args.arm]
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
