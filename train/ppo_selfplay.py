@@ -33,6 +33,7 @@ from pathlib import Path
 import yaml
 
 from .config import TrainConfig, load_config, resolve_config, trainer_of
+from .run_log import open_run
 
 
 def train(cfg: TrainConfig, log=None) -> dict:
@@ -52,15 +53,7 @@ def train(cfg: TrainConfig, log=None) -> dict:
         from agents.checkpoint import load_policy
 
         load_policy(cfg.resume)
-    run_dir = cfg.run_dir
-    run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
-    log_file = open(run_dir / "train.log", "a")
-
-    def say(msg: str) -> None:
-        line = f"{time.strftime('%H:%M:%S')} {msg}"
-        print(line, file=log_file, flush=True)
-        (log or print)(line)
+    run_dir, say, log_file = open_run(cfg, log)
 
     t_start = time.time()
     torch.set_num_threads(cfg.torch_threads)

@@ -46,9 +46,9 @@ import time
 import zlib
 
 import numpy as np
-import yaml
 
 from .rllib_config import RLlibConfig
+from .run_log import open_run
 
 MAIN = "main"
 
@@ -160,15 +160,7 @@ def train(cfg: RLlibConfig, log=None) -> dict:
     from .callbacks import short_figures
     from .rllib_export import save_rllib_checkpoint
 
-    run_dir = cfg.run_dir
-    run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
-    log_file = open(run_dir / "train.log", "a")
-
-    def say(msg: str) -> None:
-        line = f"{time.strftime('%H:%M:%S')} {msg}"
-        print(line, file=log_file, flush=True)
-        (log or print)(line)
+    run_dir, say, log_file = open_run(cfg, log)
 
     def save(name: str, weights: dict, steps: int, **extra):
         return save_rllib_checkpoint(weights, run_dir / name, cfg.to_dict(), cfg.seed, steps, cfg.net_arch,
