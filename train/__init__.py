@@ -7,8 +7,8 @@
 * ``vec``: ``make_vec_env``, the batched one or the process-pool one
   (``vec_env: subproc``).
 * ``privileged_policy``: the policy whose critic also reads the whole deal
-* ``run_log``: the run folder, its ``config.yaml`` and ``train.log``
   (``privileged_critic``).
+* ``run_log``: the run folder, its ``config.yaml`` and ``train.log``.
 * ``ppo_selfplay``: the training script (``train``, ``cli_main``).
 * ``bc``: behaviour cloning warm start on a teacher's moves.
 * ``callbacks``: snapshots, evaluation, checkpoints and the time cap during a run.
