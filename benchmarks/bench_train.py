@@ -12,9 +12,9 @@
 * ppo: MaskablePPO learner steps per second (rollouts + updates) under the
   default config, overridable with ``key=value`` (no BC, no evaluation);
 * compare: learner steps/s of today's former default (16 ``SubprocVecEnv``
-  workers, pool self 0.4 / rule 0.4 / random 0.2, minibatch 512) and of the
-  new default (the batched VecEnv) for the same number of steps, of the
-  same PPO settings on a stand-in VecEnv whose steps cost nothing, and the
+  workers, pool self 0.4 / rule 0.4 / random 0.2, minibatch 512, one torch
+  thread) and of the new default (the batched VecEnv) for the same number
+  of steps, of the same PPO settings on a stand-in VecEnv whose steps cost nothing, and the
   bare batched engine's random-play actions/s; the last line is the ratio
   of the two defaults;
 * profile: where the new default's training time goes (cProfile);
@@ -59,7 +59,7 @@ def bench_env(seconds: float = 3.0) -> None:
 
 
 # Today's default before the batched VecEnv: 16 SelfPlayEnv worker processes.
-SUBPROC_DEFAULT = ["vec_env=subproc", "n_envs=16", "n_steps=256", "batch_size=512",
+SUBPROC_DEFAULT = ["vec_env=subproc", "n_envs=16", "n_steps=256", "batch_size=512", "torch_threads=1",
                    "pool={self: 0.4, rule: 0.4, random: 0.2}"]
 
 

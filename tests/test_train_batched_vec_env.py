@@ -13,7 +13,8 @@ from trappola_env.engine import action_id, deal_from_names
 from trappola_env.engine.actions import DECLINE_ALIFER, PROPOSE_ALIFER
 from trappola_env.full_deal import encode_full_deal
 from trappola_env.observation import encode
-from train.batched_vec_env import BatchedSelfPlayVecEnv, sample_masked
+from agents.numpy_policy import NumpyPolicy
+from train.batched_vec_env import BatchedSelfPlayVecEnv, TorchActor, sample_masked
 
 ORDER = order_of(deal_from_names(DEAL))
 
@@ -183,6 +184,19 @@ def test_snapshots_play_by_weight_and_batched_sampling_follows_the_mask():
     picks = sample_masked(np.zeros((2000, 49)), masks, rng, False)
     assert set(picks.tolist()) == {3, 40} and 0.4 < (picks == 3).mean() < 0.6
     assert (sample_masked(np.arange(49.0)[None].repeat(3, 0), masks[:3], rng, True) == 40).all()
+
+
+@pytest.mark.parametrize("activation", ["relu", "tanh"])
+def test_snapshot_forward_pass_in_torch_equals_the_numpy_actor(activation):
+    rng = np.random.default_rng(1)
+    layers = [(rng.normal(size=(64, 347)), rng.normal(size=64)), (rng.normal(size=(32, 64)), rng.normal(size=32))]
+    numpy_actor = NumpyPolicy(layers, (rng.normal(size=(49, 32)), rng.normal(size=49)), activation)
+    obs = (rng.random((200, 347)) < 0.2).astype(np.float32)
+    want = numpy_actor.logits(obs)
+    got = TorchActor(numpy_actor).logits(obs)
+    assert got.shape == (200, 49) and np.abs(want).max() > 1
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-3)
+    assert (got.argmax(1) == want.argmax(1)).mean() > 0.99
 
 
 def test_vec_env_api_and_short_maskable_ppo_run(tmp_path):

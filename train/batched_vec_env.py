@@ -38,6 +38,7 @@ dealt again at once, SB3's automatic reset).
 from __future__ import annotations
 
 import numpy as np
+import torch
 from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
@@ -55,6 +56,29 @@ from .selfplay_env import ENV_REWARD_MODE, PlayerOpponent, pool_member, scale_re
 
 RANDOM, PLAYER, SNAPSHOT = 0, 1, 2
 _RESULT = {True: "win", False: "loss"}
+
+
+class TorchActor:
+    """A snapshot's actor run by torch on the weights of its ``NumpyPolicy``
+    (shared, not copied). The learner's torch threads then do this forward
+    pass too: numpy's BLAS would start threads of its own, and the two
+    pools would fight over the cores (on 2 cores the rollout ran at less
+    than half its speed)."""
+
+    _ACT = {"relu": torch.relu_, "tanh": torch.tanh_}
+
+    def __init__(self, policy: NumpyPolicy):
+        self.layers = [(torch.from_numpy(w), torch.from_numpy(b)) for w, b in [*policy.layers, policy.head]]
+        self.act = self._ACT[policy.activation]
+
+    @torch.no_grad()
+    def logits(self, obs: np.ndarray) -> np.ndarray:
+        x = torch.from_numpy(np.ascontiguousarray(obs, dtype=np.float32))
+        for i, (w, b) in enumerate(self.layers):
+            x = torch.addmm(b, x, w.T)
+            if i < len(self.layers) - 1:
+                x = self.act(x)
+        return x.numpy()
 
 
 def sample_masked(logits: np.ndarray, masks: np.ndarray, rng: np.random.Generator,
@@ -119,7 +143,7 @@ class BatchedSelfPlayVecEnv(VecEnv):
                 opp.reset(int(self._rng.integers(2**31)))
                 self.players[name] = opp
         self.snapshots: list[int] = []  # ids of the snapshots in the pool, oldest first
-        self._policies: dict[int, NumpyPolicy] = {}
+        self._policies: dict[int, TorchActor] = {}
         self.n_added = 0
         self.batch = BatchPartie(n_envs)
         n = n_envs
@@ -140,7 +164,7 @@ class BatchedSelfPlayVecEnv(VecEnv):
         """Push a frozen learner snapshot into the pool (the newest
         ``pool_size`` are kept; games under way keep their opponent)."""
         self.n_added += 1
-        self._policies[self.n_added] = NumpyPolicy.from_weights(weights)
+        self._policies[self.n_added] = TorchActor(NumpyPolicy.from_weights(weights))
         self.snapshots.append(self.n_added)
         del self.snapshots[:-self.pool_size]
         live = set(self.snapshots) | set(self.opp_snapshot[self.opp_kind == SNAPSHOT].tolist())

@@ -46,7 +46,7 @@ class TrainConfig:
     max_minutes: float = 0.0  # wall-clock cap on the whole run (BC included); 0 = none
     n_envs: int = 1024
     vec_env: str = "batched"  # batched (all games in one process, train.batched_vec_env) | subproc | dummy
-    torch_threads: int = 1
+    torch_threads: int = 2  # both cores of the reference machine: the update and every forward pass
     progress_bar: bool = True
     tensorboard: bool = True
     resume: str = ""  # checkpoint .zip to continue from
@@ -82,7 +82,7 @@ class TrainConfig:
     # --- opponent pool --------------------------------------------------
     # Draw weights per episode: "self" = a frozen snapshot of the learner; any other key is a
     # registered computer player's spec ("rule", "random", "pimc:samples=4", "policy"...).
-    pool: dict = field(default_factory=lambda: {"self": 0.8, "rule": 0.02, "random": 0.18})
+    pool: dict = field(default_factory=lambda: {"self": 0.8, "random": 0.2})
     snapshot_every: int = 100_000  # learner steps between snapshots added to the pool
     pool_size: int = 8  # most recent snapshots kept
     snapshot_latest_prob: float = 0.5  # else a uniformly drawn older snapshot
