@@ -195,10 +195,10 @@ def bench_profile(steps: int, overrides: list[str]) -> None:
     collect = cum("ppo_mask.py", "collect_rollouts")
     env = cum("batched_vec_env.py", "step_wait")
     players = cum("referee.py", "policy")
-    snapshots = cum("numpy_policy.py", "logits") + cum("batched_vec_env.py", "sample_masked")
+    snapshots = cum("batched_vec_env.py", "logits") + cum("batched_vec_env.py", "sample_masked")
     update = cum("ppo_mask.py", "train")
     parts = [("batched games (engine, masks, observations, rewards)", env - players - snapshots),
-             ("per-game opponents (rule)", players), ("snapshot opponents' forward pass", snapshots),
+             ("per-game opponents (registered players: rule...)", players), ("snapshot opponents' forward pass", snapshots),
              ("learner forward pass and rollout buffer", collect - env), ("PPO update", update)]
     for name, t in parts:
         print(f"  {name:<55} {t:6.1f}s  {100 * t / learn:4.0f}%")
