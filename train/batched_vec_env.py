@@ -10,10 +10,11 @@ dealt again at once, SB3's automatic reset).
 * Opponents, drawn per episode from ``pool`` by weight as
   ``train.selfplay_env.OpponentPool`` draws them: ``self`` (a frozen
   snapshot, ``NumpyPolicy`` weights run by ``TorchActor``; each snapshot
-  moves in all its games with one batched forward pass), ``random`` (batched, in compiled code) and any
-  registered player (``rule``...) through the per-game player interface:
-  such a game keeps a reference ``Partie`` in step, from which the player
-  is shown its ``TurnView``, at the player's own speed.
+  moves in all its games with one batched forward pass), ``random``
+  (batched, in compiled code) and any registered player (``rule``...)
+  through the per-game player interface: such a game keeps a reference
+  ``Partie`` in step, from which the player is shown its ``TurnView``, at
+  the player's own speed.
 * Rewards and infos are those of ``SelfPlayEnv`` (the same reward modes,
   the learner's reward whoever ends the partie, the Alifer value of a
   replay as a running mean per pool member kind, forced moves skipped);
