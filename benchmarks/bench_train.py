@@ -14,9 +14,9 @@
 * compare: learner steps/s of today's former default (16 ``SubprocVecEnv``
   workers, pool self 0.4 / rule 0.4 / random 0.2, minibatch 512, one torch
   thread) and of the new default (the batched VecEnv) for the same number
-  of steps, of the same PPO settings on a stand-in VecEnv whose steps cost nothing, and the
-  bare batched engine's random-play actions/s; the last line is the ratio
-  of the two defaults;
+  of steps, of the same PPO settings on a stand-in VecEnv whose steps cost
+  nothing, and the bare batched engine's random-play actions/s; the last
+  line is the ratio of the two defaults;
 * profile: where the new default's training time goes (cProfile);
 * decide: ``policy`` player decision time (median / p90 over the decisions
   of 200 parties against ``rule``, one core, one thread).
@@ -198,7 +198,8 @@ def bench_profile(steps: int, overrides: list[str]) -> None:
     snapshots = cum("batched_vec_env.py", "logits") + cum("batched_vec_env.py", "sample_masked")
     update = cum("ppo_mask.py", "train")
     parts = [("batched games (engine, masks, observations, rewards)", env - players - snapshots),
-             ("per-game opponents (registered players: rule...)", players), ("snapshot opponents' forward pass", snapshots),
+             ("per-game opponents (registered players: rule...)", players),
+             ("snapshot opponents' forward pass", snapshots),
              ("learner forward pass and rollout buffer", collect - env), ("PPO update", update)]
     for name, t in parts:
         print(f"  {name:<55} {t:6.1f}s  {100 * t / learn:4.0f}%")
