@@ -17,6 +17,16 @@ decision on one core), greedy by default (``sample=true`` samples from
 its distribution with the player's seeded ``rng``). The observation is
 the ``trappola_v0`` vector, built from the seat's ``InfoState`` alone.
 
+Endgame search (``endgame=K``, off by default): once the seat's hand holds
+``K`` cards or fewer, every turn in which it may play a card is decided by
+``pimc`` with ``endgame_samples`` layouts (``agents.pimc``: the card, the
+declarations still open, Manko, an Alifer proposal); answers to a proposal
+stay the network's. The network is weakest there: it trails ``pimc`` in the
+last tricks, which a double-dummy search solves in well under a
+millisecond once the hands are small. The search reads the seat's
+``InfoState`` only, like every player. Measured in ``train/README.md``
+("Endgame search").
+
 Pro: ``pro=learned`` (default) uses the Pro decision trained by
 ``python -m train.pro`` and stored in the checkpoint (``agents.pro_learned``); a checkpoint without one
 falls back to the ``threshold`` rule. ``never``, ``always``, ``threshold``
@@ -37,6 +47,7 @@ from trappola_env.trappola_v0 import mask_array
 
 from .base import Player
 from .checkpoint import CheckpointNotFoundError, load_policy
+from .pimc import PimcPlayer
 from .pro_learned import pro_policy_from_dict
 from .pro_rules import PRO_MODES, ProRule
 from .settings import Setting
@@ -72,6 +83,7 @@ def load_checkpoint_policy(path: str):
 
 
 _PRO_BITS = (1 << PRO) | (1 << NO_PRO)
+_CARDS = (1 << 36) - 1
 
 
 def pro_view_from_bulka_obs(obs) -> ProView:
@@ -99,6 +111,9 @@ class PolicyPlayer(Player):
                        "when to declare Pro: learned (the checkpoint's), never, always, threshold, random"),
         "pro_bulka": Setting(float, 3.0, "threshold: least Bulka, in base stakes, to declare Pro", low=0),
         "pro_vs": Setting(str, "", "threshold: '+'-separated opponent names/kinds to declare against (empty: any)"),
+        "endgame": Setting(int, 0, "search (pimc) every turn with a card to play once the hand holds this many "
+                                   "cards or fewer (0: never)", low=0, high=9),
+        "endgame_samples": Setting(int, 32, "endgame: layouts of the unseen cards solved per decision", low=1),
     }
 
     def __init__(self, **settings):
@@ -119,6 +134,13 @@ class PolicyPlayer(Player):
             if self.learned_pro is None:  # an older checkpoint: the shared threshold rule
                 self.pro_rule = ProRule.from_settings({**self.settings, "pro": "threshold"})
         self._np_rng = np.random.default_rng(0)
+        self._searcher = self._endgame_searcher(self.settings)
+
+    @staticmethod
+    def _endgame_searcher(settings: dict) -> PimcPlayer | None:
+        if not settings["endgame"]:
+            return None
+        return PimcPlayer(samples=settings["endgame_samples"])
 
     @classmethod
     def _canonical_name(cls, values: dict) -> str:
@@ -145,16 +167,21 @@ class PolicyPlayer(Player):
         self.learned_pro = None
         self.pro_rule = ProRule.from_settings(self.settings)
         self._np_rng = np.random.default_rng(0)
+        self._searcher = cls._endgame_searcher(self.settings)
         return self
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         self._np_rng = np.random.default_rng(self.rng.getrandbits(32))
+        if self._searcher is not None:
+            self._searcher.reset(self.rng.getrandbits(32))
 
     def act(self, view: TurnView) -> int:
         mask = view.legal_mask
         if mask & (mask - 1) == 0:  # one legal action: nothing to decide
             return mask.bit_length() - 1
+        if self._searcher is not None and mask & _CARDS and view.info.hand.bit_count() <= self.settings["endgame"]:
+            return self._searcher.act(view)
         obs = view._observation if view._observation is not None else encode_info(view.info)
         return self.policy.act(obs[:OBS_SIZE], mask_array(mask), self._np_rng,
                                deterministic=not self.settings["sample"])
@@ -162,7 +189,12 @@ class PolicyPlayer(Player):
     def act_observation(self, obs, action_mask) -> int:
         """An action straight from an environment observation: a
         ``trappola_v0`` or ``bulka_v0`` vector and its 49-entry mask. In a
-        ``bulka_v0`` Pro decision (only 47/48 legal) the Pro rule answers."""
+        ``bulka_v0`` Pro decision (only 47/48 legal) the Pro rule answers.
+        The vector does not say which layouts are consistent with the record,
+        so a player with ``endgame`` search refuses it: use ``act``."""
+        if self._searcher is not None:
+            raise ValueError(f"{self.name} searches the endgame, which needs the seat's InfoState: "
+                             "call act(view), not act_observation")
         legal = np.asarray(action_mask, dtype=bool)
         bits = sum(1 << int(a) for a in np.flatnonzero(legal))
         if bits and bits & _PRO_BITS == bits:

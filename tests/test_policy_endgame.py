@@ -1,0 +1,101 @@
+"""The ``policy`` player's endgame search (``endgame=K``): the network
+decides until the hand holds ``K`` cards, ``pimc`` every turn with a card
+to play after that, and nothing else changes."""
+from __future__ import annotations
+
+import copy
+import random
+
+import numpy as np
+import pytest
+
+from agents import make_player
+from trappola_env.engine import Partie, random_deal
+from trappola_env.interface import TurnView
+
+CARDS = (1 << 36) - 1
+
+
+def _my_turns(me, other, deal):
+    """(view, my action) at each of ``me``'s turns with a choice; ``me`` is
+    the challenger, ``other`` the dealer."""
+    partie = Partie(deal)
+    while not partie.terminal:
+        seat = partie.to_act
+        view = TurnView(partie.info_state(seat))
+        if seat == 0:
+            mask = view.legal_mask
+            if mask & (mask - 1):
+                yield view
+            action = me.act(view)
+        else:
+            action = other.act(view)
+        partie.apply(action)
+
+
+def test_the_network_decides_until_the_endgame_and_pimc_after():
+    me = make_player("policy:endgame=4,endgame_samples=8")
+    net = make_player("policy")
+    rule = make_player("rule")
+    searched = by_network = 0
+    for g in range(12):
+        me.reset(g)
+        rule.reset(g)
+        for view in _my_turns(me, rule, random_deal(random.Random(g))):
+            in_endgame = view.legal_mask & CARDS and view.info.hand.bit_count() <= 4
+            # What the searcher would answer, from its state before this turn.
+            expected = copy.deepcopy(me._searcher).act(view) if in_endgame else net.act(view)
+            got = me.act(view)
+            assert got == expected, (g, view.info, in_endgame)
+            searched += bool(in_endgame)
+            by_network += not in_endgame
+    assert searched > 20 and by_network > 20
+
+
+def test_the_endgame_search_changes_some_cards():
+    # The option would be a no-op if pimc always agreed with the network.
+    me = make_player("policy:endgame=9,endgame_samples=8")
+    net = make_player("policy")
+    rule = make_player("rule")
+    differ = 0
+    for g in range(10):
+        me.reset(g)
+        rule.reset(g)
+        for view in _my_turns(me, rule, random_deal(random.Random(100 + g))):
+            if view.legal_mask & CARDS:
+                differ += copy.deepcopy(me._searcher).act(view) != net.act(view)
+    assert differ > 0
+
+
+def test_default_is_the_network_alone():
+    me = make_player("policy")
+    assert me.settings["endgame"] == 0 and me._searcher is None
+
+
+def test_name_round_trips_and_bad_settings_are_refused():
+    me = make_player("policy:endgame=4,endgame_samples=16")
+    assert me.name == "policy:endgame=4,endgame_samples=16"
+    assert make_player(me.name).settings == me.settings
+    for bad in ("endgame=-1", "endgame=10", "endgame_samples=0", "endgame=two"):
+        with pytest.raises(ValueError):
+            make_player(f"policy:{bad}")
+
+
+def test_a_seed_fixes_the_searched_parties():
+    # Evaluation workers rebuild a player from its name and reset it per deal.
+    me = make_player("policy:endgame=5,endgame_samples=8")
+    twin = make_player(me.name)
+    rule = make_player("rule")
+
+    def actions(player):
+        player.reset(3)
+        rule.reset(3)
+        return [player.act(v) for v in _my_turns(player, rule, random_deal(random.Random(7)))]
+
+    assert actions(me) == actions(twin)
+
+
+def test_observation_vectors_are_refused_with_endgame_search():
+    me = make_player("policy:endgame=3")
+    with pytest.raises(ValueError, match="InfoState"):
+        me.act_observation(np.zeros(347, np.float32), np.ones(49, bool))
