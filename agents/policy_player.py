@@ -142,6 +142,11 @@ class PolicyPlayer(Player):
             return None
         return PimcPlayer(samples=settings["endgame_samples"])
 
+    @property
+    def endgame_searcher(self) -> PimcPlayer | None:
+        """The ``pimc`` player that decides endgame turns (``endgame``), or None."""
+        return self._searcher
+
     @classmethod
     def _canonical_name(cls, values: dict) -> str:
         """``policy[:path][,key=value...]`` with defaults left out, the

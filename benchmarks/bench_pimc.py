@@ -9,6 +9,8 @@ Run:  .venv/bin/python benchmarks/bench_pimc.py [--spec pimc] [--deals 2000] [--
    wall time). Reported over all calls, and over the calls that searched
    (a card choice among two or more cards, or an Alifer answer); the rest
    (declarations, a single legal card) return at once. Also by trick.
+   ``--spec policy:endgame=K`` times the trained network with ``pimc`` in
+   its endgame: there "searched" is a turn the endgame search decided.
 2. Strength: ``evaluation.head_to_head`` in duplicate over
    ``--deals`` deals (each played twice with the seats swapped) against
    ``--opponent``: win rate of decided parties with its deal-clustered 95%
@@ -41,10 +43,12 @@ class Timed:
         self.player = player
         self.calls = []
         self._solves = 0
+        # A player that searches only its endgame (``policy:endgame=K``) keeps a pimc player for it.
+        searcher = getattr(player, "endgame_searcher", None) or player
         for name in ("card_values", "_continue_sign"):
-            method = getattr(player, name, None)
+            method = getattr(searcher, name, None)
             if method is not None:
-                setattr(player, name, self._counting(method))
+                setattr(searcher, name, self._counting(method))
 
     def _counting(self, method):
         def wrapped(*a, **k):
@@ -84,6 +88,8 @@ def timing(spec: str, opponent: str, deals: int, seed: int) -> dict:
     calls = player.calls
     out = {"calls": len(calls)}
     for label, rows in (("all", calls), ("searched", [c for c in calls if c[3]])):
+        if not rows:
+            continue
         cpu = [c[0] * 1e3 for c in rows]
         wall = [c[1] * 1e3 for c in rows]
         out[label] = {"n": len(rows), "cpu_ms_median": statistics.median(cpu), "cpu_ms_p90": pct(cpu, 0.9),
@@ -113,11 +119,13 @@ def main() -> None:
         print(f"decision time of {report['spec']} vs {args.opponent}, one core, "
               f"{args.timing_deals} duplicate deals ({t['calls']} act calls):")
         for label in ("all", "searched"):
-            r = t[label]
-            print(f"  {label:<8} n={r['n']:<5} cpu median {r['cpu_ms_median']:.1f} ms  p90 {r['cpu_ms_p90']:.1f}  "
-                  f"max {r['cpu_ms_max']:.1f}   wall median {r['wall_ms_median']:.1f}  p90 {r['wall_ms_p90']:.1f}")
-        print("  searched decisions, cpu median by trick (ms): "
-              + "  ".join(f"{k}:{v:.1f}" for k, v in t["searched_by_trick_cpu_ms_median"].items()), flush=True)
+            r = t.get(label)
+            if r:
+                print(f"  {label:<8} n={r['n']:<5} cpu median {r['cpu_ms_median']:.2f} ms  p90 {r['cpu_ms_p90']:.2f}  "
+                      f"max {r['cpu_ms_max']:.1f}   wall median {r['wall_ms_median']:.2f}  p90 {r['wall_ms_p90']:.2f}")
+        if t["searched_by_trick_cpu_ms_median"]:
+            print("  searched decisions, cpu median by trick (ms): "
+                  + "  ".join(f"{k}:{v:.1f}" for k, v in t["searched_by_trick_cpu_ms_median"].items()), flush=True)
 
     if args.deals > 0:
         t0 = time.perf_counter()

@@ -44,7 +44,7 @@ def test_the_network_decides_until_the_endgame_and_pimc_after():
         for view in _my_turns(me, rule, random_deal(random.Random(g))):
             in_endgame = view.legal_mask & CARDS and view.info.hand.bit_count() <= 4
             # What the searcher would answer, from its state before this turn.
-            expected = copy.deepcopy(me._searcher).act(view) if in_endgame else net.act(view)
+            expected = copy.deepcopy(me.endgame_searcher).act(view) if in_endgame else net.act(view)
             got = me.act(view)
             assert got == expected, (g, view.info, in_endgame)
             searched += bool(in_endgame)
@@ -63,13 +63,13 @@ def test_the_endgame_search_changes_some_cards():
         rule.reset(g)
         for view in _my_turns(me, rule, random_deal(random.Random(100 + g))):
             if view.legal_mask & CARDS:
-                differ += copy.deepcopy(me._searcher).act(view) != net.act(view)
+                differ += copy.deepcopy(me.endgame_searcher).act(view) != net.act(view)
     assert differ > 0
 
 
 def test_default_is_the_network_alone():
     me = make_player("policy")
-    assert me.settings["endgame"] == 0 and me._searcher is None
+    assert me.settings["endgame"] == 0 and me.endgame_searcher is None
 
 
 def test_name_round_trips_and_bad_settings_are_refused():
