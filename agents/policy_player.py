@@ -39,7 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
-from trappola_env.engine.actions import NO_PRO, PRO
+from trappola_env.engine.actions import CARD_ACTIONS, NO_PRO, PRO
 from trappola_env.engine.cards import mask_of
 from trappola_env.interface import ProView, TurnView
 from trappola_env.observation import OBS_SIZE, encode_info
@@ -83,7 +83,6 @@ def load_checkpoint_policy(path: str):
 
 
 _PRO_BITS = (1 << PRO) | (1 << NO_PRO)
-_CARDS = (1 << 36) - 1
 
 
 def pro_view_from_bulka_obs(obs) -> ProView:
@@ -185,7 +184,8 @@ class PolicyPlayer(Player):
         mask = view.legal_mask
         if mask & (mask - 1) == 0:  # one legal action: nothing to decide
             return mask.bit_length() - 1
-        if self._searcher is not None and mask & _CARDS and view.info.hand.bit_count() <= self.settings["endgame"]:
+        if (self._searcher is not None and mask & CARD_ACTIONS
+                and view.info.hand.bit_count() <= self.settings["endgame"]):
             return self._searcher.act(view)
         obs = view._observation if view._observation is not None else encode_info(view.info)
         return self.policy.act(obs[:OBS_SIZE], mask_array(mask), self._np_rng,

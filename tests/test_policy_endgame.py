@@ -11,14 +11,15 @@ import pytest
 
 from agents import make_player
 from trappola_env.engine import Partie, random_deal
+from trappola_env.engine.actions import CARD_ACTIONS
 from trappola_env.interface import TurnView
-
-CARDS = (1 << 36) - 1
 
 
 def _my_turns(me, other, deal):
-    """(view, my action) at each of ``me``'s turns with a choice; ``me`` is
-    the challenger, ``other`` the dealer."""
+    """The view at each of ``me``'s turns with a choice (``me`` is the
+    challenger, ``other`` the dealer); ``me.act`` then plays the turn. A
+    caller may ask ``me.act(view)`` first: a second call in the same turn
+    repeats the answer (the network is greedy, ``pimc`` plans once a turn)."""
     partie = Partie(deal)
     while not partie.terminal:
         seat = partie.to_act
@@ -42,7 +43,7 @@ def test_the_network_decides_until_the_endgame_and_pimc_after():
         me.reset(g)
         rule.reset(g)
         for view in _my_turns(me, rule, random_deal(random.Random(g))):
-            in_endgame = view.legal_mask & CARDS and view.info.hand.bit_count() <= 4
+            in_endgame = view.legal_mask & CARD_ACTIONS and view.info.hand.bit_count() <= 4
             # What the searcher would answer, from its state before this turn.
             expected = copy.deepcopy(me.endgame_searcher).act(view) if in_endgame else net.act(view)
             got = me.act(view)
@@ -62,7 +63,7 @@ def test_the_endgame_search_changes_some_cards():
         me.reset(g)
         rule.reset(g)
         for view in _my_turns(me, rule, random_deal(random.Random(100 + g))):
-            if view.legal_mask & CARDS:
+            if view.legal_mask & CARD_ACTIONS:
                 differ += copy.deepcopy(me.endgame_searcher).act(view) != net.act(view)
     assert differ > 0
 
