@@ -61,7 +61,12 @@ def test_resume_continues_from_checkpoint(runs, tmp_path):
     cfg = tiny(tmp_path, "resumed", f"resume={tmp / 'a' / 'final.zip'}", "total_timesteps=128")
     out = train(cfg, log=lambda m: None)
     assert out["timesteps"] >= a["timesteps"] + 128
-    assert read_metadata(tmp_path / "resumed" / "final.zip")["num_timesteps"] == out["timesteps"]
+    meta = read_metadata(tmp_path / "resumed" / "final.zip")
+    assert meta["num_timesteps"] == out["timesteps"]
+    parent = read_metadata(tmp / "a" / "final.zip")
+    assert meta["resumed_from"]["num_timesteps"] == parent["num_timesteps"] == a["timesteps"]
+    assert meta["resumed_from"]["config"] == parent["config"]
+    assert meta["resumed_from"]["path"].endswith("final.zip") and meta["resumed_from"]["resumed_from"] is None
 
 
 def test_cli_rejects_bad_settings(capsys):

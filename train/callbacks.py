@@ -75,9 +75,10 @@ class SelfPlayCallback(BaseCallback):
 
 
 class EvalCheckpointCallback(BaseCallback):
-    def __init__(self, cfg, run_dir, log=print):
+    def __init__(self, cfg, run_dir, log=print, resumed_from: dict | None = None):
         super().__init__()
         self.cfg = cfg
+        self.resumed_from = resumed_from  # the parent run, recorded in every checkpoint of a resumed run
         self.run_dir = run_dir
         self.log = log
         self.last_eval = 0
@@ -110,7 +111,8 @@ class EvalCheckpointCallback(BaseCallback):
                                               workers=1))
 
     def meta(self, **extra) -> dict:
-        return build_metadata(self.cfg.to_dict(), self.cfg.seed, self.num_timesteps, **extra)
+        return build_metadata(self.cfg.to_dict(), self.cfg.seed, self.num_timesteps,
+                              resumed_from=self.resumed_from, **extra)
 
     def evaluate_and_keep_best(self) -> dict:
         res = self.evaluate()

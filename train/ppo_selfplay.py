@@ -71,8 +71,12 @@ def train(cfg: TrainConfig, log=None) -> dict:
         return lr0 * (frac + (1 - frac) * progress_remaining)
 
     activation = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[cfg.activation]
+    resumed_from = None
     if cfg.resume:
         model, meta = load_model(cfg.resume, env=venv)
+        # A model trained in stages must still say how it was made: its whole lineage travels with it.
+        resumed_from = {"path": cfg.resume, **{k: meta.get(k) for k in ("seed", "num_timesteps", "config",
+                                                                       "resumed_from")}}
         model.learning_rate = lr_schedule
         model._setup_lr_schedule()
         say(f"resumed from {cfg.resume} at {model.num_timesteps:,} steps")
@@ -90,7 +94,7 @@ def train(cfg: TrainConfig, log=None) -> dict:
     model.set_logger(configure(str(run_dir / "tb"), formats))
 
     # 4. behaviour cloning warm start -------------------------------------
-    evaluator = EvalCheckpointCallback(cfg, run_dir, log=say)
+    evaluator = EvalCheckpointCallback(cfg, run_dir, log=say, resumed_from=resumed_from)
     evaluator.init_callback(model)
     bc_stats = None
     if cfg.bc and not cfg.resume:
@@ -126,7 +130,7 @@ def train(cfg: TrainConfig, log=None) -> dict:
     if cfg.eval_deals:
         done_now = evaluator.history and evaluator.history[-1]["timesteps"] == model.num_timesteps
         final_eval = evaluator.history[-1] if done_now else evaluator.evaluate_and_keep_best()
-    meta = build_metadata(cfg.to_dict(), cfg.seed, model.num_timesteps, bc=bc_stats,
+    meta = build_metadata(cfg.to_dict(), cfg.seed, model.num_timesteps, bc=bc_stats, resumed_from=resumed_from,
                           eval={cfg.eval_opponent: final_eval and {k: final_eval[k] for k in
                                                                    ("win_rate", "score", "score_ci", "deals")}})
     final = save_checkpoint(model, run_dir / "final.zip", meta)
