@@ -17,6 +17,15 @@ def test_default_yaml_loads_and_matches_dataclass_fields():
     assert set(cfg.pool) <= {"self", "rule", "random"}
 
 
+def test_the_second_stage_of_the_shipped_model_loads():
+    # `make model` is too long for CI; its second stage's settings are checked here.
+    cfg = load_config(ROOT / "configs" / "ppo_vs_search.yaml")
+    assert cfg.pool == {"self": 0.4, "random": 0.1, "pimc:samples=4": 0.5}
+    assert cfg.bc is False and cfg.reward_mode == "win" and cfg.learning_rate < TrainConfig().learning_rate
+    assert cfg.n_steps * cfg.n_envs % cfg.batch_size == 0
+    assert 'resume=$(MODEL_DIR)/selfplay/final.zip' in (ROOT / "Makefile").read_text()
+
+
 def test_overrides_both_styles_and_dotted_keys():
     cfg = load_config(None, ["seed=3", "--total_timesteps", "500", "--net-arch=[64,32]", "pool.rule=0.9",
                              "bc=false", "learning_rate=1"])
