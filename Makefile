@@ -27,7 +27,7 @@ bench: $(VENV)/.installed
 	$(PY) benchmarks/bench_env.py
 
 # The shipped model (train/README.md, "The shipped model"): self-play, then half the games against
-# `pimc`, then the Pro decision; about 95 minutes on 2 cores. Ship it by copying runs/model/default.zip
+# `pimc`, then the Pro decision; under 2 hours on 2 cores. Ship it by copying runs/model/default.zip
 # to agents/models/default.zip.
 MODEL_DIR := runs/model
 model: $(VENV)/.installed
