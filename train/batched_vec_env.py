@@ -23,6 +23,9 @@ dealt again at once, SB3's automatic reset).
   ``replay_value``), so ``SelfPlayCallback`` logs per opponent kind.
 * ``players``: extra per-game players by pool name (``agents.base.Player``
   objects), for members that are not registered players.
+* ``opponent_workers=K``: those per-game players run in ``K`` worker
+  processes (``train.opponent_workers``) while this one moves the batched
+  opponents; 0 (default) plays them here, one after the other.
 * ``action_masks()`` gives the learner's legal actions, ``(N, 49)`` bool.
 * ``full_deal=True``: ``full_deals()`` gives, for the current
   observations, the privileged vector of ``full_deal.encode_full_deal``
@@ -53,6 +56,7 @@ from trappola_env.observation import OBS_SIZE
 
 from agents.numpy_policy import NumpyPolicy
 
+from .opponent_workers import OpponentWorkers
 from .selfplay_env import ENV_REWARD_MODE, PlayerOpponent, pool_member, scale_reward
 
 RANDOM, PLAYER, SNAPSHOT = 0, 1, 2
@@ -104,13 +108,15 @@ class BatchedSelfPlayVecEnv(VecEnv):
                  seed: int | None = None, pool_size: int = 8, snapshot_latest_prob: float = 0.5,
                  opponent_deterministic: bool = False, skip_forced: bool = True, alifer_value: str = "replay",
                  alifer_ema: float = 0.01, full_deal: bool = False, players: dict | None = None,
-                 privileged: bool = False):
+                 privileged: bool = False, opponent_workers: int = 0):
         if reward_mode not in ENV_REWARD_MODE:
             raise ValueError(f"reward_mode must be one of {tuple(ENV_REWARD_MODE)}, got {reward_mode!r}")
         if alifer_value not in ("replay", "zero"):
             raise ValueError(f"alifer_value must be 'replay' or 'zero', got {alifer_value!r}")
         if isinstance(n_envs, bool) or not isinstance(n_envs, int) or n_envs < 1:
             raise ValueError(f"n_envs must be a positive int, got {n_envs!r}")
+        if isinstance(opponent_workers, bool) or not isinstance(opponent_workers, int) or opponent_workers < 0:
+            raise ValueError(f"opponent_workers must be an int >= 0, got {opponent_workers!r}")
         self.render_mode = None
         self.privileged = bool(privileged)
         full_deal = full_deal or self.privileged
@@ -134,6 +140,7 @@ class BatchedSelfPlayVecEnv(VecEnv):
         BatchPartie.seed_random(int(self._rng.integers(2**31)))
         self.players = {}  # pool name -> PlayerOpponent, for members that play one game at a time
         players = dict(players or {})
+        seeds = {}
         for name in self.weights:
             if name not in ("self", "random"):
                 if name not in players:
@@ -141,8 +148,13 @@ class BatchedSelfPlayVecEnv(VecEnv):
 
                     players[name] = make_player(name)
                 opp = PlayerOpponent(players[name], name)
-                opp.reset(int(self._rng.integers(2**31)))
+                seeds[name] = int(self._rng.integers(2**31))
+                opp.reset(seeds[name])
                 self.players[name] = opp
+        self._workers = None
+        if opponent_workers and self.players:
+            self._workers = OpponentWorkers({k: v.player for k, v in self.players.items()}, seeds,
+                                            opponent_workers)
         self.snapshots: list[int] = []  # ids of the snapshots in the pool, oldest first
         self._policies: dict[int, TorchActor] = {}
         self.n_added = 0
@@ -220,6 +232,12 @@ class BatchedSelfPlayVecEnv(VecEnv):
     def _opponent_actions(self, rows: np.ndarray) -> np.ndarray:
         out = np.empty(rows.size, np.int64)
         kinds = self.opp_kind[rows]
+        per_game = np.flatnonzero(kinds == PLAYER)
+        if per_game.size and self._workers is not None:
+            # the workers play these while this process moves the batched opponents
+            views = [self.mirror[rows[j]] for j in per_game]
+            self._workers.submit(rows[per_game], [self.opp_name[rows[j]] for j in per_game],
+                                 [p.info_state(p.to_act) for p in views], [p.legal_mask() for p in views])
         sel = kinds == RANDOM
         if sel.any():
             out[sel] = self.batch.random_actions(rows[sel])
@@ -232,7 +250,10 @@ class BatchedSelfPlayVecEnv(VecEnv):
                 obs = self.batch.observe(1 - self.learner_seat[r], r)
                 masks = self.batch.legal_masks(r).astype(bool)
                 out[part] = sample_masked(self._policies[sid].logits(obs), masks, self._rng, self.deterministic)
-        for j in np.flatnonzero(kinds == PLAYER):
+        if per_game.size and self._workers is not None:
+            out[per_game] = self._workers.gather()
+            return out
+        for j in per_game:
             p = self.mirror[rows[j]]
             out[j] = self.players[self.opp_name[rows[j]]].policy(p.info_state(p.to_act), p.legal_mask())
         return out
@@ -350,7 +371,9 @@ class BatchedSelfPlayVecEnv(VecEnv):
         return self._full.copy()
 
     def close(self) -> None:
-        pass
+        if self._workers is not None:
+            self._workers.close()
+            self._workers = None
 
     def _indices(self, indices) -> list:
         if indices is None:

@@ -8,7 +8,8 @@
   against ``eval_opponent`` by the evaluator (``evaluation.head_to_head``,
   same deals each time, so evaluations are comparable); the best score so
   far is saved as ``best.zip``; every ``checkpoint_every`` steps
-  ``last.zip`` is overwritten.
+  ``last.zip`` is overwritten (and, with ``keep_checkpoints``, a copy kept
+  as ``checkpoints/<steps>.zip``).
 * ``ProgressBarCallback``: a plain tqdm bar (SB3's own needs ``rich``).
 * ``TimeLimitCallback``: stops learning after ``max_minutes``.
 """
@@ -148,6 +149,8 @@ class EvalCheckpointCallback(BaseCallback):
         if cfg.checkpoint_every and self.num_timesteps - self.last_ckpt >= cfg.checkpoint_every:
             self.last_ckpt = self.num_timesteps
             save_checkpoint(self.model, self.run_dir / "last.zip", self.meta())
+            if cfg.keep_checkpoints:  # the learning curve, for evaluation after the run
+                save_checkpoint(self.model, self.run_dir / "checkpoints" / f"{self.num_timesteps}.zip", self.meta())
         return True
 
 

@@ -47,6 +47,8 @@ class TrainConfig:
     n_envs: int = 1024
     vec_env: str = "batched"  # batched (all games in one process, train.batched_vec_env) | subproc | dummy
     torch_threads: int = 2  # both cores of the reference machine: the update and every forward pass
+    # batched only: processes for the pool members that play one game at a time (pimc, rule); 0 = here
+    opponent_workers: int = 0
     progress_bar: bool = True
     tensorboard: bool = True
     resume: str = ""  # checkpoint .zip to continue from
@@ -105,6 +107,7 @@ class TrainConfig:
     eval_search_deals: int = 0
     eval_search_opponent: str = "pimc:samples=4"
     checkpoint_every: int = 500_000
+    keep_checkpoints: bool = False  # also keep each as checkpoints/<steps>.zip (a learning curve)
     # --- Pro decision (bulka sessions) -----------------------------------
     pro_train: bool = False  # train the Pro decision after self-play
 
@@ -126,8 +129,11 @@ class TrainConfig:
         for name in ("n_envs", "n_steps", "batch_size", "n_epochs", "pool_size", "torch_threads"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)!r}")
+        if self.opponent_workers and self.vec_env != "batched":
+            raise ValueError(f"opponent_workers needs vec_env: batched (got {self.vec_env!r}); "
+                             "the subproc workers already play their games in parallel")
         for name in ("total_timesteps", "snapshot_every", "eval_every", "checkpoint_every", "eval_deals",
-                     "bc_deals", "eval_search_deals"):
+                     "bc_deals", "eval_search_deals", "opponent_workers"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)!r}")
         if not self.net_arch or any(not isinstance(n, int) or n < 1 for n in self.net_arch):

@@ -65,7 +65,8 @@ def make_vec_env(cfg, seed_offset: int = 0):
     if cfg.vec_env == "batched":
         from .batched_vec_env import BatchedSelfPlayVecEnv
 
-        return VecMonitor(BatchedSelfPlayVecEnv(cfg.n_envs, seed=cfg.seed + seed_offset, **kwargs))
+        return VecMonitor(BatchedSelfPlayVecEnv(cfg.n_envs, seed=cfg.seed + seed_offset,
+                                                opponent_workers=cfg.opponent_workers, **kwargs))
     fns = [_factory(kwargs, cfg.seed + seed_offset + 1000 * i) for i in range(cfg.n_envs)]
     if cfg.vec_env == "subproc" and cfg.n_envs > 1:
         # fork: workers inherit the imported modules, which makes start-up fast.
