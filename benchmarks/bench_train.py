@@ -6,6 +6,7 @@
     .venv/bin/python benchmarks/bench_train.py --what decide --model agents/models/default.zip
     .venv/bin/python benchmarks/bench_train.py --what compare --steps 65536
     .venv/bin/python benchmarks/bench_train.py --what profile --steps 65536 [key=value ...]
+    .venv/bin/python benchmarks/bench_train.py --what workers --steps 131072
 
 * env: ``SelfPlayEnv`` steps per second with uniformly random learner
   moves, per opponent (the ceiling that PPO cannot exceed);
@@ -18,6 +19,10 @@
   nothing, and the bare batched engine's random-play actions/s; the last
   line is the ratio of the two defaults;
 * profile: where the new default's training time goes (cProfile);
+* workers: learner steps/s with ``configs/ppo_vs_search.yaml``'s pool
+  (half the games against ``pimc:samples=4``), its per-game opponents
+  played in this process and then in 2 worker processes
+  (``opponent_workers``), and the ratio;
 * decide: ``policy`` player decision time (median / p90 over the decisions
   of 200 parties against ``rule``, one core, one thread).
 
@@ -218,6 +223,15 @@ def bench_compare(steps: int) -> None:
     print(f"batched vs subproc: {a / b:.1f} times the learner steps per second ({a:.0f} vs {b:.0f})")
 
 
+def bench_workers(steps: int) -> None:
+    """The search pool's per-game opponents here, then in 2 worker processes."""
+    pool = "pool={self: 0.4, random: 0.1, 'pimc:samples=4': 0.5}"
+    before = bench_ppo(steps, [pool, "opponent_workers=0"], "pimc in this process (before)")
+    after = bench_ppo(steps, [pool, "opponent_workers=2"], "pimc in 2 worker processes (after)")
+    print(f"opponent_workers=2: {after / before:.2f} times the learner steps per second "
+          f"({after:.0f} vs {before:.0f})")
+
+
 def bench_decide(model: str, parties: int = 200) -> None:
     import random
 
@@ -253,9 +267,9 @@ def bench_decide(model: str, parties: int = 200) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--what", choices=("all", "env", "ppo", "decide", "compare", "profile"), default="all")
+    ap.add_argument("--what", choices=("all", "env", "ppo", "decide", "compare", "profile", "workers"), default="all")
     ap.add_argument("--steps", type=int, default=None,
-                    help="learner steps per PPO run (default 20,000; 65,536 for compare)")
+                    help="learner steps per PPO run (default 20,000; 65,536 for compare; 131,072 for workers)")
     ap.add_argument("--model", default=str(shipped_model_path()))
     ap.add_argument("overrides", nargs="*", help="config overrides key=value for --what ppo and profile")
     args = ap.parse_args()
@@ -268,6 +282,8 @@ def main() -> None:
         bench_ppo(args.steps or 20_000, args.overrides)
     if args.what == "compare":
         bench_compare(args.steps or 65_536)
+    if args.what == "workers":
+        bench_workers(args.steps or 131_072)
     if args.what == "profile":
         bench_profile(args.steps or 65_536, args.overrides)
     if args.what in ("all", "decide"):
