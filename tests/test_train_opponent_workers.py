@@ -38,7 +38,7 @@ def test_workers_play_the_same_games_as_this_process_for_a_deterministic_player(
 
 
 def test_workers_are_reproducible_with_a_random_player():
-    pool = {"rule": 1.0, "self": 0.0, "random": 0.5}
+    pool = {"rule": 1.0, "random": 0.5}
     first = play(2, pool, steps=40)
     assert play(2, pool, steps=40) == first
     assert play(2, pool, steps=40, seed=5) != first
