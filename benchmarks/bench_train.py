@@ -225,7 +225,12 @@ def bench_compare(steps: int) -> None:
 
 def bench_workers(steps: int) -> None:
     """The search pool's per-game opponents here, then in 2 worker processes."""
-    pool = "pool={self: 0.4, random: 0.1, 'pimc:samples=4': 0.5}"
+    import yaml
+
+    from train.config import load_config
+
+    search = load_config(Path(__file__).resolve().parents[1] / "configs" / "ppo_vs_search.yaml", [])
+    pool = "pool=" + yaml.safe_dump(dict(search.pool), default_flow_style=True, sort_keys=False).strip()
     before = bench_ppo(steps, [pool, "opponent_workers=0"], "pimc in this process (before)")
     after = bench_ppo(steps, [pool, "opponent_workers=2"], "pimc in 2 worker processes (after)")
     print(f"opponent_workers=2: {after / before:.2f} times the learner steps per second "

@@ -233,7 +233,8 @@ class BatchedSelfPlayVecEnv(VecEnv):
         out = np.empty(rows.size, np.int64)
         kinds = self.opp_kind[rows]
         per_game = np.flatnonzero(kinds == PLAYER)
-        if per_game.size and self._workers is not None:
+        remote = per_game.size > 0 and self._workers is not None
+        if remote:
             # the workers play these while this process moves the batched opponents
             views = [self.mirror[rows[j]] for j in per_game]
             self._workers.submit(rows[per_game], [self.opp_name[rows[j]] for j in per_game],
@@ -250,7 +251,7 @@ class BatchedSelfPlayVecEnv(VecEnv):
                 obs = self.batch.observe(1 - self.learner_seat[r], r)
                 masks = self.batch.legal_masks(r).astype(bool)
                 out[part] = sample_masked(self._policies[sid].logits(obs), masks, self._rng, self.deterministic)
-        if per_game.size and self._workers is not None:
+        if remote:
             out[per_game] = self._workers.gather()
             return out
         for j in per_game:
