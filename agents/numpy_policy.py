@@ -12,10 +12,17 @@ from __future__ import annotations
 
 import numpy as np
 
-ACTIVATIONS = {
-    "relu": lambda x: np.maximum(x, 0.0, out=x),
-    "tanh": lambda x: np.tanh(x, out=x),
-}
+def _relu(x: np.ndarray) -> np.ndarray:
+    return np.maximum(x, 0.0, out=x)
+
+
+def _tanh(x: np.ndarray) -> np.ndarray:
+    return np.tanh(x, out=x)
+
+
+# Named functions, not lambdas: a policy (and a ``policy`` player holding
+# one) must pickle, to reach evaluation worker processes.
+ACTIVATIONS = {"relu": _relu, "tanh": _tanh}
 
 
 class NumpyPolicy:

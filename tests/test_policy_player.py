@@ -130,3 +130,19 @@ def test_drives_a_bulka_v0_session_from_observations():
             assert ProPolicy.threshold(0).decide(view)
         env.step(action)
     assert pro_offers > 0
+
+
+def test_player_object_pickles_and_plays_in_worker_processes(ckpt):
+    """A ``PolicyPlayer`` object (not a spec) reaches evaluation workers by
+    pickling, and plays there exactly as in this process."""
+    import pickle
+
+    from evaluation import head_to_head
+
+    me = make_player(f"policy:{ckpt}")
+    copy = pickle.loads(pickle.dumps(me))
+    obs = np.random.default_rng(0).random(me.policy.obs_dim).astype(np.float32)
+    assert np.array_equal(copy.policy.logits(obs), me.policy.logits(obs))
+    serial = head_to_head(me, "rule", 4, duplicate=True, seed=3, workers=1)
+    parallel = head_to_head(me, "rule", 4, duplicate=True, seed=3, workers=2, chunk=1)
+    assert serial.records == parallel.records
