@@ -26,6 +26,16 @@ more points (+5.5 against +5.1 per partie), so it is the default. More
 samples do not help (128: 0.658, 16: 0.644, at seed 1), nor does solving
 every layout up to 1000 (0.658).
 
+Inference (``belief``, off by default): a learned model of the opponent's
+hand (``agents.belief``, trained by ``python -m train.belief``) weights the
+layouts. ``belief_draws`` layouts are drawn uniformly as above, each is
+weighted by the model's odds of the cards it gives the opponent, and
+``samples`` of them are taken in proportion to their weights (all of them,
+weighted, when every layout is solved), so a search costs the solver no
+more than without it. The record's hard constraints still hold in every
+layout. Measured with the ``policy`` player's endgame search in
+``train/README.md`` ("Reading the opponent's hand").
+
 Signs need totals, so the solver is given every fixed point as
 ``base_diff``: the Figura/Blans/Bianka declarations made (and those this
 player still means to make), and the Aces declarations as counts (the
@@ -96,8 +106,10 @@ from trappola_env.engine.declarations import (
     first_card_declarations,
 )
 from trappola_env.engine.infostate import InfoState
+from trappola_env.observation import encode_info
 
 from .base import Player, TurnView, pro_settings
+from .belief import load_belief
 from .knowledge import aces_failed
 from .sampling import constraints_of
 from .settings import Setting
@@ -131,6 +143,10 @@ class PimcPlayer(Player):
                                   low=-1, high=1),
         "alifer_accept": Setting(float, -0.5, "accept a proposal when the mean outcome sign is below this",
                                  low=-1, high=1),
+        "belief": Setting(str, "", "learned model of the opponent's hand weighting the layouts "
+                                   "(agents.belief): empty for uniform, 'default' for the shipped one, or a path"),
+        "belief_draws": Setting(int, 256, "belief: uniform layouts drawn and weighted before the samples "
+                                          "are taken from them", low=1),
         **pro_settings("threshold"),
     }
 
@@ -142,6 +158,7 @@ class PimcPlayer(Player):
         self._bianka_policy = same("declare_bianka")
         self._table = None
         self._planned = None  # (turn key, card, sign) chosen this turn
+        self._belief = load_belief(cfg["belief"]) if cfg["belief"] else None
         #: The values of the latest card search (``card_values``), a new dict
         #: per search, for saved games (``evaluation.game_record``); None after reset.
         self.last_card_values = None
@@ -259,24 +276,44 @@ class PimcPlayer(Player):
                 tricks_won[0], tricks_won[1], two_hist, acdecl[0], acdecl[1],
                 aces_failed(info, 0), aces_failed(info, 1), fixed[0] - fixed[1])
 
-    def _layouts(self, info: InfoState):
-        """Opponent hands to solve: every consistent one when there are at
-        most ``exact``, else ``samples`` uniform draws. If the ``silence``
-        model admits no hand (the opponent does not always declare at once),
-        the record alone decides."""
+    def _layouts(self, info: InfoState) -> tuple[np.ndarray, np.ndarray | None]:
+        """(opponent hands, their weights summing to 1, None for equal) to solve: every
+        consistent hand when there are at most ``exact``, else ``samples``
+        draws. Uniform, or with ``belief`` weighted by the learned model.
+        If the ``silence`` model admits no hand (the opponent does not always
+        declare at once), the record alone decides."""
         if self.settings["silence"]:
             try:
-                hands = self._draw(constraints_of(info, first_chance=True))
+                cons = constraints_of(info, first_chance=True)
+                hands = self._draw(cons)
                 if len(hands):
-                    return hands
+                    return self._weigh(info, cons, hands)
             except ValueError:
                 pass
-        return self._draw(constraints_of(info))
+        cons = constraints_of(info)
+        return self._weigh(info, cons, self._draw(cons))
 
     def _draw(self, cons):
         if cons.count() <= self.settings["exact"]:
             return cons.all_hands()
-        return cons.sample(self.rng, self.settings["samples"])
+        n = self.settings["belief_draws"] if self._belief is not None else self.settings["samples"]
+        return cons.sample(self.rng, max(n, self.settings["samples"]))
+
+    def _weigh(self, info: InfoState, cons, hands: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """Equal weights (None), or the belief's. From more draws than ``samples``
+        (the belief's case), ``samples`` are taken in proportion to their
+        weights (systematic resampling), so the solver's work is unchanged;
+        a hand taken twice is solved once with twice the weight."""
+        if self._belief is None:
+            return hands, None
+        weights = self._belief.layout_weights(encode_info(info), hands)
+        if len(hands) <= self.settings["samples"] or cons.count() <= self.settings["exact"]:
+            return hands, weights
+        n = self.settings["samples"]
+        points = (self.rng.random() + np.arange(n)) / n
+        picks = np.minimum(np.searchsorted(np.cumsum(weights), points), len(hands) - 1)
+        chosen, counts = np.unique(hands[picks], return_counts=True)
+        return chosen, counts / n
 
     def _hands(self, info: InfoState, opp_hands: np.ndarray):
         mine = np.full(len(opp_hands), info.hand, dtype=np.int64)
@@ -320,14 +357,15 @@ class PimcPlayer(Player):
                         points[i] += declaration_value(a, n, True)[0]
         return aces, points
 
-    def _solve(self, info: InfoState, to_move: int, moves: bool) -> np.ndarray:
-        """Final differences, this seat's point of view, over the layouts of
-        this decision: per layout and card (``moves``) or per layout. One
-        batch call, or one per group of layouts whose opponent would still
-        declare Aces of a different count (``anticipate``)."""
+    def _solve(self, info: InfoState, to_move: int, moves: bool) -> tuple[np.ndarray, np.ndarray | None]:
+        """(final differences, layout weights): the differences, this seat's
+        point of view, over the layouts of this decision, per layout and card
+        (``moves``) or per layout. One batch call, or one per group of
+        layouts whose opponent would still declare Aces of a different count
+        (``anticipate``)."""
         from .solver import solve_batch_raw, solve_moves_batch_raw
 
-        opp_hands = self._layouts(info)
+        opp_hands, weights = self._layouts(info)
         h0s, h1s = self._hands(info, opp_hands)
         args = list(self._solver_args(info, to_move))
         solve = solve_moves_batch_raw if moves else solve_batch_raw
@@ -346,14 +384,14 @@ class PimcPlayer(Player):
             values -= offset[:, None] if moves else offset
         else:
             values = solve(h0s, h1s, *args, self.table)
-        return -values if info.seat == 1 else values
+        return (-values if info.seat == 1 else values), weights
 
     def card_values(self, info: InfoState, cards: int | None = None) -> dict[int, tuple[float, float, float]]:
         """Mean (objective, sign, point difference) of each legal card over
         the layouts this decision solves, from this seat's point of view."""
         from .solver import NOT_LEGAL
 
-        values = self._solve(info, info.seat, moves=True)
+        values, weights = self._solve(info, info.seat, moves=True)
         cards = info.legal_mask & _CARDS if cards is None else cards
         out = {}
         c = cards
@@ -364,7 +402,7 @@ class PimcPlayer(Player):
             v = values[:, card]
             if (np.abs(v) >= -NOT_LEGAL // 2).any():
                 raise RuntimeError(f"solver found card {card} illegal in a sampled layout")
-            out[card] = (float(self._score(v).mean()), float(np.sign(v).mean()), float(v.mean()))
+            out[card] = (_mean(self._score(v), weights), _mean(np.sign(v), weights), _mean(v, weights))
         return out
 
     def _best_card(self, info: InfoState, cards: int) -> tuple[int, float]:
@@ -377,7 +415,14 @@ class PimcPlayer(Player):
         """Mean outcome sign, for this seat, if a proposal is declined and the
         proposer plays on (both sides then play perfectly in each layout)."""
         proposer = info.alifer_proposer if info.alifer_proposer >= 0 else 1 - info.seat
-        return float(np.sign(self._solve(info, proposer, moves=False)).mean())
+        values, weights = self._solve(info, proposer, moves=False)
+        return _mean(np.sign(values), weights)
+
+
+def _mean(x: np.ndarray, weights: np.ndarray | None) -> float:
+    """The plain mean when every layout counts the same (so results do not
+    move by a rounding), else the weighted one."""
+    return float(x.mean() if weights is None else x @ weights)
 
 
 __all__ = ["PimcPlayer", "OBJECTIVES"]

@@ -1,7 +1,8 @@
 """``policy``: a trained MaskablePPO checkpoint (``train/``) as a player.
 
-    make_player("policy")                        # the shipped model (agents/models/default.zip)
+    make_player("policy")                        # the shipped model, endgame search with the shipped belief
     make_player("policy:runs/x/best.zip")        # any checkpoint
+    make_player("policy:endgame=0")              # the network alone
     make_player("policy:runs/x/best.zip,sample=true")
 
 The checkpoint is checked before use (``agents.checkpoint``): a missing
@@ -17,15 +18,21 @@ decision on one core), greedy by default (``sample=true`` samples from
 its distribution with the player's seeded ``rng``). The observation is
 the ``trappola_v0`` vector, built from the seat's ``InfoState`` alone.
 
-Endgame search (``endgame=K``, off by default): once the seat's hand holds
-``K`` cards or fewer, every turn in which it may play a card is decided by
-``pimc`` with ``endgame_samples`` layouts (``agents.pimc``: the card, the
-declarations still open, Manko, an Alifer proposal); answers to a proposal
-stay the network's. The network is weakest there: it trails ``pimc`` in the
-last tricks, which a double-dummy search solves in well under a
-millisecond once the hands are small. The search reads the seat's
-``InfoState`` only, like every player. Measured in ``train/README.md``
-("Endgame search").
+Endgame search (``endgame=K``, default 6; ``endgame=0`` turns it off):
+once the seat's hand holds ``K`` cards or fewer, every turn in which it may
+play a card is decided by ``pimc`` with ``endgame_samples`` layouts
+(``agents.pimc``: the card, the declarations still open, Manko, an Alifer
+proposal); answers to a proposal stay the network's. The layouts are
+weighted by the learned belief about the opponent's hand
+(``endgame_belief``, default the shipped ``agents/models/belief.npz``;
+empty for uniform layouts, ``agents.belief``): it reads from the
+opponent's play what the uniform layouts of plain ``pimc`` ignore. The
+network is weakest in the last tricks, which a double-dummy search solves
+in a few milliseconds once the hands are small; the median decision stays
+well under a millisecond, since most turns are the network's or have one
+legal card. The search reads the seat's ``InfoState`` only, like every
+player. Measured in ``train/README.md`` ("Endgame search", "Reading the
+opponent's hand").
 
 Pro: ``pro=learned`` (default) uses the Pro decision trained by
 ``python -m train.pro`` and stored in the checkpoint (``agents.pro_learned``); a checkpoint without one
@@ -110,9 +117,12 @@ class PolicyPlayer(Player):
                        "when to declare Pro: learned (the checkpoint's), never, always, threshold, random"),
         "pro_bulka": Setting(float, 3.0, "threshold: least Bulka, in base stakes, to declare Pro", low=0),
         "pro_vs": Setting(str, "", "threshold: '+'-separated opponent names/kinds to declare against (empty: any)"),
-        "endgame": Setting(int, 0, "search (pimc) every turn with a card to play once the hand holds this many "
-                                   "cards or fewer (0: never)", low=0, high=9),
+        "endgame": Setting(int, 6, "search (pimc) every turn with a card to play once the hand holds this many "
+                                   "cards or fewer (0: never, the network alone)", low=0, high=9),
         "endgame_samples": Setting(int, 32, "endgame: layouts of the unseen cards solved per decision", low=1),
+        "endgame_belief": Setting(str, "default", "endgame: learned model of the opponent's hand weighting "
+                                                  "the layouts (agents.belief): 'default' (shipped), a path, "
+                                                  "or empty for uniform layouts"),
     }
 
     def __init__(self, **settings):
@@ -139,7 +149,7 @@ class PolicyPlayer(Player):
     def _endgame_searcher(settings: dict) -> PimcPlayer | None:
         if not settings["endgame"]:
             return None
-        return PimcPlayer(samples=settings["endgame_samples"])
+        return PimcPlayer(samples=settings["endgame_samples"], belief=settings["endgame_belief"])
 
     @property
     def endgame_searcher(self) -> PimcPlayer | None:
@@ -160,11 +170,12 @@ class PolicyPlayer(Player):
     @classmethod
     def from_numpy(cls, policy, meta: dict | None = None, name: str = "learner", **settings) -> "PolicyPlayer":
         """A player around an in-memory ``NumpyPolicy`` (training-time
-        evaluation): no file involved."""
+        evaluation): no file involved, and the network alone unless
+        ``endgame`` says otherwise, since a run evaluates what it trains."""
         import random
 
         self = cls.__new__(cls)
-        self.settings = cls._validate({"pro": "threshold", **settings})
+        self.settings = cls._validate({"pro": "threshold", "endgame": 0, **settings})
         self.name = name
         self.rng = random.Random(0)
         self.policy, self.meta = policy, meta or {}

@@ -247,7 +247,7 @@ def bench_decide(model: str, parties: int = 200) -> None:
     from trappola_env.referee import seat_policy
 
     torch.set_num_threads(1)
-    me, rule = seat_policy(make_player(f"policy:{model}")), seat_policy(make_player("rule"))
+    me, rule = seat_policy(make_player(f"policy:{model},endgame=0")), seat_policy(make_player("rule"))
     rng = random.Random(0)
     times, choice_times = [], []
     for g in range(parties):

@@ -109,8 +109,8 @@ def main(argv=None) -> int:
             row = {"arm": name, "seed": seed, "overrides": overrides, "timesteps": summary["timesteps"],
                    "learn_steps_per_second": summary["learn_steps_per_second"],
                    "minutes": (time.time() - t0) / 60, "model": summary["final"],
-                   "rule": strength(f"policy:{summary['final']}", "rule", args.rule_deals, args.workers),
-                   "pimc": strength(f"policy:{summary['final']}", args.pimc, args.pimc_deals, args.workers)}
+                   "rule": strength(f"policy:{summary['final']},endgame=0", "rule", args.rule_deals, args.workers),
+                   "pimc": strength(f"policy:{summary['final']},endgame=0", args.pimc, args.pimc_deals, args.workers)}
             rows.append(row)
             print(f"{name:<14} seed {seed}: {row['timesteps']:>9,} steps ({row['learn_steps_per_second']:,.0f}/s)  "
                   f"vs rule {fmt(row['rule'])}  vs {args.pimc} {fmt(row['pimc'])}", flush=True)

@@ -209,7 +209,7 @@ def test_anticipate_counts_the_declarations_still_to_come():
     plain, ahead = make_player("pimc"), make_player("pimc:anticipate=true")
     plain.reset(4)
     ahead.reset(4)
-    v0, v1 = plain._solve(info, 0, moves=True), ahead._solve(info, 0, moves=True)
+    v0, v1 = plain._solve(info, 0, moves=True)[0], ahead._solve(info, 0, moves=True)[0]
     legal = [c for c in range(36) if info.legal_mask >> c & 1]
     assert (v1[:, legal] == v0[:, legal] - 20).all()
     # Before the opponent's first card: Figura, Blans, Aces and Bianka are all still open.

@@ -36,7 +36,7 @@ def _my_turns(me, other, deal):
 
 def test_the_network_decides_until_the_endgame_and_pimc_after():
     me = make_player("policy:endgame=4,endgame_samples=8")
-    net = make_player("policy")
+    net = make_player("policy:endgame=0")
     rule = make_player("rule")
     searched = by_network = 0
     for g in range(12):
@@ -56,7 +56,7 @@ def test_the_network_decides_until_the_endgame_and_pimc_after():
 def test_the_endgame_search_changes_some_cards():
     # The option would be a no-op if pimc always agreed with the network.
     me = make_player("policy:endgame=9,endgame_samples=8")
-    net = make_player("policy")
+    net = make_player("policy:endgame=0")
     rule = make_player("rule")
     differ = 0
     for g in range(10):
@@ -68,9 +68,11 @@ def test_the_endgame_search_changes_some_cards():
     assert differ > 0
 
 
-def test_default_is_the_network_alone():
+def test_default_searches_the_last_six_cards_with_the_shipped_belief():
     me = make_player("policy")
-    assert me.settings["endgame"] == 0 and me.endgame_searcher is None
+    assert me.settings["endgame"] == 6 and me.endgame_searcher.settings["belief"] == "default"
+    alone = make_player("policy:endgame=0")
+    assert alone.name == "policy:endgame=0" and alone.endgame_searcher is None
 
 
 def test_name_round_trips_and_bad_settings_are_refused():

@@ -1,0 +1,109 @@
+"""A learned reading of the opponent's hand from its play (inference).
+
+``pimc`` samples every layout the record allows as equally likely
+(``agents.sampling``). Players do not choose cards at random, though: an
+opponent that ducked a trick it could have won probably holds no card that
+wins it. The belief model puts that into numbers. It is a small MLP, trained
+by ``python -m train.belief`` on recorded games, that reads a seat's
+``trappola_v0`` observation and gives, for each of the 36 cards, the log-odds
+that the opponent holds it now.
+
+Its use is to weight layouts: a layout drawn uniformly among the consistent
+ones gets weight ``exp(sum of the log-odds of the cards it gives the
+opponent)``, the distribution with those marginals and no other structure.
+Every layout keeps the hard constraints of the record (the draws come from
+``agents.sampling``); the model only reorders which of them matter.
+
+The file is an ``.npz`` of the layers (``w0, b0, w1, b1, ...``, ReLU between
+them) and a JSON ``meta`` string recording how it was trained. The model
+shipped with the package is ``agents/models/belief.npz``.
+"""
+from __future__ import annotations
+
+import json
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from trappola_env.observation import OBS_SIZE
+
+#: The ``belief`` setting that means "the model shipped with the package".
+DEFAULT_BELIEF = "default"
+_CACHE: dict = {}  # (resolved path, mtime) -> BeliefModel
+
+
+def shipped_belief_path() -> Path:
+    return Path(str(resources.files("agents") / "models" / "belief.npz"))
+
+
+class BeliefModel:
+    """Log-odds of each card being in the opponent's hand, from one seat's
+    observation. ``layers``: [(W, b), ...], ReLU between them; the last
+    layer gives 36 outputs."""
+
+    def __init__(self, layers: list, meta: dict | None = None):
+        self.layers = [(np.ascontiguousarray(w, dtype=np.float32), np.asarray(b, dtype=np.float32))
+                       for w, b in layers]
+        if not self.layers:
+            raise ValueError("a belief model needs at least one layer")
+        for i, (w, b) in enumerate(self.layers):
+            if w.ndim != 2 or b.shape != w.shape[:1] or (i and w.shape[1] != self.layers[i - 1][0].shape[0]):
+                raise ValueError(f"belief layer {i} has weights {w.shape} and bias {b.shape}: they do not chain")
+        if self.layers[0][0].shape[1] != OBS_SIZE or self.layers[-1][0].shape[0] != 36:
+            raise ValueError(f"a belief model maps {OBS_SIZE} observation entries to 36 cards, this one "
+                             f"{self.layers[0][0].shape[1]} to {self.layers[-1][0].shape[0]}")
+        self.meta = dict(meta or {})
+
+    def log_odds(self, obs: np.ndarray) -> np.ndarray:
+        """Per card (36, or (n, 36) for a batch of observations)."""
+        x = np.asarray(obs, dtype=np.float32)[..., :OBS_SIZE]
+        for w, b in self.layers[:-1]:
+            x = np.maximum(x @ w.T + b, 0.0)
+        w, b = self.layers[-1]
+        return x @ w.T + b
+
+    def layout_weights(self, obs: np.ndarray, hands: np.ndarray) -> np.ndarray:
+        """Normalised weights of opponent hands (int64 bit sets), from one
+        observation: proportional to the product of the odds of their cards."""
+        z = self.log_odds(obs).astype(np.float64)
+        bits = (np.asarray(hands, dtype=np.int64)[:, None] >> np.arange(36)) & 1
+        s = bits @ z
+        w = np.exp(s - s.max())
+        return w / w.sum()
+
+    def save(self, path) -> None:
+        arrays = {}
+        for i, (w, b) in enumerate(self.layers):
+            arrays[f"w{i}"], arrays[f"b{i}"] = w, b
+        with open(path, "wb") as f:  # a file object: np.savez would append ".npz" to a bare name
+            np.savez(f, meta=np.array(json.dumps(self.meta)), **arrays)
+
+    @classmethod
+    def load(cls, path) -> "BeliefModel":
+        path = Path(path)
+        if not path.exists():
+            raise ValueError(f"belief model not found: {str(path)!r}")
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                n = sum(1 for k in z.files if k.startswith("w"))
+                layers = [(z[f"w{i}"], z[f"b{i}"]) for i in range(n)]
+                meta = json.loads(str(z["meta"])) if "meta" in z.files else {}
+        except (OSError, KeyError, ValueError) as e:
+            raise ValueError(f"{str(path)!r} is not a belief model file: {e}") from None
+        return cls(layers, meta)
+
+
+def load_belief(spec: str) -> BeliefModel:
+    """``default`` (the shipped model) or a path; cached per file version."""
+    path = shipped_belief_path() if spec == DEFAULT_BELIEF else Path(spec).expanduser()
+    if not path.exists():
+        raise ValueError(f"belief model not found: {spec!r}" + (f" (looked in {Path.cwd()})"
+                                                               if spec != DEFAULT_BELIEF else ""))
+    key = (str(path.resolve()), path.stat().st_mtime_ns)
+    if key not in _CACHE:
+        _CACHE[key] = BeliefModel.load(path)
+    return _CACHE[key]
+
+
+__all__ = ["BeliefModel", "DEFAULT_BELIEF", "load_belief", "shipped_belief_path"]
