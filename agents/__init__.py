@@ -36,7 +36,8 @@ REGISTRY: dict[str, tuple[str, str, str | None]] = {
     "human": ("agents.human_player:HumanPlayer", "you, in the terminal", None),
     "pimc": ("agents.pimc:PimcPlayer", "perfect-information Monte Carlo over the double-dummy solver",
              "player 'pimc' needs numba (the search extra: pip install 'trappola-lab[search]')"),
-    "policy": ("agents.policy_player:PolicyPlayer", "a trained MaskablePPO policy checkpoint",
+    "policy": ("agents.policy_player:PolicyPlayer", "a trained MaskablePPO policy checkpoint, pimc with a "
+                                                     "learned belief for its last cards",
                "player 'policy' needs torch to read checkpoints (pip install 'trappola-lab[train]')"),
 }
 

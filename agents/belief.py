@@ -2,17 +2,21 @@
 
 ``pimc`` samples every layout the record allows as equally likely
 (``agents.sampling``). Players do not choose cards at random, though: an
-opponent that ducked a trick it could have won probably holds no card that
-wins it. The belief model puts that into numbers. It is a small MLP, trained
+opponent that lets a valuable trick go probably holds nothing that would
+have won it. The belief model puts that into numbers. It is a small MLP, trained
 by ``python -m train.belief`` on recorded games, that reads a seat's
-``trappola_v0`` observation and gives, for each of the 36 cards, the log-odds
-that the opponent holds it now.
+``trappola_v0`` observation and gives, for each of the 36 cards, how much
+more (or less) likely the opponent is to hold it than the record alone says:
+log-odds added to those of the uniform posterior.
 
 Its use is to weight layouts: a layout drawn uniformly among the consistent
-ones gets weight ``exp(sum of the log-odds of the cards it gives the
-opponent)``, the distribution with those marginals and no other structure.
-Every layout keeps the hard constraints of the record (the draws come from
-``agents.sampling``); the model only reorders which of them matter.
+ones gets weight ``exp(sum of the model's log-odds of the cards it gives the
+opponent)``. The uniform posterior's own log-odds are the same for every
+card of one constraint group, and every layout holds the same number of
+cards of each group, so they would multiply every weight alike: the model's
+part is all that is needed. Every layout keeps the hard constraints of the
+record (the draws come from ``agents.sampling``); the model only reorders
+which of them matter.
 
 The file is an ``.npz`` of the layers (``w0, b0, w1, b1, ...``, ReLU between
 them) and a JSON ``meta`` string recording how it was trained. The model
@@ -38,8 +42,8 @@ def shipped_belief_path() -> Path:
 
 
 class BeliefModel:
-    """Log-odds of each card being in the opponent's hand, from one seat's
-    observation. ``layers``: [(W, b), ...], ReLU between them; the last
+    """Log-odds of each card being in the opponent's hand beyond the uniform
+    posterior, from one seat's observation. ``layers``: [(W, b), ...], ReLU between them; the last
     layer gives 36 outputs."""
 
     def __init__(self, layers: list, meta: dict | None = None):

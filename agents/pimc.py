@@ -277,9 +277,10 @@ class PimcPlayer(Player):
                 aces_failed(info, 0), aces_failed(info, 1), fixed[0] - fixed[1])
 
     def _layouts(self, info: InfoState) -> tuple[np.ndarray, np.ndarray | None]:
-        """(opponent hands, their weights summing to 1, None for equal) to solve: every
-        consistent hand when there are at most ``exact``, else ``samples``
-        draws. Uniform, or with ``belief`` weighted by the learned model.
+        """(opponent hands, their weights summing to 1 or None for equal
+        ones) to solve: every consistent hand when there are at most
+        ``exact``, else ``samples`` draws; uniform, or with ``belief``
+        weighted by the learned model.
         If the ``silence`` model admits no hand (the opponent does not always
         declare at once), the record alone decides."""
         if self.settings["silence"]:

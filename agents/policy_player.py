@@ -41,6 +41,7 @@ and ``random`` are the shared rules of ``agents.pro_rules``.
 """
 from __future__ import annotations
 
+import importlib.util
 from importlib import resources
 from pathlib import Path
 
@@ -149,6 +150,9 @@ class PolicyPlayer(Player):
     def _endgame_searcher(settings: dict) -> PimcPlayer | None:
         if not settings["endgame"]:
             return None
+        if importlib.util.find_spec("numba") is None:  # else the first endgame turn would fail mid-partie
+            raise ValueError("the policy player's endgame search needs numba (pip install "
+                             "'trappola-lab[search]'); policy:endgame=0 plays the network alone")
         return PimcPlayer(samples=settings["endgame_samples"], belief=settings["endgame_belief"])
 
     @property

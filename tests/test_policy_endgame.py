@@ -102,3 +102,13 @@ def test_observation_vectors_are_refused_with_endgame_search():
     me = make_player("policy:endgame=3")
     with pytest.raises(ValueError, match="InfoState"):
         me.act_observation(np.zeros(347, np.float32), np.ones(49, bool))
+
+
+def test_without_numba_the_search_is_refused_at_once_and_the_network_still_plays(monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "numba" else real(name, *a))
+    with pytest.raises(ValueError, match="needs numba.*policy:endgame=0"):
+        make_player("policy")
+    assert make_player("policy:endgame=0").endgame_searcher is None

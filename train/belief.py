@@ -40,8 +40,10 @@ from pathlib import Path
 
 import numpy as np
 
+from agents import make_player, split_player_list
 from agents.belief import BeliefModel
 from agents.sampling import constraints_of
+from evaluation.backend_choice import make_backend
 from evaluation.progress import progress_bar
 from evaluation.seeding import derive_seed
 from trappola_env.engine import Partie, random_deal
@@ -72,8 +74,6 @@ def uniform_posterior(info) -> np.ndarray:
 
 
 def _collect_chunk(task) -> dict:
-    from agents import make_player
-
     pairs, start, stop, seed = task
     players = {}
     rows = {"obs": [], "hand": [], "prior": [], "deal": [], "opponent": []}
@@ -105,20 +105,19 @@ def _collect_chunk(task) -> dict:
                 rows["deal"].append(i)
                 rows["opponent"].append(seated[1 - seat])
             partie.apply(policies[seat](info, mask))
+    rows["n_deals"] = stop - start
     return rows
 
 
 def collect(pairs, n_deals: int, seed: int, workers: int = 1, progress: bool = True) -> dict:
     """Rows of every card choice in ``n_deals`` deals (see the module docstring)."""
-    from evaluation.backend_choice import make_backend
-
     pairs = [tuple(p) for p in pairs]
     tasks = [(pairs, s, min(s + CHUNK, n_deals), seed) for s in range(0, n_deals, CHUNK)]
     bar = progress_bar("auto" if progress else False, n_deals, "belief data", "deal")
     backend = make_backend(workers)
     try:
         parts = backend.map(_collect_chunk, tasks,
-                            progress=(lambda part: bar.update(len(set(part["deal"])))) if bar else None)
+                            progress=(lambda part: bar.update(part["n_deals"])) if bar else None)
     finally:
         if bar:
             bar.close()
@@ -232,8 +231,6 @@ def load_rows(path) -> dict:
 def parse_pairs(text: str) -> list[tuple[str, str]]:
     """``"A,B;C,D"`` into player pairs; each side is a registry spec, which
     may hold commas of its own (``split_player_list``)."""
-    from agents import split_player_list
-
     pairs = []
     for part in text.split(";"):
         specs = split_player_list(part)
@@ -266,8 +263,6 @@ def main(argv=None) -> int:
     try:
         pairs = parse_pairs(args.pairs)
         hidden = tuple(int(h) for h in args.hidden.split(",") if h.strip())
-        from agents import make_player
-
         for pair in pairs:  # a bad spec fails now, not in a worker after minutes
             for spec in pair:
                 make_player(spec)
