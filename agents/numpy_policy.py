@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+
 def _relu(x: np.ndarray) -> np.ndarray:
     return np.maximum(x, 0.0, out=x)
 

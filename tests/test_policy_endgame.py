@@ -112,3 +112,13 @@ def test_without_numba_the_search_is_refused_at_once_and_the_network_still_plays
     with pytest.raises(ValueError, match="needs numba.*policy:endgame=0"):
         make_player("policy")
     assert make_player("policy:endgame=0").endgame_searcher is None
+
+
+def test_training_time_evaluation_plays_the_network_alone():
+    # A run's evaluations measure the network it trains, whatever the player's defaults.
+    from agents.policy_player import PolicyPlayer
+
+    shipped = make_player("policy:endgame=0")
+    me = PolicyPlayer.from_numpy(shipped.policy)
+    assert me.settings["endgame"] == 0 and me.endgame_searcher is None
+    assert PolicyPlayer.from_numpy(shipped.policy, endgame=4).endgame_searcher is not None
