@@ -38,7 +38,7 @@ model: $(VENV)/.installed
 	  --baseline-sessions 200 --scan-sessions 10 --thresholds 5 --workers 2
 
 # The belief the `policy` player's endgame search weights its layouts with (train/README.md, "Reading
-# the opponent's hand"): 60,000 deals of the network, `pimc` and `rule`, then the fit; about 15 minutes
+# the opponent's hand"): 60,000 deals of the network, `pimc` and `rule`, then the fit; 14 minutes
 # on 2 cores. Ship it by copying runs/model/belief.npz to agents/models/belief.npz.
 belief: $(VENV)/.installed
 	$(PY) -m train.belief --workers 2 --out $(MODEL_DIR)/belief.npz
