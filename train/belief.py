@@ -122,9 +122,8 @@ def collect(pairs, n_deals: int, seed: int, workers: int = 1, progress: bool = T
         if bar:
             bar.close()
         backend.close()
-    out = {k: np.array([x for part in parts for x in part[k]]) for k in ("obs", "hand", "prior", "deal")}
-    out["opponent"] = np.array([x for part in parts for x in part["opponent"]])
-    return out
+    return {k: np.array([x for part in parts for x in part[k]])
+            for k in ("obs", "hand", "prior", "deal", "opponent")}
 
 
 def _bce(logits: np.ndarray, target: np.ndarray, open_: np.ndarray) -> float:
@@ -158,6 +157,13 @@ def evaluate(model: BeliefModel, data: dict, rows: np.ndarray) -> dict:
     }
 
 
+def held_out(deals: np.ndarray, val_share: float) -> np.ndarray:
+    """Which rows belong to the last ``val_share`` of the deals (fit and report share it)."""
+    if val_share <= 0:
+        return np.zeros(len(deals), bool)
+    return deals >= np.quantile(np.unique(deals), 1 - val_share)
+
+
 def fit(data: dict, hidden=(256, 256), epochs: int = 8, batch_size: int = 1024, learning_rate: float = 1e-3,
         val_share: float = 0.1, seed: int = 0, log=print) -> tuple[BeliefModel, dict]:
     """Fit the MLP on the first deals, report on the held-out last ones."""
@@ -165,8 +171,8 @@ def fit(data: dict, hidden=(256, 256), epochs: int = 8, batch_size: int = 1024, 
 
     torch.manual_seed(seed)
     deals = data["deal"]
-    cut = np.quantile(np.unique(deals), 1 - val_share) if val_share > 0 else deals.max() + 1
-    train_rows, val_rows = np.flatnonzero(deals < cut), np.flatnonzero(deals >= cut)
+    held = held_out(deals, val_share)
+    train_rows, val_rows = np.flatnonzero(~held), np.flatnonzero(held)
     if not len(train_rows):
         raise ValueError("no training rows: collect more deals or lower --val-share")
     sizes = [OBS_SIZE, *hidden, 36]
@@ -283,12 +289,9 @@ def main(argv=None) -> int:
         if args.save_data:
             save_rows(args.save_data, data, pairs, args.deals, args.seed)
     model, report = fit(data, hidden=hidden, epochs=args.epochs, val_share=args.val_share, seed=args.seed)
-    by_opponent = {}
-    cut = np.quantile(np.unique(data["deal"]), 1 - args.val_share) if args.val_share > 0 else None
-    if cut is not None:
-        for opp in sorted(set(data["opponent"])):
-            rows = np.flatnonzero((data["deal"] >= cut) & (data["opponent"] == opp))
-            by_opponent[str(opp)] = evaluate(model, data, rows)
+    held = held_out(data["deal"], args.val_share)
+    by_opponent = {str(opp): evaluate(model, data, np.flatnonzero(held & (data["opponent"] == opp)))
+                   for opp in sorted(set(data["opponent"]))} if held.any() else {}
     model.meta = {"pairs": [list(p) for p in pairs], "deals": args.deals, "seed": args.seed,
                   "hidden": list(hidden), "epochs": args.epochs, "val_share": args.val_share,
                   "rows": int(len(data["deal"])), "held_out": report, "held_out_by_opponent": by_opponent,
