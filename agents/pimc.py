@@ -110,6 +110,7 @@ from trappola_env.observation import encode_info
 
 from .base import Player, TurnView, pro_settings
 from .belief import load_belief
+from .inference import load_inference, normalise
 from .knowledge import aces_failed
 from .sampling import constraints_of
 from .settings import Setting
@@ -147,6 +148,15 @@ class PimcPlayer(Player):
                                    "(agents.belief): empty for uniform, 'default' for the shipped one, or a path"),
         "belief_draws": Setting(int, 256, "belief: uniform layouts drawn and weighted before the samples "
                                           "are taken from them", low=1),
+        "infer": Setting(str, "", "read the opponent's hand from its decisions (agents.inference): weight each "
+                                  "layout by the likelihood of its past actions under a trained network: empty "
+                                  "for none, 'policy' for the shipped network, or a checkpoint path"),
+        "infer_draws": Setting(int, 128, "infer: uniform layouts drawn and weighted before the samples are taken "
+                                         "from them (the cost grows with it)", low=1, high=4096),
+        "infer_temp": Setting(float, 1.0, "infer: temperature of the opponent model's choices (above 1 trusts "
+                                          "it less)", low=0.05, high=100),
+        "infer_floor": Setting(float, 0.0, "infer: share of the uniform choice among legal actions mixed into "
+                                           "each modelled probability", low=0, high=1),
         **pro_settings("threshold"),
     }
 
@@ -159,6 +169,8 @@ class PimcPlayer(Player):
         self._table = None
         self._planned = None  # (turn key, card, sign) chosen this turn
         self._belief = load_belief(cfg["belief"]) if cfg["belief"] else None
+        self._inference = (load_inference(cfg["infer"], cfg["infer_temp"], cfg["infer_floor"])
+                           if cfg["infer"] else None)
         #: The values of the latest card search (``card_values``), a new dict
         #: per search, for saved games (``evaluation.game_record``); None after reset.
         self.last_card_values = None
@@ -297,17 +309,32 @@ class PimcPlayer(Player):
     def _draw(self, cons):
         if cons.count() <= self.settings["exact"]:
             return cons.all_hands()
-        n = self.settings["belief_draws"] if self._belief is not None else self.settings["samples"]
-        return cons.sample(self.rng, max(n, self.settings["samples"]))
+        n = self.settings["samples"]
+        if self._inference is not None:
+            # Array draws from a generator seeded by the player's rng (so plain
+            # pimc keeps its random stream and its recorded results).
+            rng = np.random.default_rng(self.rng.getrandbits(63))
+            return cons.sample_array(rng, max(self.settings["infer_draws"], n))
+        if self._belief is not None:
+            n = max(self.settings["belief_draws"], n)
+        return cons.sample(self.rng, n)
 
     def _weigh(self, info: InfoState, cons, hands: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
-        """Equal weights (None), or the belief's. From more draws than ``samples``
-        (the belief's case), ``samples`` are taken in proportion to their
-        weights (systematic resampling), so the solver's work is unchanged;
-        a hand taken twice is solved once with twice the weight."""
-        if self._belief is None:
+        """Equal weights (None), or those of the belief and/or the inference
+        (their log-weights add). From more draws than ``samples``, ``samples``
+        are taken in proportion to their weights (systematic resampling), so
+        the solver's work is unchanged; a hand taken twice is solved once
+        with twice the weight."""
+        if self._belief is None and self._inference is None:
             return hands, None
-        weights = self._belief.layout_weights(encode_info(info), hands)
+        if self._inference is None:
+            weights = self._belief.layout_weights(encode_info(info), hands)
+        else:
+            log_w = self._inference.log_likelihood(info, hands)
+            if self._belief is not None:
+                with np.errstate(divide="ignore"):
+                    log_w += np.log(self._belief.layout_weights(encode_info(info), hands))
+            weights = normalise(log_w)
         if len(hands) <= self.settings["samples"] or cons.count() <= self.settings["exact"]:
             return hands, weights
         n = self.settings["samples"]

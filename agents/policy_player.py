@@ -42,8 +42,6 @@ and ``random`` are the shared rules of ``agents.pro_rules``.
 from __future__ import annotations
 
 import importlib.util
-from importlib import resources
-from pathlib import Path
 
 import numpy as np
 
@@ -54,41 +52,11 @@ from trappola_env.observation import OBS_SIZE, encode_info
 from trappola_env.trappola_v0 import mask_array
 
 from .base import Player
-from .checkpoint import CheckpointNotFoundError, load_policy
+from .model_files import DEFAULT_MODEL, load_checkpoint_policy, resolve_model_path, shipped_model_path  # noqa: F401
 from .pimc import PimcPlayer
 from .pro_learned import pro_policy_from_dict
 from .pro_rules import PRO_MODES, ProRule
 from .settings import Setting
-
-#: The ``path`` setting that means "the model shipped with the package".
-DEFAULT_MODEL = "default"
-_CACHE: dict = {}  # (resolved path, mtime) -> (NumpyPolicy, metadata)
-
-
-def shipped_model_path() -> Path:
-    """The model shipped inside the package (``agents/models/default.zip``)."""
-    return Path(str(resources.files("agents") / "models" / "default.zip"))
-
-
-def resolve_model_path(path: str) -> Path:
-    """``default`` is the shipped model; any other path is the user's,
-    relative to the working directory."""
-    if path == DEFAULT_MODEL:
-        return shipped_model_path()
-    return Path(path).expanduser()
-
-
-def load_checkpoint_policy(path: str):
-    """(NumpyPolicy, metadata) of a checkpoint, cached per file version;
-    raises ``ValueError`` (``agents.checkpoint.CheckpointError``) if unusable."""
-    p = resolve_model_path(path)
-    if not p.exists():
-        raise CheckpointNotFoundError(f"policy checkpoint not found: {path!r} (looked in {Path.cwd()})")
-    key = (str(p.resolve()), p.stat().st_mtime_ns)
-    if key not in _CACHE:
-        _CACHE[key] = load_policy(p, env="trappola_v0")
-    return _CACHE[key]
-
 
 _PRO_BITS = (1 << PRO) | (1 << NO_PRO)
 
@@ -124,6 +92,15 @@ class PolicyPlayer(Player):
         "endgame_belief": Setting(str, "default", "endgame: learned model of the opponent's hand weighting "
                                                   "the layouts (agents.belief): 'default' (shipped), a path, "
                                                   "or empty for uniform layouts"),
+        "endgame_infer": Setting(str, "", "endgame: weight the layouts by the likelihood of the opponent's "
+                                          "decisions (pimc's infer): empty for none, 'policy' for the "
+                                          "shipped network, or a checkpoint path"),
+        "endgame_infer_draws": Setting(int, 128, "endgame_infer: layouts drawn and weighted per search",
+                                       low=1, high=4096),
+        "endgame_infer_temp": Setting(float, 1.0, "endgame_infer: temperature of the opponent model",
+                                      low=0.05, high=100),
+        "endgame_infer_floor": Setting(float, 0.0, "endgame_infer: uniform share mixed into the opponent "
+                                                   "model's probabilities", low=0, high=1),
     }
 
     def __init__(self, **settings):
@@ -153,7 +130,9 @@ class PolicyPlayer(Player):
         if importlib.util.find_spec("numba") is None:  # else the first endgame turn would fail mid-partie
             raise ValueError("the policy player's endgame search needs numba (pip install "
                              "'trappola-lab[search]'); policy:endgame=0 plays the network alone")
-        return PimcPlayer(samples=settings["endgame_samples"], belief=settings["endgame_belief"])
+        return PimcPlayer(samples=settings["endgame_samples"], belief=settings["endgame_belief"],
+                          infer=settings["endgame_infer"], infer_draws=settings["endgame_infer_draws"],
+                          infer_temp=settings["endgame_infer_temp"], infer_floor=settings["endgame_infer_floor"])
 
     @property
     def endgame_searcher(self) -> PimcPlayer | None:

@@ -115,6 +115,37 @@ class Constraints:
             out[i] = h
         return out
 
+    def sample_array(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        """``n`` hands drawn independently and uniformly, as ``sample``, but
+        all at once in arrays (a numpy ``Generator``): each group's ``k``
+        cards are the ``k`` smallest of ``n`` rows of random keys. Hands
+        outside the ``bounds`` are drawn again; raises ``ValueError`` as
+        ``sample`` does when they reject nearly everything."""
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise ValueError(f"n must be a positive int, got {n!r}")
+        out = np.empty(0, dtype=np.int64)
+        for _ in range(self.MAX_TRIES):
+            hands = np.full(n, self.forced, dtype=np.int64)
+            for cards, k in self.groups:
+                if not k:
+                    continue
+                ids = np.array(cards_of(cards), dtype=np.int64)
+                if k < ids.size:
+                    ids = ids[np.argpartition(rng.random((n, ids.size)), k - 1, axis=1)[:, :k]]
+                    hands |= np.bitwise_or.reduce(np.left_shift(np.int64(1), ids), axis=1)
+                else:
+                    hands |= np.int64(cards)
+            if self.bounds:
+                keep = np.ones(n, dtype=bool)
+                for cards, lo, hi in self.bounds:
+                    held = _popcount(hands & np.int64(cards))
+                    keep &= (held >= lo) & (held <= hi)
+                hands = hands[keep]
+            out = np.concatenate([out, hands])[:n]
+            if out.size == n:
+                return out
+        raise ValueError(f"no consistent hand in {self.MAX_TRIES} draws: the bounds exclude (nearly) all")
+
     def all_hands(self) -> np.ndarray:
         """Every consistent hand once (use when ``count()`` is small)."""
         parts = [[mask_of(combo) for combo in itertools.combinations(cards_of(cards), k)]
@@ -138,6 +169,12 @@ class Constraints:
                 return False
             rest &= ~cards
         return rest == 0 and self._in_bounds(hand)
+
+
+def _popcount(x: np.ndarray) -> np.ndarray:
+    """Set bits per int64 of an array (at most 36 bits are ever set)."""
+    bits = (x[:, None] >> np.arange(36, dtype=np.int64)) & 1
+    return bits.sum(axis=1)
 
 
 def constraints_of(info: InfoState, first_chance: bool = False) -> Constraints:

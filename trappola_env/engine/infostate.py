@@ -15,7 +15,7 @@ class InfoState:
         "seat", "role", "hand", "dealt", "bottom", "to_act", "phase", "trick", "lead", "leader",
         "tricks", "two_winner", "declarations", "manko_answer", "used", "card_points",
         "alifer_proposer", "multiplier", "stake_multiple", "ncards", "legal_mask", "terminal",
-        "ace_declaration",
+        "ace_declaration", "history",
     )
 
     def __init__(self, partie, seat: int):
@@ -44,6 +44,9 @@ class InfoState:
         self.terminal = partie.terminal
         self.legal_mask = partie.legal_mask() if partie.to_act == seat else 0
         self.ace_declaration = partie.config.ace_declaration
+        # Every action of the partie is announced to both seats (cards,
+        # declarations, Manko, Alifer), so their order is public too.
+        self.history = tuple(partie.history)
 
     def played_by(self, seat: int) -> list[int]:
         """Cards ``seat`` has played, in order."""
