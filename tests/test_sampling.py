@@ -11,6 +11,7 @@ import math
 import random
 from collections import Counter
 
+import numpy as np
 import pytest
 
 from agents import make_player
@@ -256,3 +257,24 @@ def test_rule_players_summary_never_contradicts_the_exact_constraints():
                 assert all((h & m).bit_count() == n for m, n in summary.exact)
                 seen += 1
     assert seen > 500
+
+
+def test_array_draws_are_uniform_and_meet_the_bounds():
+    p = _small_state()
+    info = p.info_state(0)
+    cons = constraints_of(info)
+    hands = sorted(_brute_force(info))
+    n = 60 * len(hands)
+    counts = Counter(int(h) for h in cons.sample_array(np.random.default_rng(11), n))
+    assert set(counts) == set(hands)  # only consistent hands, and every one of them
+    expected = n / len(hands)
+    chi2 = sum((counts[h] - expected) ** 2 / expected for h in hands)
+    df = len(hands) - 1
+    assert chi2 < df * (1 - 2 / (9 * df) + 3.09 * math.sqrt(2 / (9 * df))) ** 3, chi2
+    q = make_partie(challenger="7S 8S 9S 7C 8C 9C 7D 8D 9D", dealer="2C TC BC 2D TD BD 2B TB BB")
+    act(q, "7C", "TC")
+    bounded = constraints_of(q.info_state(0), first_chance=True)
+    drawn = bounded.sample_array(np.random.default_rng(0), 300)
+    assert len(drawn) == 300 and all(bounded.allows(int(h)) for h in drawn)
+    with pytest.raises(ValueError, match="positive int"):
+        cons.sample_array(np.random.default_rng(0), 0)

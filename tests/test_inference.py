@@ -1,0 +1,206 @@
+"""Policy-based inference (``agents.inference``): the likelihood of the
+opponent's past decisions per layout, checked against a replay in the
+reference engine, and free of hidden information."""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from agents import make_player
+from agents.inference import PolicyInference, effective_sample_size, load_inference, normalise
+from agents.model_files import load_checkpoint_policy
+from agents.sampling import constraints_of
+from trappola_env.engine import Deal, Partie, random_deal
+from trappola_env.engine.cards import SUIT_MASK, cards_of, mask_of
+from trappola_env.interface import TurnView
+from trappola_env.observation import encode
+
+from helpers import act, make_partie
+
+
+def _play_until(deal: Deal, specs, seed: int, cards_left: int, seat: int = 0) -> Partie:
+    """The partie of ``specs`` on ``deal`` when ``seat`` is to act with
+    ``cards_left`` cards in hand (or over, if it ends first)."""
+    p = Partie(deal)
+    players = [make_player(s) for s in specs]
+    for i, pl in enumerate(players):
+        pl.reset(seed + i)
+    while not p.terminal and not (p.to_act == seat and p.hands[seat].bit_count() == cards_left):
+        p.apply(players[p.to_act].act(TurnView(p.info_state(p.to_act))))
+    return p
+
+
+def _reference_log_likelihood(policy, info, hand: int) -> float:
+    """The opponent's past decisions replayed one by one in the reference
+    engine, on the deal the layout ``hand`` completes."""
+    opp = 1 - info.seat
+    opp_dealt = hand | mask_of(info.played_by(opp))
+    rest = [c for c in range(36) if not (info.dealt | opp_dealt | 1 << info.bottom) >> c & 1]
+    hands = (info.dealt, opp_dealt) if info.seat == 0 else (opp_dealt, info.dealt)
+    q = Partie(Deal(tuple(cards_of(hands[0])), tuple(cards_of(hands[1])), tuple(rest) + (info.bottom,)),
+               multiplier=info.multiplier)
+    total = 0.0
+    for seat, action in info.history:
+        mask = q.legal_mask()
+        if seat == opp and mask & (mask - 1):
+            legal = np.array([mask >> a & 1 for a in range(49)], bool)
+            total += float(np.log(policy.probabilities(encode(q, opp), legal)[action]))
+        q.apply(action)
+    return total
+
+
+@pytest.fixture(scope="module")
+def network():
+    return load_checkpoint_policy("default")[0]
+
+
+def test_likelihood_equals_a_replay_in_the_reference_engine(network):
+    inference = PolicyInference(network)
+    checked = 0
+    for seed in range(6):
+        seat = seed % 2
+        # rule declares at once and asks Manko: declarations count as evidence too.
+        p = _play_until(random_deal(random.Random(seed)), ("rule", "policy:endgame=0"), seed, 4 + seed % 3, seat)
+        if p.terminal:
+            continue
+        info = p.info_state(seat)
+        hands = constraints_of(info).sample(random.Random(seed), 12)
+        got = inference.log_likelihood(info, hands)
+        want = [_reference_log_likelihood(network, info, int(h)) for h in hands]
+        assert np.allclose(got, want, atol=1e-3), (seed, got, want)
+        checked += 1
+    assert checked >= 4
+
+
+def test_the_true_hand_is_likelier_than_the_typical_layout_when_the_model_is_the_opponent(network):
+    # Against the network itself the model is right, so the true hand should
+    # be far likelier than a layout drawn uniformly from the record.
+    inference = PolicyInference(network)
+    gaps = []
+    for seed in range(8):
+        p = _play_until(random_deal(random.Random(100 + seed)), ("rule", "policy:endgame=0"), seed, 4)
+        if p.terminal:
+            continue
+        info = p.info_state(0)
+        hands = constraints_of(info).sample(random.Random(seed), 64)
+        true = inference.log_likelihood(info, np.array([p.hands[1]], np.int64))[0]
+        gaps.append(true - np.median(inference.log_likelihood(info, hands)))
+    assert len(gaps) >= 5 and np.mean(gaps) > 3.0, gaps
+
+
+def test_a_layout_the_record_rules_out_gets_no_weight(network):
+    p = make_partie(challenger="7S 8S 9S 7C 8C 9C 7D 8D 9D", dealer="2C TC BC 2D TD BD 2B TB BB")
+    act(p, "7S", "2C", "7C", "TC")  # the dealer showed a void in Spade
+    info = p.info_state(0)
+    good = constraints_of(info).sample(random.Random(0), 4)
+    # A hand with a Spade: same size, drawn from the unseen cards, against the void.
+    spade = next(c for c in cards_of(info.unseen() & SUIT_MASK[0]))
+    bad = (int(good[0]) & ~(1 << cards_of(int(good[0]))[0])) | 1 << spade
+    ll = PolicyInference(network).log_likelihood(info, np.array([*good, bad], np.int64))
+    assert np.isfinite(ll[:4]).all() and ll[4] == -np.inf
+    w = normalise(ll)
+    assert w[4] == 0 and np.isclose(w.sum(), 1)
+
+
+def test_no_decision_yet_gives_uniform_weights(network):
+    p = make_partie(challenger="7S 8S 9S 7C 8C 9C 7D 8D 9D", dealer="2C TC BC 2D TD BD 2B TB BB")
+    info = p.info_state(0)
+    hands = constraints_of(info).sample(random.Random(0), 5)
+    assert np.array_equal(PolicyInference(network).log_likelihood(info, hands), np.zeros(5))
+    assert effective_sample_size(normalise(np.zeros(5))) == pytest.approx(5.0)
+
+
+def test_temperature_and_floor_flatten_the_weights(network):
+    p = _play_until(random_deal(random.Random(3)), ("rule", "policy:endgame=0"), 3, 4)
+    info = p.info_state(0)
+    hands = constraints_of(info).sample(random.Random(0), 64)
+    ess = [effective_sample_size(PolicyInference(network, t, f).layout_weights(info, hands))
+           for t, f in ((1.0, 0.0), (3.0, 0.0), (1.0, 0.5))]
+    assert ess[1] > ess[0] and ess[2] > ess[0], ess
+    with pytest.raises(ValueError, match="temperature"):
+        PolicyInference(network, 0.0)
+    with pytest.raises(ValueError, match="floor"):
+        PolicyInference(network, 1.0, 1.5)
+
+
+def _swapped_twins(seed: int, cards_left: int):
+    """(partie, twin): the same game of ``rule`` against the network on two
+    deals that differ only in which hidden cards are the dealer's and which
+    lie in the stock, up to the challenger's turn with ``cards_left``
+    cards; None when no swap keeps the record legal."""
+    deal = random_deal(random.Random(seed))
+    p = _play_until(deal, ("rule", "policy:endgame=0"), seed, cards_left)
+    if p.terminal:
+        return None
+    rng = random.Random(seed)
+    unplayed = cards_of(p.hands[1])
+    stock = list(deal.stock[:-1])
+    for _ in range(50):
+        a, b = rng.choice(unplayed), rng.choice(stock)
+        dealer = tuple(b if c == a else c for c in deal.dealer)
+        twin_deal = Deal(deal.challenger, dealer, tuple(a if c == b else c for c in stock) + (deal.bottom,))
+        twin = Partie(twin_deal)
+        try:
+            for _, action in p.history:
+                twin.apply(action)
+        except ValueError:
+            continue
+        if twin.hands[1] != p.hands[1]:
+            return p, twin
+    return None
+
+
+def test_weights_and_decisions_read_only_what_the_seat_may_know():
+    """Swap the dealer's unplayed cards with hidden stock cards under the
+    same record: the challenger's inference weights (on the same layouts)
+    and its searched decisions must not change."""
+    inference = load_inference("policy")
+    pairs = 0
+    for seed in range(12):
+        twins = _swapped_twins(seed, 5)
+        if twins is None:
+            continue
+        p, twin = twins
+        a, b = p.info_state(0), twin.info_state(0)
+        hands = constraints_of(a).sample(random.Random(seed), 16)
+        assert np.array_equal(inference.log_likelihood(a, hands), inference.log_likelihood(b, hands))
+        for spec in ("pimc:infer=policy,samples=4,infer_draws=32",
+                     "policy:endgame=9,endgame_infer=policy,endgame_samples=4,endgame_infer_draws=32"):
+            decisions = []
+            for info in (a, b):
+                player = make_player(spec)
+                player.reset(seed)
+                decisions.append(player.act(TurnView(info)))
+            assert decisions[0] == decisions[1], (spec, seed)
+        pairs += 1
+    assert pairs >= 6
+
+
+def test_infer_settings_are_checked():
+    with pytest.raises(ValueError, match="not found"):
+        make_player("pimc:infer=no/such/model.zip")
+    with pytest.raises(ValueError, match="infer_draws"):
+        make_player("pimc:infer=policy,infer_draws=5000")
+    with pytest.raises(ValueError, match="infer_floor"):
+        make_player("pimc:infer=policy,infer_floor=2")
+    me = make_player("policy:endgame_infer=policy,endgame_infer_floor=0.1")
+    assert me.endgame_searcher.settings["infer"] == "policy"
+    assert make_player(me.name).settings == me.settings
+
+
+def test_pimc_with_inference_solves_consistent_layouts_weighted_to_the_likely_ones():
+    p = _play_until(random_deal(random.Random(5)), ("rule", "policy:endgame=0"), 5, 5)
+    info = p.info_state(0)
+    cons = constraints_of(info)
+    assert cons.count() > 64  # sampled, then resampled by weight
+    player = make_player("pimc:infer=policy,samples=16,infer_draws=256")
+    player.reset(0)
+    hands, weights = player._layouts(info)
+    assert len(hands) <= 16 and np.isclose(weights.sum(), 1.0)
+    assert all(cons.allows(int(h)) for h in hands)
+    inference = load_inference("policy")
+    uniform = cons.sample(random.Random(1), 256)
+    # The kept layouts are likelier, on average, than uniform draws.
+    assert (weights @ inference.log_likelihood(info, hands)) > np.mean(inference.log_likelihood(info, uniform))
