@@ -204,3 +204,20 @@ def test_pimc_with_inference_solves_consistent_layouts_weighted_to_the_likely_on
     uniform = cons.sample(random.Random(1), 256)
     # The kept layouts are likelier, on average, than uniform draws.
     assert (weights @ inference.log_likelihood(info, hands)) > np.mean(inference.log_likelihood(info, uniform))
+
+
+def test_an_opponent_model_fitted_to_a_player_reads_it_better(tmp_path):
+    from train import opponent_model
+
+    out = tmp_path / "rule.zip"
+    assert opponent_model.main(["--teacher", "rule", "--deals", "30", "--epochs", "3", "--out", str(out)]) == 0
+    policy, meta = load_checkpoint_policy(str(out))
+    report = meta["opponent_model"]
+    assert report["teacher"] == "rule" and report["deals"] == 30
+    assert report["ce_after"] < report["ce_before"]  # the held-out decisions of rule, better predicted
+    player = make_player(f"pimc:infer={out},samples=4,infer_draws=16")
+    player.reset(0)
+    p = _play_until(random_deal(random.Random(2)), ("rule", "rule"), 2, 5)
+    assert player.act(TurnView(p.info_state(0))) in cards_of(p.legal_mask())
+    with pytest.raises(SystemExit):
+        opponent_model.main(["--deals", "0", "--out", str(out)])
