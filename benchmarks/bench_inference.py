@@ -1,7 +1,8 @@
 """How well layout weights read the opponent's hand: uniform, belief, inference.
 
 Run:  .venv/bin/python benchmarks/bench_inference.py [--deals 200] [--opponents policy:endgame=0,pimc:samples=32,rule]
-                                                      [--observer rule] [--draws 128] [--seed 0]
+                                                      [--observer rule] [--draws 128] [--seed 0] [--model policy]
+                                                      [--variants T:F,...]
 
 Plays ``--deals`` held-out deals (seeded from ``--seed``; neither model saw
 them) of ``--observer`` against each opponent, in both seats, and at every
@@ -11,8 +12,9 @@ turn in which the observer chooses among two or more cards it weighs
 
 * ``uniform``: every layout the same (plain ``pimc``);
 * ``belief``: the learned per-card odds (``agents.belief``, the shipped model);
-* ``infer``: the likelihood of the opponent's past decisions under the shipped
-  network (``agents.inference``);
+* ``infer``: the likelihood of the opponent's past decisions under the
+  opponent model (``agents.inference``; ``--model``: the shipped network, or a
+  checkpoint such as one ``train.opponent_model`` fits to a player);
 * ``both``: the product of the two;
 * ``infer t/f`` for each ``--variants t:f``: the inference with temperature
   ``t`` and floor ``f`` (``pimc``'s ``infer_temp`` and ``infer_floor``), the
@@ -102,16 +104,21 @@ def main(argv=None) -> int:
     ap.add_argument("--observer", default="rule")
     ap.add_argument("--draws", type=int, default=128)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--model", default="policy", help="the opponent model: 'policy' (the shipped network) or a "
+                                                       "checkpoint, e.g. one of train.opponent_model")
     ap.add_argument("--variants", default="", help="comma-separated temperature:floor pairs, e.g. 2:0.1,1:0.3")
     args = ap.parse_args(argv)
     if args.deals < 1 or not 1 <= args.draws <= 4096:
         ap.error("--deals must be >= 1 and --draws in 1..4096")
     belief = load_belief("default")
-    inferences = {"infer": load_inference("policy")}
+    try:
+        inferences = {"infer": load_inference(args.model)}
+    except ValueError as e:
+        ap.error(str(e))
     try:
         for v in filter(None, args.variants.split(",")):
             t, f = (float(x) for x in v.split(":"))
-            inferences[f"infer {t:g}/{f:g}"] = load_inference("policy", t, f)
+            inferences[f"infer {t:g}/{f:g}"] = load_inference(args.model, t, f)
     except ValueError as e:
         ap.error(f"--variants: {e}")
     weightings = WEIGHTINGS + tuple(k for k in inferences if k != "infer")
