@@ -36,6 +36,19 @@ more than without it. The record's hard constraints still hold in every
 layout. Measured with the ``policy`` player's endgame search in
 ``train/README.md`` ("Reading the opponent's hand").
 
+Policy-based inference (``infer``, off by default): each layout is weighed
+by the likelihood of the opponent's past decisions (cards, declarations,
+Manko questions, Alifer answers) under a trained network, evaluated from the
+information state the opponent had in that layout (``agents.inference``,
+after Rebstock et al. 2019). ``infer=policy`` models the opponent with the
+shipped network, ``infer=PATH`` with any checkpoint, e.g. one
+``python -m train.opponent_model`` fits to imitate a given player.
+``infer_draws`` layouts are drawn (in arrays, ``Constraints.sample_array``)
+and weighed, then ``samples`` taken as above; with ``belief`` too, the two
+weights multiply. ``infer_temp`` and ``infer_floor`` soften a model that
+does not match the opponent. Measured in ``train/README.md`` ("Reading the
+opponent's decisions").
+
 Signs need totals, so the solver is given every fixed point as
 ``base_diff``: the Figura/Blans/Bianka declarations made (and those this
 player still means to make), and the Aces declarations as counts (the

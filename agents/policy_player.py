@@ -26,7 +26,11 @@ proposal); answers to a proposal stay the network's. The layouts are
 weighted by the learned belief about the opponent's hand
 (``endgame_belief``, default the shipped ``agents/models/belief.npz``;
 empty for uniform layouts, ``agents.belief``): it reads from the
-opponent's play what the uniform layouts of plain ``pimc`` ignore. The
+opponent's play what the uniform layouts of plain ``pimc`` ignore.
+``endgame_infer`` (off by default) also weighs them by the likelihood of the
+opponent's past decisions under an opponent model (``pimc``'s ``infer``,
+``agents.inference``), with ``endgame_infer_draws``, ``endgame_infer_temp``
+and ``endgame_infer_floor`` as ``pimc``'s ``infer_*`` settings. The
 network is weakest in the last tricks, which a double-dummy search solves
 in a few milliseconds once the hands are small; the median decision stays
 well under a millisecond, since most turns are the network's or have one
