@@ -10,7 +10,8 @@ question before the asker's second card, a declined Alifer proposal for a
 seat that used its one. The engine checks every step, so a guess that
 contradicts the record gives ``None`` instead of a wrong world. A proposal
 waiting for an answer is replayed as declined: the world is the one in which
-play goes on.
+play goes on. The world's state is the record's; only the order of its
+actions (``InfoState.history``) may differ from the one played.
 
 Used by the rule player's rollouts; any sampling (PIMC) player can use it
 to play hypothetical continuations with the real rules.
