@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 # open range so other installs can choose their own build.
 TORCH := torch==2.13.0
 
-.PHONY: demo test bench model belief clean
+.PHONY: demo test bench model belief opponent clean
 
 $(VENV)/.installed: pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -42,6 +42,14 @@ model: $(VENV)/.installed
 # on 2 cores. Ship it by copying runs/model/belief.npz to agents/models/belief.npz.
 belief: $(VENV)/.installed
 	$(PY) -m train.belief --workers 2 --out $(MODEL_DIR)/belief.npz
+
+# The opponent model the `policy` player's endgame search reads the opponent's decisions with
+# (train/README.md, "Reading the opponent's decisions"): 2,000 deals of `pimc:samples=32` against
+# itself, then the shipped network's actor fitted to its choices. Ship it by copying
+# runs/model/opponent_pimc.zip to agents/models/opponent_pimc.zip.
+opponent: $(VENV)/.installed
+	$(PY) -m train.opponent_model --teacher pimc:samples=32 --deals 2000 --seed 11 --epochs 8 --workers 2 \
+		--out $(MODEL_DIR)/opponent_pimc.zip
 
 clean:
 	rm -rf $(VENV) .pytest_cache

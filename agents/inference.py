@@ -38,6 +38,8 @@ actions, so no layout is ruled out by one surprising move.
 """
 from __future__ import annotations
 
+from importlib import resources
+
 import numpy as np
 
 from trappola_env.batch import BatchPartie
@@ -46,11 +48,13 @@ from trappola_env.engine.cards import N_CARDS
 from trappola_env.engine.infostate import InfoState
 from trappola_env.observation import OBS_SIZE
 
-from .model_files import DEFAULT_MODEL, load_checkpoint_policy
+from .model_files import load_checkpoint_policy
 from .numpy_policy import NumpyPolicy
 
-#: The ``infer`` setting that means "the model shipped with the package".
-SHIPPED_OPPONENT_MODEL = "policy"
+#: ``infer`` values naming a model shipped in ``agents/models/``: the shipped
+#: network itself, and that network fitted to imitate ``pimc:samples=32``
+#: (``python -m train.opponent_model``, ``make opponent``).
+SHIPPED_OPPONENT_MODELS = {"policy": "default.zip", "pimc": "opponent_pimc.zip"}
 _HAND_INPUTS = 2 * N_CARDS  # the observation's ``hand`` and ``dealt_hand`` fields come first
 _ALL = (1 << N_CARDS) - 1
 _BITS = np.arange(N_CARDS, dtype=np.int64)
@@ -164,9 +168,11 @@ class PolicyInference:
 
 def load_inference(spec: str, temperature: float = 1.0, floor: float = 0.0) -> PolicyInference:
     """The inference of ``pimc:infer=spec``: ``policy`` models the opponent
-    with the shipped network, any other value is a checkpoint path."""
-    path = DEFAULT_MODEL if spec == SHIPPED_OPPONENT_MODEL else spec
-    policy, _ = load_checkpoint_policy(path)
+    with the shipped network, ``pimc`` with the shipped model of
+    ``pimc:samples=32``, any other value is a checkpoint path."""
+    if spec in SHIPPED_OPPONENT_MODELS:
+        spec = str(resources.files("agents") / "models" / SHIPPED_OPPONENT_MODELS[spec])
+    policy, _ = load_checkpoint_policy(spec)
     return PolicyInference(policy, temperature, floor)
 
 
@@ -218,4 +224,4 @@ def _orders(info: InfoState, hands: np.ndarray) -> np.ndarray:
     return out
 
 
-__all__ = ["PolicyInference", "SHIPPED_OPPONENT_MODEL", "effective_sample_size", "load_inference", "normalise"]
+__all__ = ["PolicyInference", "SHIPPED_OPPONENT_MODELS", "effective_sample_size", "load_inference", "normalise"]

@@ -163,7 +163,8 @@ class PimcPlayer(Player):
                                           "are taken from them", low=1),
         "infer": Setting(str, "", "read the opponent's hand from its decisions (agents.inference): weight each "
                                   "layout by the likelihood of its past actions under a trained network: empty "
-                                  "for none, 'policy' for the shipped network, or a checkpoint path"),
+                                  "for none, 'policy' for the shipped network, 'pimc' for the shipped model of "
+                                  "pimc:samples=32, or a checkpoint path"),
         "infer_draws": Setting(int, 128, "infer: uniform layouts drawn and weighted before the samples are taken "
                                          "from them (the cost grows with it)", low=1, high=4096),
         "infer_temp": Setting(float, 1.0, "infer: temperature of the opponent model's choices (above 1 trusts "

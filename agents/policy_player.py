@@ -98,7 +98,7 @@ class PolicyPlayer(Player):
                                                   "or empty for uniform layouts"),
         "endgame_infer": Setting(str, "", "endgame: weight the layouts by the likelihood of the opponent's "
                                           "decisions (pimc's infer): empty for none, 'policy' for the "
-                                          "shipped network, or a checkpoint path"),
+                                          "shipped network, 'pimc' for the shipped model of pimc, or a path"),
         "endgame_infer_draws": Setting(int, 128, "endgame_infer: layouts drawn and weighted per search",
                                        low=1, high=4096),
         "endgame_infer_temp": Setting(float, 1.0, "endgame_infer: temperature of the opponent model",

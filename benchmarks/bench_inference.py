@@ -104,8 +104,8 @@ def main(argv=None) -> int:
     ap.add_argument("--observer", default="rule")
     ap.add_argument("--draws", type=int, default=128)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--model", default="policy", help="the opponent model: 'policy' (the shipped network) or a "
-                                                       "checkpoint, e.g. one of train.opponent_model")
+    ap.add_argument("--model", default="policy", help="the opponent model: 'policy' (the shipped network), "
+                                                       "'pimc' (the shipped model of pimc) or a checkpoint")
     ap.add_argument("--variants", default="", help="comma-separated temperature:floor pairs, e.g. 2:0.1,1:0.3")
     args = ap.parse_args(argv)
     if args.deals < 1 or not 1 <= args.draws <= 4096:
