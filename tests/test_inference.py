@@ -4,12 +4,14 @@ reference engine, and free of hidden information."""
 from __future__ import annotations
 
 import random
+from importlib import resources
 
 import numpy as np
 import pytest
 
 from agents import make_player
-from agents.inference import PolicyInference, effective_sample_size, load_inference, normalise
+from agents.inference import (SHIPPED_OPPONENT_MODELS, PolicyInference, effective_sample_size, load_inference,
+                              normalise)
 from agents.model_files import load_checkpoint_policy
 from agents.sampling import constraints_of
 from trappola_env.engine import Deal, Partie, random_deal
@@ -185,6 +187,9 @@ def test_infer_settings_are_checked():
         make_player("pimc:infer=policy,infer_draws=5000")
     with pytest.raises(ValueError, match="infer_floor"):
         make_player("pimc:infer=policy,infer_floor=2")
+    shipped = load_checkpoint_policy(str(resources.files("agents") / "models" / SHIPPED_OPPONENT_MODELS["pimc"]))[1]
+    assert shipped["opponent_model"]["teacher"] == "pimc:samples=32"  # the file records its fit
+    assert make_player("pimc:infer=pimc").settings["infer"] == "pimc"
     me = make_player("policy:endgame_infer=policy,endgame_infer_floor=0.1")
     assert me.endgame_searcher.settings["infer"] == "policy"
     assert make_player(me.name).settings == me.settings
