@@ -19,6 +19,7 @@ Run:  .venv/bin/python benchmarks/bench_pimc.py [--spec pimc] [--deals 2000] [--
 from __future__ import annotations
 
 import argparse
+import os
 import json
 import random
 import statistics
@@ -27,6 +28,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+# One core, one thread: numpy's BLAS threads (the inference's batched products) would time two cores.
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
 
 from agents import make_player  # noqa: E402
 from trappola_env.referee import play_partie  # noqa: E402
