@@ -44,12 +44,13 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 # One core, one thread: numpy's BLAS threads (the inference's batched products) would time two cores.
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
+
+import numpy as np  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents import make_player  # noqa: E402
 from agents.belief import load_belief  # noqa: E402
