@@ -37,8 +37,8 @@ By trick, too: the evidence grows as the opponent plays.
 from __future__ import annotations
 
 import argparse
-import os
 import math
+import os
 import random
 import sys
 import time
