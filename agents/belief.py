@@ -30,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
+from trappola_env.atomic_file import atomic_write
 from trappola_env.observation import OBS_SIZE
 
 #: The ``belief`` setting that means "the model shipped with the package".
@@ -80,7 +81,7 @@ class BeliefModel:
         arrays = {}
         for i, (w, b) in enumerate(self.layers):
             arrays[f"w{i}"], arrays[f"b{i}"] = w, b
-        with open(path, "wb") as f:  # a file object: np.savez would append ".npz" to a bare name
+        with atomic_write(path, "wb") as f:  # a file object: np.savez would append ".npz" to a bare name
             np.savez(f, meta=np.array(json.dumps(self.meta)), **arrays)
 
     @classmethod

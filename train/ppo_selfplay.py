@@ -32,6 +32,8 @@ from pathlib import Path
 
 import yaml
 
+from trappola_env.atomic_file import write_text
+
 from .config import TrainConfig, load_config, resolve_config, trainer_of
 from .run_log import open_run
 
@@ -142,7 +144,7 @@ def train(cfg: TrainConfig, log=None) -> dict:
         steps / max(learn_s, 1e-9), "minutes": (time.time() - t_start) / 60.0,
         "evals": [{k: r[k] for k in ("timesteps", "win_rate", "score", "points_diff")} for r in evaluator.history],
     }
-    (run_dir / "summary.json").write_text(json.dumps(summary, indent=1))
+    write_text(run_dir / "summary.json", json.dumps(summary, indent=1))
     say(f"done in {summary['minutes']:.1f} min; best {summary['best']} (score {evaluator.best_score:.3f})")
     log_file.close()
     return summary

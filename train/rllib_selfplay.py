@@ -47,6 +47,8 @@ import zlib
 
 import numpy as np
 
+from trappola_env.atomic_file import write_text
+
 from .rllib_config import RLlibConfig
 from .run_log import open_run
 
@@ -259,7 +261,7 @@ def train(cfg: RLlibConfig, log=None) -> dict:
             "minutes": (time.time() - t_start) / 60.0, "trainer": "rllib",
             "evals": [{k: r[k] for k in ("timesteps", "win_rate", "score", "points_diff")} for r in history],
         }
-        (run_dir / "summary.json").write_text(json.dumps(summary, indent=1))
+        write_text(run_dir / "summary.json", json.dumps(summary, indent=1))
         say(f"done in {summary['minutes']:.1f} min; best {summary['best']} (score {best_score:.3f})")
     finally:
         if bar is not None:

@@ -6,6 +6,8 @@ import time
 
 import yaml
 
+from trappola_env.atomic_file import write_text
+
 
 def open_run(cfg, log=None):
     """Create ``cfg.run_dir``, write the settings used, and return
@@ -13,7 +15,7 @@ def open_run(cfg, log=None):
     ``log`` (default ``print``) and to ``train.log``; close ``log_file`` at the end."""
     run_dir = cfg.run_dir
     run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+    write_text(run_dir / "config.yaml", yaml.safe_dump(cfg.to_dict(), sort_keys=False))
     log_file = open(run_dir / "train.log", "a")
 
     def say(msg: str) -> None:
