@@ -69,3 +69,22 @@ def test_every_writer_killed_at_random_points_leaves_complete_files(tmp_path):
     assert out.returncode == 0, out.stderr[-2000:]
     report = json.loads(out.stdout.strip().splitlines()[-1])
     assert report["kills"] == 16 and report["broken"] == []
+
+
+def test_a_full_disk_names_the_target_and_leaves_nothing(tmp_path, monkeypatch):
+    import errno
+
+    from trappola_env.atomic_file import describe_os_error
+
+    real_fsync = os.fsync
+
+    def full(fd):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "fsync", full)
+    with pytest.raises(OSError) as info:
+        write_text(tmp_path / "final.json", "x" * 100)
+    monkeypatch.setattr(os, "fsync", real_fsync)
+    assert info.value.errno == errno.ENOSPC
+    assert describe_os_error(info.value) == f"{tmp_path / 'final.json'}: No space left on device"
+    assert os.listdir(tmp_path) == []

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import typing
 from dataclasses import asdict, dataclass, field, fields
 from importlib import resources
@@ -41,6 +42,7 @@ class TrainConfig:
     trainer: str = "sb3"  # "rllib" configs are read by train.rllib_config
     run_name: str = "ppo_selfplay"
     out_dir: str = "runs"  # the run writes to out_dir/run_name/
+    overwrite: bool = False  # replace an existing out_dir/run_name (else refused unless resumed from inside it)
     seed: int = 0
     total_timesteps: int = 2_000_000  # learner decisions (env steps of the wrapper)
     max_minutes: float = 0.0  # wall-clock cap on the whole run (BC included); 0 = none
@@ -136,8 +138,7 @@ class TrainConfig:
                      "bc_deals", "eval_search_deals", "opponent_workers"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)!r}")
-        if not self.net_arch or any(not isinstance(n, int) or n < 1 for n in self.net_arch):
-            raise ValueError(f"net_arch must be a non-empty list of positive ints, got {self.net_arch!r}")
+        check_run_settings(self)
         for member in self.pool:
             if member != "self":
                 _check_player(f"pool member {member!r}", str(member))
@@ -169,6 +170,29 @@ class TrainConfig:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+#: Seeds are passed to numpy, torch and Python's random, and offsets are added to them.
+MAX_SEED = 2**31 - 1
+
+
+def check_run_settings(cfg) -> None:
+    """The settings both trainers share: ``run_name`` one non-empty folder
+    name (so the run stays inside ``out_dir``), ``seed`` in
+    [0, ``MAX_SEED``], ``net_arch`` a non-empty list of positive ints."""
+    name = cfg.run_name
+    if not isinstance(name, str) or name in ("", ".", "..") or any(c in name for c in ("/", "\\", "\0")) \
+            or (os.altsep and os.altsep in name):
+        raise ValueError(f"run_name must be a folder name without a path separator (the run writes to "
+                         f"out_dir/run_name), got {name!r}")
+    if not isinstance(cfg.out_dir, str) or not cfg.out_dir:
+        raise ValueError(f"out_dir must be a non-empty path, got {cfg.out_dir!r}")
+    if isinstance(cfg.seed, bool) or not isinstance(cfg.seed, int) or not 0 <= cfg.seed <= MAX_SEED:
+        raise ValueError(f"seed must be an int in [0, {MAX_SEED}], got {cfg.seed!r}")
+    arch = cfg.net_arch
+    if not isinstance(arch, list) or not arch or any(isinstance(n, bool) or not isinstance(n, int) or n < 1
+                                                     for n in arch):
+        raise ValueError(f"net_arch must be a non-empty list of positive ints, got {arch!r}")
 
 
 #: (field, low, high, brackets): "(]" means low < value <= high.

@@ -169,9 +169,11 @@ def main(argv=None) -> int:
             args = parser.parse_args(argv)
         except SystemExit as e:  # argparse: --help (0) or a usage error (2), already printed
             return int(e.code or 0)
+    from trappola_env.atomic_file import describe_os_error
+
     try:
         return COMMANDS[args.command](args)
-    except (CliError, ValueError, FileNotFoundError, PermissionError, IsADirectoryError) as e:
+    except (CliError, ValueError) as e:
         print(f"trappola {args.command}: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -182,6 +184,9 @@ def main(argv=None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 141
+    except OSError as e:  # a full disk, a read-only or missing folder...: the path and the cause
+        print(f"trappola {args.command}: error: {describe_os_error(e)}", file=sys.stderr)
+        return 2
 
 
 # --------------------------------------------------------------------- play

@@ -45,15 +45,19 @@ def atomic_write(path: str | Path, mode: str = "w", encoding: str | None = "utf-
     Parameters: ``path`` the target (its folder must exist); ``mode`` ``"w"``
     (text) or ``"wb"`` (bytes); ``encoding`` and ``newline`` as for ``open``
     in text mode. Yields the open file object. Raises ``ValueError`` for
-    another mode and whatever ``OSError`` the file system gives (the
-    temporary file removed, ``path`` untouched).
+    another mode and whatever ``OSError`` the file system gives, naming
+    ``path`` (a full disk, a read-only folder...): the temporary file is
+    removed and ``path`` left as it was.
     """
     if mode not in ("w", "wb"):
         raise ValueError(f"atomic_write mode must be 'w' or 'wb', got {mode!r}")
     path = Path(path)
     tmp = temp_name(path)
-    # os.open honours the umask like a plain open() (mkstemp would force 0600).
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        # os.open honours the umask like a plain open() (mkstemp would force 0600).
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    except OSError as exc:
+        raise _naming(exc, path, tmp) from exc
     try:
         kwargs = {} if mode == "wb" else {"encoding": encoding, "newline": newline}
         with os.fdopen(fd, mode, **kwargs) as f:
@@ -61,13 +65,33 @@ def atomic_write(path: str | Path, mode: str = "w", encoding: str | None = "utf-
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except FileNotFoundError:
             pass
+        if isinstance(exc, OSError):
+            raise _naming(exc, path, tmp) from exc
         raise
     fsync_dir(path.parent)
+
+
+def _naming(exc: OSError, path: Path, tmp: Path) -> OSError:
+    """``exc`` naming the target instead of the temporary file (or of no
+    file: a failed write or flush names none)."""
+    if exc.errno is None or exc.filename not in (None, str(tmp)):
+        return exc
+    return OSError(exc.errno, exc.strerror, str(path))
+
+
+def describe_os_error(exc: OSError) -> str:
+    """One line for a user: the path and the cause (``runs/a/final.zip: No
+    space left on device``); the message itself for an ``OSError`` raised
+    with a text only."""
+    if exc.strerror and exc.filename is not None:
+        other = f" -> {exc.filename2}" if exc.filename2 is not None else ""
+        return f"{exc.filename}{other}: {exc.strerror}"
+    return str(exc) or type(exc).__name__
 
 
 def fsync_dir(directory: str | Path) -> None:
