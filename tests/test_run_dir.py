@@ -3,7 +3,9 @@ or resumed from inside it (keeping its best score); bad settings and
 failed start-ups write nothing."""
 from __future__ import annotations
 
+import errno
 import json
+import os
 
 import pytest
 
@@ -108,19 +110,19 @@ def test_a_failed_start_up_writes_no_run_folder(tmp_path, monkeypatch):
     assert not (tmp_path / "a").exists()
 
 
-def test_an_out_dir_that_is_a_file_or_read_only_is_refused_before_the_run(tmp_path):
+def test_an_out_dir_that_is_a_file_or_read_only_is_refused_before_the_run(tmp_path, monkeypatch, capsys):
     (tmp_path / "f").write_text("")
-    with pytest.raises(RunDirError, match="is a file"):
+    with pytest.raises(RunDirError, match="not a directory"):
         check_run_dir(tiny(tmp_path / "f", "a"))
-    ro = tmp_path / "ro"
-    ro.mkdir()
-    ro.chmod(0o500)
-    try:
-        import os
+    real_open = os.open
 
-        if os.access(ro, os.W_OK):
-            pytest.skip("running as a user who can write anywhere")
-        with pytest.raises(RunDirError, match="not writable"):
-            check_run_dir(tiny(ro, "a"))
-    finally:
-        ro.chmod(0o700)
+    def read_only(path, flags, *args):  # a read-only file system refuses even root
+        if flags & os.O_CREAT:
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS), path)
+        return real_open(path, flags, *args)
+
+    monkeypatch.setattr(os, "open", read_only)
+    assert cli_main(TINY + [f"out_dir={tmp_path / 'ro'}", "run_name=a"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Read-only file system" in err and str(tmp_path) in err
+    assert sorted(tmp_path.iterdir()) == [tmp_path / "f"]

@@ -11,14 +11,13 @@ checkpoint inside that folder (it then continues the folder: its
 """
 from __future__ import annotations
 
-import os
 import shutil
 import time
 from pathlib import Path
 
 import yaml
 
-from trappola_env.atomic_file import write_text
+from trappola_env.atomic_file import check_can_write, describe_os_error, write_text
 
 
 class RunDirError(ValueError):
@@ -39,17 +38,11 @@ def check_run_dir(cfg) -> None:
     an existing non-empty folder needs ``overwrite=true`` or a resume from
     inside it. Writes nothing."""
     run_dir = cfg.run_dir
-    existing = run_dir
-    while not existing.exists() and existing != existing.parent:
-        existing = existing.parent
-    if not existing.is_dir():
-        what = "run folder" if existing == run_dir else "out_dir"
-        raise RunDirError(f"cannot write the run to {run_dir}: {what} {existing} is a file, not a folder")
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise RunDirError(f"cannot write the run to {run_dir}: {existing} is not writable "
-                          "(permission denied or a read-only file system)")
-    if existing == run_dir and any(run_dir.iterdir()) and not resumes_into(cfg) and not getattr(cfg, "overwrite",
-                                                                                                 False):
+    try:
+        check_can_write(run_dir, folder=True)
+    except OSError as exc:
+        raise RunDirError(f"cannot write the run to {run_dir}: {describe_os_error(exc)}") from None
+    if run_dir.is_dir() and any(run_dir.iterdir()) and not resumes_into(cfg) and not getattr(cfg, "overwrite", False):
         raise RunDirError(f"run folder {run_dir} already holds a run; choose another run_name, continue it with "
                           f"resume={run_dir / 'last.zip'}, or replace it with overwrite=true")
 

@@ -14,6 +14,7 @@ training, the CLI) may import; it imports nothing of the project.
 """
 from __future__ import annotations
 
+import errno
 import os
 import secrets
 from contextlib import contextmanager
@@ -107,6 +108,34 @@ def fsync_dir(directory: str | Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def check_can_write(path: str | Path, folder: bool = False) -> None:
+    """Raise an ``OSError`` naming the path and the cause unless a file can
+    be written at ``path`` (its folder must exist) or, with ``folder``,
+    inside the folder ``path`` (created later if missing): checked before a
+    long run rather than after it. The folder is probed by creating and
+    removing a file, which catches what permission bits do not (a read-only
+    file system, a user who may write anywhere)."""
+    path = Path(path)
+    if folder:
+        existing = path
+        while not existing.exists() and existing != existing.parent:
+            existing = existing.parent
+    else:
+        if path.is_dir():
+            raise IsADirectoryError(errno.EISDIR, "it is a directory", str(path))
+        existing = path.parent
+        if not existing.exists():
+            raise FileNotFoundError(errno.ENOENT, "no such directory", str(existing))
+    if not existing.is_dir():
+        raise NotADirectoryError(errno.ENOTDIR, "not a directory", str(existing))
+    probe = temp_name(existing / "write-check")
+    try:
+        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, str(existing)) from exc
+    os.unlink(probe)
 
 
 def write_bytes(path: str | Path, data: bytes) -> Path:
