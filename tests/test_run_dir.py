@@ -54,10 +54,14 @@ def test_overwrite_replaces_the_old_run_whole(tmp_path):
     (tmp_path / "a").mkdir()
     (tmp_path / "a" / "train.log").write_text("the old run's log\n")
     (tmp_path / "a" / "stale.zip").write_text("x")
-    train(tiny(tmp_path, "a", "overwrite=true", "eval_deals=0", "checkpoint_every=0"), log=quiet)
+    summary = train(tiny(tmp_path, "a", "overwrite=true", "eval_deals=0", "checkpoint_every=0"), log=quiet)
     assert not (tmp_path / "a" / "stale.zip").exists()
-    assert "the old run" not in (tmp_path / "a" / "train.log").read_text()
+    log = (tmp_path / "a" / "train.log").read_text()
+    assert "the old run" not in log
     assert (tmp_path / "a" / "final.zip").is_file()
+    # eval_deals=0: no evaluation, reported as such (it printed "score -1.000", or crashed with eval_every set)
+    assert not (tmp_path / "a" / "best.zip").exists() and summary["best_score"] is None and not summary["evals"]
+    assert "no evaluation" in log and "-1.000" not in log
 
 
 def test_a_resume_inside_the_folder_continues_it_and_keeps_its_best_score(run_a):

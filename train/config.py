@@ -354,11 +354,30 @@ def load_config(path: str | Path | None = None, overrides: typing.Sequence[str] 
     return config_from_dict(extra, cfg) if extra else cfg
 
 
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """``yaml.SafeLoader`` that refuses a key given twice in one mapping
+    (plain YAML keeps the last, so a forgotten line would silently win)."""
+
+    def construct_mapping(self, node, deep=False):
+        seen = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            try:
+                duplicate = key in seen
+            except TypeError:  # an unhashable key: the base class reports it
+                break
+            if duplicate:
+                raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
+            seen.add(key)
+        return super().construct_mapping(node, deep)
+
+
 def _read_yaml(path: Path):
     """The file's YAML data (safe types only); a syntax error, a tab
-    indent or a Python tag raises ``ValueError`` naming the file and line."""
+    indent, a Python tag or a key given twice raises ``ValueError`` naming
+    the file and line."""
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
+        return yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)
     except UnicodeDecodeError as exc:
         raise ValueError(f"config file {path} is not UTF-8 text ({exc})") from None
     except yaml.YAMLError as exc:
