@@ -33,6 +33,7 @@ from pathlib import Path
 import yaml
 
 from agents.checkpoint import CheckpointError
+from evaluation.backend import WorkerLostError
 from trappola_env.atomic_file import describe_os_error, write_text
 
 from .config import TrainConfig, load_config, resolve_config, trainer_of
@@ -127,13 +128,26 @@ def train(cfg: TrainConfig, log=None) -> dict:
         callbacks.append(ProgressBarCallback(cfg.total_timesteps))
     steps_before = model.num_timesteps
     t_learn = time.time()
-    model.learn(total_timesteps=cfg.total_timesteps, callback=callbacks, reset_num_timesteps=not cfg.resume)
+    lost = None  # a dead opponent worker stops the run; its weights so far are still saved below
+    try:
+        model.learn(total_timesteps=cfg.total_timesteps, callback=callbacks, reset_num_timesteps=not cfg.resume)
+    except WorkerLostError as exc:
+        lost = exc
     learn_s = time.time() - t_learn
     steps = model.num_timesteps - steps_before
     say(f"learned {steps:,} steps in {learn_s / 60:.1f} min ({steps / max(learn_s, 1e-9):.0f} steps/s)")
 
     # 6. final evaluation and checkpoint ----------------------------------
     final_eval = None
+    if lost is not None:
+        venv.close()
+        meta = build_metadata(cfg.to_dict(), cfg.seed, model.num_timesteps, bc=bc_stats, resumed_from=resumed_from,
+                              stopped=str(lost))
+        final = save_checkpoint(model, run_dir / "final.zip", meta)
+        say(f"stopped at {model.num_timesteps:,} steps: {lost}; saved {final} (not evaluated; "
+            f"best.zip and last.zip are as the run left them)")
+        log_file.close()
+        raise lost
     if cfg.eval_deals:
         done_now = evaluator.history and evaluator.history[-1]["timesteps"] == model.num_timesteps
         final_eval = evaluator.history[-1] if done_now else evaluator.evaluate_and_keep_best()
