@@ -14,6 +14,7 @@ import sys
 
 import numpy as np
 
+from evaluation.stats import mean_ci
 from trappola_cli.bench import loop_run
 from trappola_env import trappola_v0
 from trappola_env.env_base import OrderEnforcing
@@ -50,15 +51,22 @@ def main(argv=None) -> int:
         env.reset(seed=args.seed)
     rng = random.Random(args.seed)
     totals = {name: [0, 0.0] for name in envs}
-    for i in range(max(1, round(args.seconds / (args.slice * len(envs))))):
+    change = []  # per round: read-only rate / writeable rate - 1, the two slices back to back
+    for i in range(max(2, round(args.seconds / (args.slice * len(envs))))):
+        rate = {}
         for name in (list(envs) if i % 2 else list(envs)[::-1]):
             steps, elapsed = loop_run(envs[name], args.slice, rng)
             totals[name][0] += steps
             totals[name][1] += elapsed
+            rate[name] = steps / elapsed
+        change.append(rate["read-only (shipped)"] / rate["writeable (before)"] - 1)
     rates = {name: steps / seconds for name, (steps, seconds) in totals.items()}
     print(f"trappola_v0 agent_iter loop, steps/s ({args.seconds:g} s in {args.slice:g} s slices, interleaved)")
     for name, rate in rates.items():
-        print(f"  {name:<22}{rate:>10,.0f}{100 * (rate / rates['writeable (before)'] - 1):>+9.1f}%")
+        print(f"  {name:<22}{rate:>10,.0f}")
+    mean, (lo, hi) = mean_ci(change)
+    print(f"read-only against writeable, paired by round: {100 * mean:+.1f}% [{100 * lo:+.1f}%, {100 * hi:+.1f}%] "
+          f"(95% interval over {len(change)} rounds)")
     return 0
 
 
