@@ -53,7 +53,8 @@ def test_a_read_only_output_is_refused_before_the_evaluation(tmp_path, monkeypat
 def test_save_games_into_a_file_is_refused_before_the_evaluation(tmp_path, monkeypatch, capsys):
     (tmp_path / "f").write_text("")
     no_run(monkeypatch)
-    assert main(["evaluate", "--players", "rule,random", "--deals", "2", "--save-games", str(tmp_path / "f" / "g")]) == 2
+    target = tmp_path / "f" / "g"
+    assert main(["evaluate", "--players", "rule,random", "--deals", "2", "--save-games", str(target)]) == 2
     assert "not a directory" in capsys.readouterr().err
 
 

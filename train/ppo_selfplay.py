@@ -160,8 +160,8 @@ def train(cfg: TrainConfig, log=None) -> dict:
         "run_dir": str(run_dir), "final": str(final),
         "best": str(evaluator.best_path) if evaluator.best_path else str(final),
         # None, not the -1 placeholder, when nothing was evaluated (eval_deals=0).
-        "best_score": evaluator.best_score if evaluator.best_path else None, "timesteps": model.num_timesteps, "learn_steps_per_second":
-        steps / max(learn_s, 1e-9), "minutes": (time.time() - t_start) / 60.0,
+        "best_score": evaluator.best_score if evaluator.best_path else None, "timesteps": model.num_timesteps,
+        "learn_steps_per_second": steps / max(learn_s, 1e-9), "minutes": (time.time() - t_start) / 60.0,
         "evals": [{k: r[k] for k in ("timesteps", "win_rate", "score", "points_diff")} for r in evaluator.history],
     }
     write_text(run_dir / "summary.json", json.dumps(summary, indent=1))

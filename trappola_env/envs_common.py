@@ -30,7 +30,8 @@ def mask_array(mask: int, read_only: bool = False) -> np.ndarray:
     (at no cost: built on an immutable buffer)."""
     # Table lookups of 9-bit chunks joined into one buffer: about three
     # times as fast as np.unpackbits for one short mask.
-    return _frombuffer((_FROZEN if read_only else _EMPTY).join((_BYTES9[mask & 511], _BYTES9[mask >> 9 & 511], _BYTES9[mask >> 18 & 511],
+    joiner = _FROZEN if read_only else _EMPTY
+    return _frombuffer(joiner.join((_BYTES9[mask & 511], _BYTES9[mask >> 9 & 511], _BYTES9[mask >> 18 & 511],
                                     _BYTES9[mask >> 27 & 511], _BYTES9[mask >> 36 & 511], _BYTES4[mask >> 45])),
                        _INT8)
 
