@@ -33,6 +33,8 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Iterable
 
+from trappola_env.atomic_file import pid_running
+
 
 class WorkerLostError(ChildProcessError):
     """A worker process died before returning its results (killed, out of
@@ -65,21 +67,11 @@ def end_with_parent(main_pid: int | None = None) -> None:
             pass
 
     def watch():
-        while os.getppid() == parent and _running(main_pid):
+        while os.getppid() == parent and pid_running(main_pid):
             time.sleep(0.5)
         os._exit(1)
 
     threading.Thread(target=watch, name="end-with-parent", daemon=True).start()
-
-
-def _running(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # it exists, owned by someone else
-        return True
-    return True
 
 
 class Backend:

@@ -88,3 +88,14 @@ def test_a_full_disk_names_the_target_and_leaves_nothing(tmp_path, monkeypatch):
     assert info.value.errno == errno.ENOSPC
     assert describe_os_error(info.value) == f"{tmp_path / 'final.json'}: No space left on device"
     assert os.listdir(tmp_path) == []
+
+
+def test_a_killed_writers_temporary_file_is_removed_by_the_next_write(tmp_path):
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    stale = tmp_path / f".best.zip.{int(dead.stdout)}.0123abcd.tmp"
+    live = tmp_path / f".best.zip.{os.getppid()}.0123abcd.tmp"  # a running process's: kept
+    other = tmp_path / f".last.zip.{int(dead.stdout)}.0123abcd.tmp"  # another target's: not this write's business
+    for p in (stale, live, other):
+        p.write_bytes(b"half a checkpoint")
+    write_bytes(tmp_path / "best.zip", b"whole")
+    assert sorted(os.listdir(tmp_path)) == sorted(["best.zip", live.name, other.name])

@@ -31,6 +31,45 @@ def temp_name(path: str | Path) -> Path:
     return path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
 
 
+def remove_stale_temps(path: str | Path) -> list[Path]:
+    """Remove the temporary files of ``path`` left by writers that were
+    killed mid-write (their process is gone); a live writer's is kept.
+    Returns the removed paths. Called by every ``atomic_write``, so a
+    killed trainer's half-written checkpoints do not pile up."""
+    path = Path(path)
+    prefix = f".{path.name}."
+    removed = []
+    try:
+        entries = list(os.scandir(path.parent))
+    except OSError:
+        return removed
+    for entry in entries:
+        name = entry.name
+        if not (name.startswith(prefix) and name.endswith(TEMP_SUFFIX)):
+            continue
+        pid = name[len(prefix):-len(TEMP_SUFFIX)].split(".")[0]
+        if pid.isdigit() and not pid_running(int(pid)):
+            try:
+                os.unlink(entry.path)
+                removed.append(Path(entry.path))
+            except OSError:
+                pass
+    return removed
+
+
+def pid_running(pid: int) -> bool:
+    """Whether process ``pid`` exists (True when the platform cannot tell)."""
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # it exists (owned by someone else), or the platform cannot tell: keep its file
+        return True
+    return True
+
+
 def is_temp_name(name: str) -> bool:
     """Whether ``name`` looks like a temporary file of ``atomic_write`` (left
     behind only by a process killed mid-write)."""
@@ -53,6 +92,7 @@ def atomic_write(path: str | Path, mode: str = "w", encoding: str | None = "utf-
     if mode not in ("w", "wb"):
         raise ValueError(f"atomic_write mode must be 'w' or 'wb', got {mode!r}")
     path = Path(path)
+    remove_stale_temps(path)
     tmp = temp_name(path)
     try:
         # os.open honours the umask like a plain open() (mkstemp would force 0600).
