@@ -98,6 +98,7 @@ def test_pool_workers_end_with_their_parent(context):
     script = ("import sys, time\nfrom evaluation.backend import ProcessBackend\n"
               "ProcessBackend(2, context=sys.argv[1]).map(time.sleep, [60, 60])\n")
     proc = subprocess.Popen([sys.executable, "-c", script, context], env=env(), stderr=subprocess.DEVNULL)
+    family = []
     try:
         # two sleeping workers (and, for forkserver, the server; maybe a resource tracker)
         need = 3 if context == "forkserver" else 2  # the fork server, then the two workers
@@ -109,10 +110,11 @@ def test_pool_workers_end_with_their_parent(context):
         wait_for(lambda: not any(alive(p) for p in family), 5)
         left = [p for p in family if alive(p)]
         assert not left, f"still running 5 s after their parent was killed: {left}"
-    finally:
+    finally:  # on a failure, leave nothing running (after the parent's death they are no longer its descendants)
         proc.kill()
-        for p in descendants(proc.pid):
-            os.kill(p, signal.SIGKILL)
+        for p in family + descendants(proc.pid):
+            if alive(p):
+                os.kill(p, signal.SIGKILL)
 
 
 def test_a_killed_opponent_worker_stops_training_with_a_final_checkpoint(tmp_path, monkeypatch, capsys):
