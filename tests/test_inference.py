@@ -226,3 +226,22 @@ def test_an_opponent_model_fitted_to_a_player_reads_it_better(tmp_path):
     assert player.act(TurnView(p.info_state(0))) in cards_of(p.legal_mask())
     with pytest.raises(SystemExit):
         opponent_model.main(["--deals", "0", "--out", str(out)])
+
+
+def test_distillation_fits_the_network_to_the_search_on_its_own_states(tmp_path):
+    from train import distill
+
+    out = tmp_path / "distilled.zip"
+    assert distill.main(["--expert", "rule", "--opponent", "random", "--rounds", "2", "--deals", "8",
+                         "--epochs", "3", "--learning-rate", "1e-3", "--out", str(out)]) == 0
+    policy, meta = load_checkpoint_policy(str(out))
+    rounds = meta["distill"]["rounds"]
+    assert len(rounds) == 2 and all(r["rows"] > 0 for r in rounds)
+    assert rounds[-1]["ce_after"] < rounds[0]["ce_before"]  # closer to the expert on held-out decisions
+    assert meta["pro_policy"] == load_checkpoint_policy("default")[1]["pro_policy"]  # the Pro decision stays
+    player = make_player(f"policy:{out},endgame=0")
+    player.reset(0)
+    p = _play_until(random_deal(random.Random(4)), ("rule", "rule"), 4, 7)
+    assert p.is_legal(player.act(TurnView(p.info_state(0))))
+    with pytest.raises(SystemExit):
+        distill.main(["--rounds", "0", "--out", str(out)])
