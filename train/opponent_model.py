@@ -86,7 +86,7 @@ def fit(state: dict, data: dict, epochs: int, batch_size: int = 512, learning_ra
     train_rows = torch.as_tensor(np.flatnonzero(~val))
     report = {"rows": n, "held_out": int(val.sum())}
     report["ce_before"], report["acc_before"] = evaluate(val_rows)
-    log(f"opponent model: held-out cross-entropy {report['ce_before']:.3f}, accuracy {report['acc_before']:.3f} "
+    log(f"fit: held-out cross-entropy {report['ce_before']:.3f}, accuracy {report['acc_before']:.3f} "
         f"before the fit ({len(train_rows)} rows to fit, {len(val_rows)} held out)")
     opt = torch.optim.Adam(params.values(), lr=learning_rate)
     gen = torch.Generator().manual_seed(seed)
@@ -100,7 +100,7 @@ def fit(state: dict, data: dict, epochs: int, batch_size: int = 512, learning_ra
             loss.backward()
             opt.step()
         ce, acc = evaluate(val_rows)
-        log(f"opponent model: epoch {epoch + 1}/{epochs}: held-out cross-entropy {ce:.3f}, accuracy {acc:.3f}")
+        log(f"fit: epoch {epoch + 1}/{epochs}: held-out cross-entropy {ce:.3f}, accuracy {acc:.3f}")
     report["ce_after"], report["acc_after"] = evaluate(val_rows)
     out = dict(state)
     for k, p in params.items():
