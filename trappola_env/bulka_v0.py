@@ -185,14 +185,16 @@ import math
 
 import numpy as np
 
-from .engine import N_ACTIONS, IllegalActionError, deal_from_names
+from .engine import N_ACTIONS, IllegalActionError, InfoState, deal_from_names
+from .engine.actions import action_name
+from .engine.advice import ADVISABLE, N_ACTIONS_WITH_ADVICE
 from .engine.render import render_partie
 from .engine.scoring import BASE_STAKE
 from .engine.seating import Seating
-from .engine.session import OVER, PLAYING, PRO_DECISION, Session
+from .engine.session import ADVICE, OVER, PLAYING, PRO_DECISION, Session
 from .env_base import MAX_MULTIPLIER, EnvBase, OrderEnforcing, shuffled_deal
-from .envs_common import check_positive_int, mask_array
-from .observation import LAYOUT, OBS_SIZE, Observer, decode_observation, encode, multiplier_feature
+from .envs_common import check_positive_int, mask_array, wide_mask_array
+from .observation import LAYOUT, OBS_SIZE, Observer, decode_observation, encode, encode_public, multiplier_feature
 
 OPTION_KEYS = ("seating", "deal")
 SEATS = ("challenger", "dealer", "waiting")
@@ -226,11 +228,22 @@ def _layout():
 
 
 SESSION_LAYOUT, BULKA_OBS_SIZE = _layout()
+ADVICE_SLOTS = 2  # at most two players wait (4 players)
+# Appended after the session features with advice=True only.
+ADVICE_FIELDS = (
+    ("advice", ADVICE_SLOTS * ADVISABLE, "per waiting player in queue order: one-hot of the defender action "
+                                         "(0..46) it advises for the decision at hand"),
+    ("advice_given", ADVICE_SLOTS, "per waiting player in queue order: it has advised this decision"),
+)
+ADVICE_LAYOUT = [("advice", BULKA_OBS_SIZE, ADVICE_SLOTS * ADVISABLE),
+                 ("advice_given", BULKA_OBS_SIZE + ADVICE_SLOTS * ADVISABLE, ADVICE_SLOTS)]
+ADVICE_OBS_SIZE = BULKA_OBS_SIZE + ADVICE_SLOTS * (ADVISABLE + 1)  # 462
 OBS_LAYOUT = [*LAYOUT, *SESSION_LAYOUT]  # the whole vector: the partie's fields, then the session's
 OBS_DIM = BULKA_OBS_SIZE
 SESSION_OFFSET = {name: off for name, off, _ in SESSION_LAYOUT}  # absolute offsets in the vector
 _OFF = SESSION_OFFSET
-_PHASE_INDEX = {PRO_DECISION: 0, PLAYING: 1, OVER: 2}
+_PHASE_INDEX = {PRO_DECISION: 0, PLAYING: 1, ADVICE: 1, OVER: 2}
+_IN_PARTIE = (PLAYING, ADVICE)
 
 
 def env(**kwargs):
@@ -269,7 +282,7 @@ def encode_session(session: Session, agent: str, out: np.ndarray) -> None:
         out[_OFF["streak"] - base + 1] = min(streaks[opponent], STREAK_CAP) / STREAK_CAP
     out[_OFF["multiplier"] - base] = multiplier_feature(session.multiplier)
     pro = session.pro_declarer
-    if pro is not None and phase == PLAYING:
+    if pro is not None and phase in _IN_PARTIE:
         out[_OFF["pro_partie"] - base] = 1.0
         if pro == agent:
             out[_OFF["pro_declared_by"] - base] = 1.0
@@ -281,6 +294,24 @@ def encode_session(session: Session, agent: str, out: np.ndarray) -> None:
     out[_OFF["parties_left"] - base] = min(session.parties_left / session.max_parties, 1.0)
 
 
+def encode_advice(session: Session, out: np.ndarray) -> None:
+    """Write the advice features (``ADVICE_FIELDS``) of ``session`` into
+    ``out`` (float32, ``ADVICE_OBS_SIZE - BULKA_OBS_SIZE`` values, all
+    overwritten): the advice given for the defender's decision at hand, by
+    queue position. Advice is spoken at the table, so every agent sees it."""
+    out.fill(0.0)
+    advice = session.advice
+    if not advice:
+        return
+    given = ADVICE_SLOTS * ADVISABLE
+    for i, name in enumerate(session.queue[:ADVICE_SLOTS]):
+        if name in advice:
+            out[given + i] = 1.0
+            action = advice[name]
+            if action is not None:
+                out[i * ADVISABLE + action] = 1.0
+
+
 class raw_env(EnvBase):
     """A Bulka session; see the module docstring."""
 
@@ -290,15 +321,20 @@ class raw_env(EnvBase):
 
     def __init__(self, n_players: int = 3, max_parties: int = 100, stake_multiple: int = 1,
                  render_mode: str | None = None, ace_declaration: str = "first_ace",
-                 illegal_action: str = "raise", max_steps: int | None = None):
+                 illegal_action: str = "raise", max_steps: int | None = None, advice: bool = False):
         if isinstance(n_players, bool) or not isinstance(n_players, int) or n_players not in (2, 3, 4):
             raise ValueError(f"n_players must be 2, 3 or 4, got {n_players!r}")
         check_positive_int("max_parties", max_parties)
+        if advice not in (True, False):
+            raise ValueError(f"advice must be True or False, got {advice!r}")
         if max_steps is None:
             max_steps = STEPS_PER_PARTIE * max_parties
-        super().__init__([f"player_{i}" for i in range(n_players)], BULKA_OBS_SIZE, render_mode=render_mode,
+        obs_size, n_actions = (ADVICE_OBS_SIZE, N_ACTIONS_WITH_ADVICE) if advice else (BULKA_OBS_SIZE, N_ACTIONS)
+        super().__init__([f"player_{i}" for i in range(n_players)], obs_size, render_mode=render_mode,
                          stake_multiple=stake_multiple, max_steps=max_steps, ace_declaration=ace_declaration,
-                         illegal_action=illegal_action)
+                         illegal_action=illegal_action, n_actions=n_actions)
+        self.advice = bool(advice)
+        self.obs_size = obs_size
         self.n_players = n_players
         self.max_parties = max_parties
         self.session = None
@@ -320,7 +356,7 @@ class raw_env(EnvBase):
         seating, deal = plan
         self.session = Session(max_parties=self.max_parties, stake_multiple=self.stake_multiple,
                                config=self.config, rng=self.np_random, names=self.possible_agents,
-                               seating=seating, deal_source=shuffled_deal)
+                               seating=seating, deal_source=shuffled_deal, advice=self.advice)
         if deal is not None:
             self.session.set_deal(deal)
         self._reported = dict.fromkeys(self.possible_agents, 0)
@@ -387,19 +423,27 @@ class raw_env(EnvBase):
             if not self._ready:
                 self._not_ready("observe")
             session = self.session
-            vec = np.zeros(BULKA_OBS_SIZE, np.float32)
-            if session.phase == PLAYING and (agent == session.challenger or agent == session.dealer):
+            vec = np.zeros(self.obs_size, np.float32)
+            in_partie = session.phase in _IN_PARTIE
+            if in_partie and (agent == session.challenger or agent == session.dealer):
                 observer = self._observer
                 if observer is None or observer.partie is not session.partie:
                     observer = self._observer = Observer(session.partie)
                 else:
                     observer.sync()
                 vec[:OBS_SIZE] = observer.vectors[0 if agent == session.challenger else 1]
-            encode_session(session, agent, vec[OBS_SIZE:])
+            elif in_partie and self.advice:
+                # A waiting agent sees what any onlooker sees, from the challenger's
+                # (the defender's, in a Pro partie) side: the public record only.
+                encode_public(InfoState.public(session.partie, 0), vec[:OBS_SIZE])
+            encode_session(session, agent, vec[OBS_SIZE:BULKA_OBS_SIZE])
+            if self.advice:
+                encode_advice(session, vec[BULKA_OBS_SIZE:])
             if agent == session.to_act and not self._cut:
-                mask = mask_array(session.legal_mask())
+                mask = session.legal_mask()
+                mask = wide_mask_array(mask, self.n_actions) if self.advice else mask_array(mask)
             else:
-                mask = np.zeros(N_ACTIONS, np.int8)
+                mask = np.zeros(self.n_actions, np.int8)
             obs = self._obs[agent] = {"observation": vec, "action_mask": mask}
         return obs
 
@@ -407,15 +451,20 @@ class raw_env(EnvBase):
     def _render_text(self) -> str:
         s = self.session
         text = s.render()
-        if s.phase == PLAYING:
+        if s.phase in _IN_PARTIE:
             pro = f", Pro partie of {s.pro_declarer}" if s.pro_declarer else ""
             text += (f"\n{s.challenger} is the challenger, {s.dealer} the dealer{pro}\n"
                      + render_partie(s.partie))
+            for name, action in s.advice.items():
+                text += f"\n{name} advises {s.challenger}: " + ("no advice" if action is None else action_name(action))
+            if s.phase == ADVICE:
+                text += f"\n{s.to_act} is advising {s.challenger}"
         elif s.phase == PRO_DECISION:
             text += f"\n{s.dealer} (streak {s.streaks[s.dealer]}) decides whether to declare Pro"
         return text
 
 
-__all__ = ["env", "raw_env", "encode", "encode_session", "decode_observation", "mask_array", "OBS_SIZE",
+__all__ = ["env", "raw_env", "encode", "encode_session", "encode_advice", "ADVICE_FIELDS", "ADVICE_LAYOUT",
+           "ADVICE_OBS_SIZE", "ADVICE_SLOTS", "decode_observation", "mask_array", "OBS_SIZE",
            "BULKA_OBS_SIZE", "OBS_DIM", "OBS_LAYOUT", "STEPS_PER_PARTIE", "TOKEN_BOUND", "SESSION_FIELDS",
            "SESSION_LAYOUT", "SESSION_OFFSET", "LOG2_SCALE", "STREAK_CAP", "signed_log_feature"]
