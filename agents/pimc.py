@@ -108,7 +108,8 @@ from trappola_env.engine.declarations import (
 from trappola_env.engine.infostate import InfoState
 from trappola_env.observation import encode_info
 
-from .base import Player, TurnView, pro_settings
+from .advice import advice_settings, heeded, honest_advice
+from .base import AdviceView, Player, TurnView, pro_settings
 from .belief import load_belief
 from .knowledge import aces_failed
 from .sampling import constraints_of
@@ -148,6 +149,7 @@ class PimcPlayer(Player):
         "belief_draws": Setting(int, 256, "belief: uniform layouts drawn and weighted before the samples "
                                           "are taken from them", low=1),
         **pro_settings("threshold"),
+        **advice_settings(),
     }
 
     def __init__(self, **settings):
@@ -183,9 +185,17 @@ class PimcPlayer(Player):
         return self._table
 
     # ------------------------------------------------------------------ act
+    def advise(self, view: AdviceView) -> int:
+        """Honest advice: its own choice over imagined defender hands (``agents.advice``)."""
+        return honest_advice(self, view, self.settings["advice_worlds"])
+
     def act(self, view: TurnView) -> int:
         info = view.info
         mask = view.legal_mask
+        if view.advice and self.settings["heed"]:
+            advised = heeded(view)
+            if advised is not None:
+                return advised
         if mask >> ACCEPT_ALIFER & 1:
             return ACCEPT_ALIFER if self._continue_sign(info) < self.settings["alifer_accept"] else DECLINE_ALIFER
         cards = mask & _CARDS

@@ -58,7 +58,8 @@ from trappola_env.engine.actions import (
 from trappola_env.engine.cards import ACE, CARD_POINTS, SUIT_MASK, TWO, cards_of
 from trappola_env.engine.infostate import InfoState
 
-from .base import Player, TurnView, pro_settings
+from .advice import advice_settings, heeded, honest_advice
+from .base import AdviceView, Player, TurnView, pro_settings
 from .endgame import card_values, win_chance
 from .knowledge import OpponentCards, aces_failed, opponent_cards, public_points
 from .settings import Setting
@@ -91,6 +92,7 @@ class RulePlayer(Player):
         "endgame": Setting(int, 4, "solve exactly once a hand holds this many cards or fewer (0: never)", low=0),
         "samples": Setting(int, 8, "endgame: guesses of the opponent's hand to average over", low=1),
         **pro_settings("threshold"),
+        **advice_settings(),
     }
 
     def __init__(self, **settings):
@@ -102,10 +104,18 @@ class RulePlayer(Player):
         if self._rollout_policy is not None:
             self._rollout_policy.reset(seed)
 
+    def advise(self, view: AdviceView) -> int:
+        """Honest advice: its own choice over imagined defender hands (``agents.advice``)."""
+        return honest_advice(self, view, self.settings["advice_worlds"])
+
     def act(self, view: TurnView) -> int:
         info = view.info
         mask = view.legal_mask
         cfg = self.settings
+        if view.advice and self.settings["heed"]:
+            advised = heeded(view)
+            if advised is not None:
+                return advised
         if mask >> ACCEPT_ALIFER & 1:
             return ACCEPT_ALIFER if self._losing(info, opponent_cards(info), answering=True) else DECLINE_ALIFER
         declare = cfg["declare"]

@@ -251,3 +251,14 @@ def test_advice_moves_no_tokens_and_changes_nothing_else(seed):
     for index, _, adviser, advice in with_advice.advice_log:
         rec = with_advice.history[index]
         assert index in pro_parties and adviser in rec.queue and advice == NO_ADVICE
+
+
+def test_a_session_may_start_from_given_streaks():
+    s = Session(names=["A", "B", "C"], seating={"dealer": "A", "challenger": "B", "queue": ["C"]},
+                streaks={"A": 2}, advice=True, seed=0)
+    assert s.phase == "pro" and s.to_act == "A" and s.streaks == {"A": 2, "B": 0, "C": 0}
+    s.act(PRO)
+    assert s.phase == "advice" and s.to_act == "C"
+    for bad in ({"Z": 2}, {"A": -1}, {"A": True}):
+        with pytest.raises(ValueError, match="streaks"):
+            Session(names=["A", "B", "C"], streaks=bad)

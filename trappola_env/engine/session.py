@@ -197,7 +197,8 @@ class Session:
     def __init__(self, n_players: int = 3, max_parties: int = 100, stake_multiple: int = 1,
                  config: RuleConfig = DEFAULT_CONFIG, *, seed=None, rng: random.Random | None = None,
                  names=None, seating: Seating | dict | None = None,
-                 deal_source: Callable[[random.Random], Deal] | None = None, advice: bool = False):
+                 deal_source: Callable[[random.Random], Deal] | None = None, advice: bool = False,
+                 streaks: dict | None = None):
         """``names`` default to ``player_0 .. player_{n-1}`` (given names
         set the number of players; ``n_players`` is then ignored). ``seating``: a
         ``Seating`` or ``{"dealer", "challenger", "queue"}``; by default the
@@ -207,7 +208,9 @@ class Session:
         ``deal_source(rng) -> Deal`` deals each partie (default: a shuffled
         deck); tests pass scripted deals. ``advice=True``: the waiting
         players advise the defender of a Pro partie (see the module
-        docstring)."""
+        docstring). ``streaks``: ``{name: streak}`` to start from instead of
+        0 (analysis and benchmarks: a first dealer with a streak of 2 or
+        more is offered Pro at once)."""
         if names is None:
             if isinstance(n_players, bool) or not isinstance(n_players, int):
                 raise ValueError(f"n_players must be an int in 2..4, got {n_players!r}")
@@ -238,6 +241,10 @@ class Session:
         self.challenger = seating.challenger
         self.queue = list(seating.queue)  # waiting players, head (waiting longest) first
         self.streaks = dict.fromkeys(names, 0)
+        for name, n in (streaks or {}).items():
+            if name not in self.streaks or isinstance(n, bool) or not isinstance(n, int) or n < 0:
+                raise ValueError(f"streaks must map player names to ints >= 0, got {streaks!r}")
+            self.streaks[name] = n
         self.ledger = Ledger(names)
         self.multiplier = 1
         self.pro_declarer = None  # the declarer while a Pro partie (incl. its replays) is live
