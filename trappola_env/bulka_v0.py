@@ -14,16 +14,16 @@ engine (``trappola_env.engine.session``); this module only drives it.
 | Manual Control     | No                                                   |
 | Agents             | `agents= ['player_0', ..., 'player_{n-1}']`          |
 | Agents             | 2, 3 (default) or 4                                  |
-| Action Shape       | Discrete(49)                                         |
-| Action Values      | Discrete(49)                                         |
-| Observation Shape  | (366,)                                               |
+| Action Shape       | Discrete(49); Discrete(97) with ``advice=True``      |
+| Action Values      | Discrete(49); Discrete(97) with ``advice=True``      |
+| Observation Shape  | (366,); (462,) with ``advice=True``                  |
 | Observation Values | [0, 1]                                               |
 
 ## Arguments
 
 ``bulka_v0.env(n_players=3, max_parties=100, stake_multiple=1,
 render_mode=None, ace_declaration="first_ace", illegal_action="raise",
-max_steps=None)``
+max_steps=None, advice=False)``
 
 * ``n_players``: 2, 3 or 4; the agents are ``player_0`` .. ``player_{n-1}``.
 * ``max_parties``: the session ends after this many parties (Alifer
@@ -39,6 +39,10 @@ max_steps=None)``
   int; None, the default, means ``STEPS_PER_PARTIE * max_parties`` =
   ``1000 * max_parties``, twenty times what a session of fewer than 52
   steps per partie needs). A safety net against policies that never end.
+* ``advice``: False (default) or True: the waiting players advise the
+  defender of each Pro partie (docs/rules.md section 8, Art. 5.3; see
+  "Advice" below). Without it the environment is exactly as before it
+  existed (spaces, observations, every step).
 
 Any other value raises ``ValueError`` naming the choices. ``env()`` wraps
 ``raw_env`` in PettingZoo's ``OrderEnforcingWrapper`` only, as
@@ -53,8 +57,34 @@ The selected agent is whoever must act: the next dealer deciding Pro
 play, with the same 49-action table, turn structure and masks as
 ``trappola_v0`` (a declaration keeps the turn; after an Alifer proposal the
 opponent has exactly accept/decline). Waiting players are never selected
-until the session ends. Seating is drawn with cards at ``reset`` (the
+until the session ends, except as advisers with ``advice=True``. Seating is drawn with cards at ``reset`` (the
 lowest card deals first, the highest challenges, ties redraw).
+
+## Advice
+
+With ``advice=True``, before each decision of the defender of a Pro partie
+(the challenger: the Pro declarer always deals) the waiting players are
+selected one by one, in queue order (head first), to advise it; then the
+defender acts. A declaration keeps the defender's turn, so its next
+decision is advised again; the declarer is never advised. An adviser's
+mask holds advice ids only (the session engine, ``engine.advice``):
+
+* ``49 + a``: advise defender action ``a`` (0..46: a card, a declaration,
+  Manko, propose / accept / decline Alifer), for every ``a`` the public
+  record leaves possible (a card nobody has seen, outside the suits the
+  defender failed to follow; a declaration whose moment has not passed;
+  only accept or decline when the declarer's proposal waits);
+* ``96``: no advice.
+
+Advisers see the public record only (see the observation below); the
+advice is not binding, and misleading advice is allowed. The defender's
+own mask is unchanged (0..46). Advice moves no tokens: an adviser's
+reward is the token changes of the session, like everyone's, so its
+interest in the Pro partie (that the declarer loses, or wins) comes from
+the game itself. An illegal advice id raises (``"raise"``) or counts as
+no advice (``"forfeit"``: an adviser has no partie to lose).
+``session.advice`` holds the advice of the decision at hand,
+``session.advice_log`` every advice given.
 
 ## Reset options
 
@@ -79,7 +109,9 @@ nothing, not even the generator.
 The shared table (docs/rules.md section 9): 0..35 play that card, 36..39
 declare Figura of Re / Cavall / Bube / Twos, 40 Aces, 41 Blans, 42 Bianka,
 43 ask Manko, 44 propose Alifer, 45 accept, 46 decline, **47 declare Pro,
-48 do not declare Pro** (the last two only in the Pro decision). ``step``
+48 do not declare Pro** (the last two only in the Pro decision). With
+``advice=True`` also **49..95 advise action id - 49, 96 no advice** (an
+adviser's only actions; ``engine.advice.advice_name`` names them). ``step``
 takes an int, a numpy integer, or a numpy integer array of one element.
 
 ## Observation space
@@ -115,6 +147,24 @@ none. ``u = 10 * stake_multiple`` (one base stake).
 | `n_players` | 361 | 3 | one-hot: 2, 3, 4 players |
 | `queue_position` | 364 | 1 | 0 at the table; (i + 1) / 3 for the i-th waiting player (0 = head, waits longest) |
 | `parties_left` | 365 | 1 | parties still to play / max_parties, clipped to [0, 1] |
+
+With ``advice=True`` (``ADVICE_FIELDS``, ``ADVICE_LAYOUT``; the vector has
+``ADVICE_OBS_SIZE`` = 462 values, the mask 97): the advice given for the
+defender's decision at hand, cleared as soon as it acts. Advice is spoken
+at the table, so every agent sees these values.
+
+| field | offset | size | meaning |
+|---|---|---|---|
+| `advice` | 366 | 94 | per waiting player in queue order (2 x 47): one-hot of the defender action it advises |
+| `advice_given` | 460 | 2 | per waiting player in queue order: it has advised this decision (all zeros in `advice`: no advice) |
+
+Also with ``advice=True``, a waiting agent's first 347 values are no
+longer zeros while a partie is played: they are what an onlooker sees from
+the challenger's side (the defender's, in a Pro partie),
+``observation.encode_public``: the challenger's observation with `hand`
+and `dealt_hand` all zeros, so the public record (cards played, tricks,
+declarations, Manko answers, proposals, card points) and nothing hidden.
+The phase one-hot reads "partie in play" while advice is given.
 
 ## Rewards
 
@@ -177,7 +227,8 @@ table with both hands, as a spectator sees it. "ansi" returns the text,
 * v0: initial release (observation: the 347 values of ``trappola_v0`` and
   19 session features). Since then: seeding by numpy's generator (a seed
   gives another session than before), ``max_steps`` truncation, the token
-  bound, full copies, and the end-of-session Alifer ruling.
+  bound, full copies, the end-of-session Alifer ruling, and the ``advice``
+  option (off by default, which leaves every earlier behaviour as it was).
 """
 from __future__ import annotations
 
