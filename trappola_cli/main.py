@@ -5,8 +5,9 @@
                       [--backend process|ray [--address ADDR]]
     trappola evaluate --session --players A,B,C[,D] --sessions N --parties P [...]
     trappola evaluate --ratings --players A,B,C,... --deals N [...]
-    trappola evaluate ... --save-games DIR   # head-to-head, --ratings: every partie as JSON lines
-                                             # (evaluation/game_record.py), for trappola serve's replay
+    trappola evaluate ... --save-games DIR   # every partie as JSON lines (evaluation/game_record.py; with
+                                             # --session also the session: evaluation/session_record.py),
+                                             # for trappola serve's replay
     trappola evaluate ... [--progress | --no-progress]
     trappola serve [--host 127.0.0.1] [--port 8000]   # the web app: play, replay, leaderboard
     trappola players            # the registered players and their settings
@@ -116,8 +117,9 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--json", metavar="PATH", help="write the summary as JSON")
     e.add_argument("--csv", metavar="PATH", help="write one row per partie (per session and player with --session)")
     e.add_argument("--save-games", metavar="DIR",
-                   help="write every partie to DIR/games.jsonl (head-to-head and --ratings; the format is "
-                        "documented in evaluation/game_record.py), for the web app's replay view")
+                   help="write every partie to DIR/games.jsonl (the format is documented in "
+                        "evaluation/game_record.py; with --session each partie also holds its session: Pro, "
+                        "queue, Bulka, balances, evaluation/session_record.py), for the web app's replay view")
     shown = e.add_mutually_exclusive_group()
     shown.add_argument("--progress", action="store_true",
                        help="show the progress bar even when stderr is not a terminal (default: the bar on a "
@@ -234,8 +236,6 @@ def cmd_evaluate(args) -> int:
         if path:
             _check_writable(Path(path))
     if args.save_games:
-        if args.session:
-            raise CliError("--save-games records head-to-head and --ratings games, not Bulka sessions")
         if Path(args.save_games).exists() and not Path(args.save_games).is_dir():
             raise CliError(f"--save-games {args.save_games}: not a directory")
     if args.address is not None and args.backend != "ray":
@@ -281,7 +281,7 @@ def _run_evaluation(args, players, common):
     if args.session:
         if not 2 <= len(players) <= 4:
             raise CliError(f"--session needs 2 to 4 players, got {len(players)}")
-        return session_tournament(players, args.sessions, args.parties, **common)
+        return session_tournament(players, args.sessions, args.parties, **common, **record)
     if args.ratings:
         if len(players) < 2:
             raise CliError(f"--ratings needs at least 2 players, got {len(players)}")

@@ -264,11 +264,14 @@ def _play_partie_observed(session, partie, policies, observe) -> None:
 def play_session(players, *, max_parties: int = 100, stake_multiple: int = 1,
                  config: RuleConfig = DEFAULT_CONFIG, seed=None, seating=None, deal_source=None,
                  pro_default=False, observe=None, session: Session | None = None,
-                 advice: bool = False) -> SessionResult:
+                 advice: bool = False, on_partie: Callable[[Partie], None] | None = None) -> SessionResult:
     """Play a session to its end and return a ``SessionResult``. Pass
     ``session`` to continue an existing one (then its own settings apply
     and the other settings are ignored). ``advice``: the waiting players
-    advise the defender of each Pro partie (see the module docstring)."""
+    advise the defender of each Pro partie (see the module docstring).
+    ``on_partie(partie)`` is called with each finished ``Partie`` once the
+    session has settled it (``session.history[-1]`` is its record), for
+    saving sessions (``evaluation.session_record``)."""
     if isinstance(players, dict):
         names = list(players)
         specs = players
@@ -315,6 +318,8 @@ def play_session(players, *, max_parties: int = 100, stake_multiple: int = 1,
                         hook(partie.info_state(seat), result)
             if not s.advice_on:
                 s.finish_partie()
+            if on_partie is not None:
+                on_partie(partie)
         elif phase == OVER:
             break
         else:
