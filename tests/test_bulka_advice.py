@@ -32,6 +32,8 @@ def test_spaces_grow_only_with_advice():
     assert obs["observation"].shape == (462,) and obs["action_mask"].shape == (97,)
     with pytest.raises(ValueError, match="advice"):
         bulka_v0.env(advice="yes")
+    with pytest.raises(ValueError, match="advice"):
+        bulka_v0.env(advice=1)
 
 
 def _policy(rng):

@@ -239,6 +239,7 @@ import numpy as np
 from .engine import N_ACTIONS, IllegalActionError, InfoState, deal_from_names
 from .engine.actions import action_name
 from .engine.advice import ADVISABLE, N_ACTIONS_WITH_ADVICE
+from .engine.records import SessionRecords
 from .engine.render import render_partie
 from .engine.scoring import BASE_STAKE
 from .engine.seating import Seating
@@ -289,6 +290,22 @@ ADVICE_FIELDS = (
 ADVICE_LAYOUT = [("advice", BULKA_OBS_SIZE, ADVICE_SLOTS * ADVISABLE),
                  ("advice_given", BULKA_OBS_SIZE + ADVICE_SLOTS * ADVISABLE, ADVICE_SLOTS)]
 ADVICE_OBS_SIZE = BULKA_OBS_SIZE + ADVICE_SLOTS * (ADVISABLE + 1)  # 462
+# Appended last with records=True: 9 values for each of the 3 other seats,
+# player_{i+1}, player_{i+2}, player_{i+3} (indices mod n_players) for player_i.
+RECORD_SEATS = 3
+RECORD_FIELDS = (
+    ("present", 1, "this seat has a player in the session"),
+    ("opponent", 1, "it is my opponent at the table (in a Pro decision: the next challenger)"),
+    ("next", 1, "it heads the queue (my next opponent if I win as dealer)"),
+    ("won_vs_me", 1, "decided parties it won against me, min(n, 20) / 20"),
+    ("lost_vs_me", 1, "decided parties it lost against me, min(n, 20) / 20"),
+    ("won", 1, "decided parties it won, min(n, 50) / 50"),
+    ("lost", 1, "decided parties it lost, min(n, 50) / 50"),
+    ("pro_declared", 1, "Pro parties it declared (decided), min(n, 10) / 10"),
+    ("pro_won", 1, "Pro parties it won, min(n, 10) / 10"),
+)
+RECORD_SIZE = RECORD_SEATS * len(RECORD_FIELDS)  # 27
+_RECORD_CAPS = (20, 20, 50, 50, 10, 10)
 OBS_LAYOUT = [*LAYOUT, *SESSION_LAYOUT]  # the whole vector: the partie's fields, then the session's
 OBS_DIM = BULKA_OBS_SIZE
 SESSION_OFFSET = {name: off for name, off, _ in SESSION_LAYOUT}  # absolute offsets in the vector
@@ -363,6 +380,30 @@ def encode_advice(session: Session, out: np.ndarray) -> None:
                 out[i * ADVISABLE + action] = 1.0
 
 
+def encode_records(session: Session, records: SessionRecords, agent: str, agents: list, out: np.ndarray) -> None:
+    """Write the record features (``RECORD_FIELDS``) of ``agent`` into
+    ``out`` (float32, ``RECORD_SIZE`` values, all overwritten): for each
+    other seat in order after ``agent``'s in ``agents``, who it is at the
+    table now and its record in this session (``engine.records``), public
+    information only; ``records`` must be up to date with ``session.history``."""
+    out.fill(0.0)
+    i = agents.index(agent)
+    dealer, challenger = session.dealer, session.challenger
+    opponent = challenger if agent == dealer else dealer if agent == challenger else None
+    head = session.queue[0] if session.queue else None
+    width = len(RECORD_FIELDS)
+    for k in range(1, min(RECORD_SEATS, len(agents) - 1) + 1):
+        x = agents[(i + k) % len(agents)]
+        if x not in session.streaks:  # not present
+            continue
+        base = (k - 1) * width
+        out[base] = 1.0
+        out[base + 1] = x == opponent
+        out[base + 2] = x == head
+        for j, (n, cap) in enumerate(zip(records.record(x, agent), _RECORD_CAPS)):
+            out[base + 3 + j] = min(n, cap) / cap
+
+
 class raw_env(EnvBase):
     """A Bulka session; see the module docstring."""
 
@@ -372,20 +413,27 @@ class raw_env(EnvBase):
 
     def __init__(self, n_players: int = 3, max_parties: int = 100, stake_multiple: int = 1,
                  render_mode: str | None = None, ace_declaration: str = "first_ace",
-                 illegal_action: str = "raise", max_steps: int | None = None, advice: bool = False):
+                 illegal_action: str = "raise", max_steps: int | None = None, advice: bool = False,
+                 records: bool = False):
         if isinstance(n_players, bool) or not isinstance(n_players, int) or n_players not in (2, 3, 4):
             raise ValueError(f"n_players must be 2, 3 or 4, got {n_players!r}")
         check_positive_int("max_parties", max_parties)
-        if advice not in (True, False):
+        if not isinstance(advice, bool):
             raise ValueError(f"advice must be True or False, got {advice!r}")
+        if not isinstance(records, bool):
+            raise ValueError(f"records must be True or False, got {records!r}")
         if max_steps is None:
             max_steps = STEPS_PER_PARTIE * max_parties
         obs_size, n_actions = (ADVICE_OBS_SIZE, N_ACTIONS_WITH_ADVICE) if advice else (BULKA_OBS_SIZE, N_ACTIONS)
+        self._records_at = obs_size if records else None  # where the record features start
+        obs_size += RECORD_SIZE if records else 0
         super().__init__([f"player_{i}" for i in range(n_players)], obs_size, render_mode=render_mode,
                          stake_multiple=stake_multiple, max_steps=max_steps, ace_declaration=ace_declaration,
                          illegal_action=illegal_action, n_actions=n_actions)
         self.advice = bool(advice)
+        self.records = bool(records)
         self.obs_size = obs_size
+        self._records = None
         self.n_players = n_players
         self.max_parties = max_parties
         self.session = None
@@ -412,6 +460,7 @@ class raw_env(EnvBase):
             self.session.set_deal(deal)
         self._reported = dict.fromkeys(self.possible_agents, 0)
         self._beyond = False
+        self._records = SessionRecords() if self.records else None
         self._begin({a: {} for a in self.possible_agents})
         self._update_infos()
         self._observer = None
@@ -489,7 +538,10 @@ class raw_env(EnvBase):
                 encode_public(InfoState.public(session.partie, 0), vec[:OBS_SIZE])
             encode_session(session, agent, vec[OBS_SIZE:BULKA_OBS_SIZE])
             if self.advice:
-                encode_advice(session, vec[BULKA_OBS_SIZE:])
+                encode_advice(session, vec[BULKA_OBS_SIZE:ADVICE_OBS_SIZE])
+            if self.records:
+                encode_records(session, self._records.update(session.history), agent, self.possible_agents,
+                               vec[self._records_at:])
             if agent == session.to_act and not self._cut:
                 mask = session.legal_mask()
                 mask = wide_mask_array(mask, self.n_actions) if self.advice else mask_array(mask)
@@ -515,7 +567,8 @@ class raw_env(EnvBase):
         return text
 
 
-__all__ = ["env", "raw_env", "encode", "encode_session", "encode_advice", "ADVICE_FIELDS", "ADVICE_LAYOUT",
+__all__ = ["env", "raw_env", "encode", "encode_session", "encode_advice", "encode_records", "RECORD_FIELDS",
+           "RECORD_SEATS", "RECORD_SIZE", "ADVICE_FIELDS", "ADVICE_LAYOUT",
            "ADVICE_OBS_SIZE", "ADVICE_SLOTS", "decode_observation", "mask_array", "OBS_SIZE",
            "BULKA_OBS_SIZE", "OBS_DIM", "OBS_LAYOUT", "STEPS_PER_PARTIE", "TOKEN_BOUND", "SESSION_FIELDS",
            "SESSION_LAYOUT", "SESSION_OFFSET", "LOG2_SCALE", "STREAK_CAP", "signed_log_feature"]

@@ -119,7 +119,11 @@ class ProView:
     challenger); ``next_opponent`` the one it would face after that if it
     waited and won (the head of the queue; the same opponent with 2
     players); ``parties_left`` counts parties still to be played in the
-    session (the Pro partie included)."""
+    session (the Pro partie included). ``records``: per player in
+    ``players`` order, its record in this session as this player sees it
+    (``engine.records.Record``: won and lost against me, won and lost
+    overall, Pro declared and won), from the public history alone; what a
+    Pro decision may use instead of knowing who the others are."""
 
     player: int
     players: tuple
@@ -132,6 +136,7 @@ class ProView:
     base_stake: int = 10
     parties_left: int | None = None
     next_opponent: str | None = None
+    records: tuple = ()
 
     @property
     def name(self) -> str:

@@ -74,6 +74,7 @@ from .engine.config import DEFAULT_CONFIG, RuleConfig
 from .engine.infostate import InfoState
 from .engine.ledger import to_json_number
 from .engine.partie import DONE, IllegalActionError, Partie
+from .engine.records import session_records
 from .engine.scoring import BASE_STAKE
 from .engine.session import ADVICE, OVER, PLAYING, Session
 from .interface import AdviceView, ProView, TurnView
@@ -176,7 +177,8 @@ def pro_view(session, display: dict | None = None) -> ProView:
         streaks=tuple(session.streaks[n] for n in players), bulka=float(session.bulka),
         opponent=shown(session.challenger), multiplier=session.multiplier,
         stake_multiple=session.stake_multiple, base_stake=BASE_STAKE, parties_left=session.parties_left,
-        next_opponent=shown(session.queue[0] if session.queue else session.challenger))
+        next_opponent=shown(session.queue[0] if session.queue else session.challenger),
+        records=tuple(session_records(session.history, d, players)[n] for n in players))
 
 
 def advice_view(session, display: dict | None = None) -> AdviceView:

@@ -267,7 +267,7 @@ class Session:
         self._pro_stake = 0
         self._stake = 0
         self._pro_index = None
-        if advice not in (True, False):
+        if not isinstance(advice, bool):
             raise ValueError(f"advice must be True or False, got {advice!r}")
         self.advice_on = bool(advice)
         self.advice: dict = {}  # adviser -> advised defender action (None: no advice), this decision
