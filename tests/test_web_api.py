@@ -164,6 +164,30 @@ def test_replay_frames(client, saved_games):
     assert client.get("/api/replays/nope/0").status_code == 404
 
 
+def test_replay_of_a_saved_session_shows_the_session_and_the_advice(client):
+    from agents import make_player
+    from evaluation.session_record import SessionRecorder
+    from trappola_env.engine.session import Session
+    from trappola_env.referee import play_session
+
+    players = {"A": make_player("rule:pro=always,answer_rollouts=0"), "B": make_player("random"),
+               "C": make_player("random"), "D": make_player("random:pro=always")}
+    session = Session(names=list(players), max_parties=30, seed=2, advice=True)
+    recorder = SessionRecorder(session, {"session": 5})
+    play_session(players, session=session, on_partie=recorder.on_partie)
+    games = recorder.finish()
+    data = client.post("/api/replays", content="\n".join(json.dumps(g) for g in games)).json()
+    listed = data["games"]
+    assert [g["session"]["partie_index"] for g in listed] == list(range(len(games)))
+    assert all(g["session"]["session"] == 5 for g in listed)
+    k = next(i for i, g in enumerate(games) if g["advice"])
+    assert listed[k]["session"]["pro_declarer"] == games[k]["pro_declarer"]
+    assert listed[k]["session"]["balances"] == games[k]["balances"]
+    frames = client.get(f"/api/replays/{data['id']}/{k}").json()["frames"]
+    shown = [(step, a["adviser"], a["name"]) for step, f in enumerate(frames) for a in f["advice"]]
+    assert shown == [(a["step"], a["adviser"], a["name"]) for a in games[k]["advice"]]
+
+
 def test_malformed_replays_get_400(client, saved_games):
     bad = dict(saved_games[0], actions=saved_games[0]["actions"][:3])
     for text, message in (("{", "line 1: not JSON"), ("", "no games"),

@@ -196,3 +196,55 @@ def test_leaderboard_and_bad_input_in_the_page(browser, base_url, shots, tmp_pat
     browser.find_element(By.ID, "start").click()
     error_shown("unknown player 'nosuch'")
     assert js_errors(browser, allowed=("/api/leaderboard", "/api/replays", "/api/tables")) == []
+
+
+def saved_session_with_advice(path: Path) -> list[dict]:
+    """A 4-player session with advice, every partie saved (evaluation.session_record)."""
+    from agents import make_player
+    from evaluation.session_record import SessionRecorder
+    from trappola_env.engine.session import Session
+    from trappola_env.referee import play_session
+
+    players = {"A": make_player("rule:pro=always,answer_rollouts=0"), "B": make_player("random"),
+               "C": make_player("random"), "D": make_player("random:pro=always")}
+    for i, p in enumerate(players.values()):
+        p.reset(i)
+    session = Session(names=list(players), max_parties=30, seed=2, advice=True)
+    recorder = SessionRecorder(session, {"session": 0})
+    play_session(players, session=session, on_partie=recorder.on_partie)
+    games = recorder.finish()
+    path.write_text("".join(json.dumps(g) + "\n" for g in games))
+    return games
+
+
+def test_replay_a_saved_session_partie_by_partie(browser, base_url, tmp_path):
+    from selenium.webdriver.support.ui import Select
+
+    path = tmp_path / "session.jsonl"
+    games = saved_session_with_advice(path)
+    advised = next(k for k, g in enumerate(games) if g["advice"])
+    browser.get(base_url + "/#replay")
+    browser.find_element(By.ID, "replay-file").send_keys(str(path))
+    # The page may still show an earlier file (the same URL does not reload it): wait for this one.
+    wait(browser, lambda d: visible(d, "replay") and "session 0" in d.find_element(By.ID, "game-select").text)
+    options = [o.text for o in browser.find_elements(By.CSS_SELECTOR, "#game-select option")]
+    assert len(options) == len(games) and options[0].startswith("session 0, partie 1:")
+    assert "session 0, partie 1" in browser.find_element(By.ID, "r-session").text.lower()  # headings are upper case
+    Select(browser.find_element(By.ID, "game-select")).select_by_value(str(advised))
+    g = games[advised]
+    wait(browser, lambda d: f"partie {g['partie_index'] + 1}\n" in d.find_element(By.ID, "r-session").text.lower())
+    line = browser.find_element(By.ID, "r-session-line").text
+    assert f"Pro partie of {g['pro_declarer']}" in line and f"Bulka after it: {g['bulka']}" in line
+    seen = []
+    for step in range(len(g["actions"]) + 1):
+        items = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#r-advice-list li")]
+        want = [f"{a['adviser']}: {a['name']}" for a in g["advice"] if a["step"] == step]
+        assert items == want, step
+        seen += items
+        if step < len(g["actions"]):
+            browser.find_element(By.ID, "next").click()
+    assert seen and browser.find_element(By.ID, "r-outcome").text
+    # The last partie of the file carries the split of the Bulka.
+    Select(browser.find_element(By.ID, "game-select")).select_by_value(str(len(games) - 1))
+    wait(browser, lambda d: "the Bulka is split" in d.find_element(By.ID, "r-session").text)
+    assert js_errors(browser) == []

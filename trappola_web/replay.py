@@ -6,7 +6,11 @@ Each frame: ``hands`` (per seat), ``stock`` (the 18 cards, the face-up
 bottom card last), the public record (``render.public_state``), the
 ``action`` just taken (``{"seat", "name"}``) and, for a player that
 reported its search, the ``values`` of the cards it considered; the last
-frame carries the ``result``.
+frame carries the ``result``. A partie of a saved session
+(``evaluation.session_record``) also has its session in the game list
+(``session``: the Pro offer, the queue, the Bulka and the balances after
+it) and, in each frame, the ``advice`` given for the decision about to be
+taken.
 """
 from __future__ import annotations
 
@@ -30,7 +34,19 @@ def summary_of(k: int, record: dict) -> dict:
     return {"index": k, "players": names, "deal_index": record.get("deal_index"), "game": record.get("game"),
             "outcome": res["outcome"], "winner": None if res["winner"] is None else names[res["winner"]],
             "points": [s[3] for s in res["scores"]], "tokens": res["tokens"],
-            "has_values": any("values" in a for a in record["actions"])}
+            "has_values": any("values" in a for a in record["actions"]),
+            "session": session_of(record)}
+
+
+SESSION_KEYS = ("session", "partie_index", "queue", "pro_offer", "pro_declarer", "replay", "multiplier", "bulka",
+                "bulka_won", "balances", "final_share")
+
+
+def session_of(record: dict) -> dict | None:
+    """The session around a saved session partie, or None for another game."""
+    if record.get("evaluation") != "session":
+        return None
+    return {k: record.get(k) for k in SESSION_KEYS}
 
 
 def frames(record: dict) -> list[dict]:
@@ -40,6 +56,7 @@ def frames(record: dict) -> list[dict]:
     partie = Partie(deal, RuleConfig(**record["config"]), stake_multiple=record["stake_multiple"],
                     multiplier=record["multiplier"])
     stock = render.cards(deal.stock)
+    advice = record.get("advice") or []
 
     def frame(step):
         info = InfoState(partie, 0)
@@ -47,6 +64,8 @@ def frames(record: dict) -> list[dict]:
         out["hands"] = [render.cards(partie.hands[0]), render.cards(partie.hands[1])]
         out["stock"] = stock
         out["action"] = step and {"seat": step["seat"], "name": step["name"]}
+        out["advice"] = [{"adviser": a.get("adviser"), "name": a.get("name")} for a in advice
+                         if a.get("step") == len(partie.history)]
         values = step and step.get("values")
         out["values"] = None if not values else sorted((
             {"card": render.card(card_id(c)), "objective": v[0], "sign": v[1], "points": v[2],

@@ -233,7 +233,8 @@ $("replay-file").addEventListener("change", async () => {
     replay = { fileId: data.id, games: data.games };
     const sel = $("game-select");
     sel.replaceChildren(...data.games.map((g) => el("option", { value: g.index },
-      `deal ${g.deal_index ?? "?"}${g.game ? " (seats swapped)" : ""}: ${g.players[0]} vs ${g.players[1]}, ` +
+      (g.session ? `session ${g.session.session ?? "?"}, partie ${g.session.partie_index + 1}${g.session.pro_declarer ? " (Pro)" : ""}`
+        : `deal ${g.deal_index ?? "?"}${g.game ? " (seats swapped)" : ""}`) + `: ${g.players[0]} vs ${g.players[1]}, ` +
       `${g.winner ? g.winner + " won" : g.outcome.replace("_", " ")} ${g.points[0]}-${g.points[1]}`)));
     sel.hidden = false;
     showError("");
@@ -280,10 +281,28 @@ function showStep(k) {
       f.values.map((v) => el("tr", { class: v.chosen ? "chosen" : "" }, el("td", {}, cardLabel(v.card)),
         el("td", {}, v.objective.toFixed(3)), el("td", {}, v.sign.toFixed(2)), el("td", {}, signed(Number(v.points.toFixed(1))))))),
   ] : []));
+  drawReplaySession(replay.summary.session, f);
   $("r-result").replaceChildren(...(f.result ? [el("h3", {}, "Result"), el("p", { id: "r-outcome" }, outcomeText(f.result)),
     resultTable(f.result, f.names), el("ul", {}, f.result.details.map((d) => el("li", {}, `${f.names[d.seat]}: ${d.what} ${d.points} pts, ${d.tokens} tokens`)))] : []));
   $("first").disabled = $("prev").disabled = replay.step === 0;
   $("next").disabled = $("last").disabled = replay.step === frames.length - 1;
+}
+
+// A partie of a saved Bulka session: its session around it, and the advice
+// given for the decision about to be taken.
+function drawReplaySession(s, f) {
+  if (!s) { $("r-session").replaceChildren(); $("r-advice").replaceChildren(); return; }
+  const offer = s.pro_offer ? `${s.pro_offer.player} (streak ${s.pro_offer.streak}) ${s.pro_offer.declared ? "declared" : "did not declare"} Pro` : "";
+  const rows = Object.entries(s.balances).map(([n, b]) => el("tr", {}, el("td", {}, n), el("td", {}, signed(b))));
+  $("r-session").replaceChildren(el("h3", {}, `Session ${s.session ?? ""}, partie ${s.partie_index + 1}`),
+    el("p", { id: "r-session-line" }, [offer, s.pro_declarer ? `Pro partie of ${s.pro_declarer}` : "",
+      s.replay ? `Alifer replay, stakes x${s.multiplier}` : "", `waiting: ${s.queue.join(", ") || "nobody"}`,
+      `Bulka after it: ${fmt(s.bulka)}${s.bulka_won ? ` (${fmt(s.bulka_won)} taken by the Pro winner)` : ""}`]
+      .filter(Boolean).join(" · ")),
+    el("table", { class: "score" }, el("tr", {}, el("th", {}, "balance after it"), el("th", {}, "")), rows),
+    s.final_share !== null && s.final_share !== undefined ? el("p", {}, `The session ends: the Bulka is split, ${fmt(s.final_share)} each.`) : "");
+  $("r-advice").replaceChildren(...(f.advice && f.advice.length ? [el("h3", {}, "Advice"),
+    el("ul", { id: "r-advice-list" }, f.advice.map((a) => el("li", {}, `${a.adviser}: ${a.name}`)))] : []));
 }
 
 $("first").addEventListener("click", () => showStep(0));
