@@ -104,6 +104,50 @@ def test_a_bulka_session_with_next_partie(client):
     assert sum(led["balances"].values()) == pytest.approx(0) and led["bulka"] == 0
 
 
+def test_a_session_with_advisers_shows_the_advice_to_the_person_defending():
+    client = TestClient(create_app())
+    # Seed 12: the person soon defends a Pro partie of the opponent.
+    st = client.post("/api/tables", json={"opponent": "rule:pro=always,answer_rollouts=0", "parties": 60, "seed": 12,
+                                          "advisers": ["random", "random"]}).json()
+    assert st["ledger"]["players"] == ["you", "rule:answer_rollouts=0,pro=always", "random", "random#2"]
+    told, advised, watched = [], 0, 0
+    while st["phase"] != "over" and not (told and advised):
+        st = _wait(client, st["id"], lambda s: s["your_turn"] or s["paused"] or s["phase"] == "over")
+        if st["paused"]:
+            st = client.post(f"/api/tables/{st['id']}/next").json()
+            continue
+        if not st["your_turn"]:
+            continue
+        p = st["partie"]
+        if p is not None and p["me"] is None:  # waiting: the onlookers' view, no hand
+            watched += 1
+            assert p["hand"] == [] and st["legal"]["cards"] == []
+        if st["phase"] == "pro":
+            action = 47
+        elif st["phase"] == "advice":
+            names = [b["name"] for b in st["legal"]["buttons"]]
+            assert "no advice" in names and all(n.startswith(("advise ", "no advice")) for n in names)
+            action = st["legal"]["buttons"][0]["action"]
+            advised += 1
+        else:
+            if p["advice"]:
+                led = st["ledger"]
+                assert led["pro_declarer"] == led["dealer"] and led["challenger"] == "you" and p["me"] == 0
+                waiting = {n for n in led["players"] if n not in (led["dealer"], "you")}
+                assert len(p["advice"]) == 2 and {a["adviser"] for a in p["advice"]} == waiting
+                told.append(p["advice"])
+            legal = st["legal"]["cards"] or [b["action"] for b in st["legal"]["buttons"] if b["action"] != 44]
+            action = legal[0]
+        r = client.post(f"/api/tables/{st['id']}/action", json={"action": action})
+        assert r.status_code == 200, r.text
+        st = r.json()
+    assert told and advised and watched
+    bad = client.post("/api/tables", json={"opponent": "rule", "advisers": "random"})
+    assert bad.status_code == 400 and "advisers" in bad.json()["detail"]
+    too_many = client.post("/api/tables", json={"opponent": "rule", "advisers": ["random"] * 3})
+    assert too_many.status_code == 400 and "at most 2" in too_many.json()["detail"]
+
+
 def test_the_page_polls_while_the_opponent_thinks():
     gate = threading.Event()
     client = TestClient(create_app(make_player=lambda spec: GatedPlayer(gate)))

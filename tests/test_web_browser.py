@@ -248,3 +248,46 @@ def test_replay_a_saved_session_partie_by_partie(browser, base_url, tmp_path):
     Select(browser.find_element(By.ID, "game-select")).select_by_value(str(len(games) - 1))
     wait(browser, lambda d: "the Bulka is split" in d.find_element(By.ID, "r-session").text)
     assert js_errors(browser) == []
+
+
+def test_play_a_session_with_advisers_and_see_their_advice(browser, base_url):
+    """A session with two advisers (seed 12 soon brings a Pro partie of the
+    opponent with the person defending): the person clicks its first legal
+    card or button, waits and advises when the others play, until the
+    advice to it shows beside its hand."""
+    from selenium.webdriver.support.ui import Select
+
+    browser.get(base_url + "/#play")
+    browser.refresh()  # the same URL as an earlier test's: start from a fresh page
+    Select(browser.find_element(By.ID, "mode")).select_by_value("session")
+    parties = browser.find_element(By.ID, "parties")
+    parties.clear()
+    parties.send_keys("60")
+    browser.find_element(By.ID, "advisers").send_keys("random, random")
+    opponent = browser.find_element(By.ID, "opponent")
+    opponent.clear()
+    opponent.send_keys("rule:pro=always,answer_rollouts=0")
+    seed = browser.find_element(By.ID, "seed")
+    seed.clear()
+    seed.send_keys("12")
+    browser.find_element(By.ID, "start").click()
+    watched = False
+    for _ in range(1500):
+        found = wait(browser, lambda d: d.find_elements(By.ID, "advice-list") and visible(d, "hand")
+                     and d.find_elements(By.CSS_SELECTOR, "#hand button.legal")
+                     or d.find_elements(By.CSS_SELECTOR, "#next-partie, #new-game, #hand button.legal, #buttons button"))
+        if browser.find_elements(By.ID, "advice-list") and browser.find_elements(By.CSS_SELECTOR, "#hand button.legal"):
+            break
+        watched = watched or "(you wait)" in browser.find_element(By.ID, "my-name").text
+        assert not browser.find_elements(By.ID, "new-game"), "the session ended before the person was advised"
+        version = browser.find_element(By.ID, "table").get_attribute("data-version")
+        buttons = [b for b in found if b.is_displayed() and b.is_enabled()
+                   and b.get_attribute("data-action") != "44"]  # never propose Alifer
+        if not buttons:
+            time.sleep(0.05)
+            continue
+        buttons[0].click()
+        wait(browser, lambda d: d.find_element(By.ID, "table").get_attribute("data-version") != version)
+    items = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#advice-list li")]
+    assert len(items) == 2 and all(": " in item for item in items)
+    assert watched and js_errors(browser) == []

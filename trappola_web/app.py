@@ -1,6 +1,7 @@
 """The web app: the page (``static/``) and its JSON API.
 
-    POST /api/tables            {"opponent": spec, "parties": 1, "seat": "challenger", "seed": null}
+    POST /api/tables            {"opponent": spec, "parties": 1, "seat": "challenger", "seed": null,
+                                 "advisers": []}   (0-2 specs: waiting players who advise in Pro parties)
     GET  /api/tables/{id}       the table's state, from the person's side
     POST /api/tables/{id}/action {"action": id}     (docs/rules.md section 9)
     POST /api/tables/{id}/next  the next partie of a session
@@ -88,12 +89,17 @@ def create_app(make_player=None) -> FastAPI:
         spec = body.get("opponent", "rule")
         if not isinstance(spec, str):
             raise BadRequest(f"opponent must be a player spec like 'rule', got {spec!r}")
-        try:
-            opponent = make_player(spec)
-        except ValueError as e:
-            raise BadRequest(f"player spec {spec!r}: {e}") from None
-        table = PlayTable(opponent, parties=body.get("parties", 1), seat=body.get("seat", "challenger"),
-                          seed=body.get("seed"))
+        advisers = body.get("advisers", [])
+        if not isinstance(advisers, list) or not all(isinstance(a, str) for a in advisers):
+            raise BadRequest(f"advisers must be a list of player specs, got {advisers!r}")
+        built = []
+        for s in [spec, *advisers]:
+            try:
+                built.append(make_player(s))
+            except ValueError as e:
+                raise BadRequest(f"player spec {s!r}: {e}") from None
+        table = PlayTable(built[0], parties=body.get("parties", 1), seat=body.get("seat", "challenger"),
+                          seed=body.get("seed"), advisers=built[1:])
         tables.add(table)
         return table.state()
 

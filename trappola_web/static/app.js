@@ -58,7 +58,9 @@ window.addEventListener("hashchange", route);
 let table = null;
 let pollTimer = null;
 
-$("mode").addEventListener("change", () => { $("parties-label").hidden = $("mode").value !== "session"; });
+$("mode").addEventListener("change", () => {
+  $("parties-label").hidden = $("advisers-label").hidden = $("mode").value !== "session";
+});
 
 $("setup").addEventListener("submit", async (ev) => {
   ev.preventDefault();
@@ -68,6 +70,7 @@ $("setup").addEventListener("submit", async (ev) => {
     parties: $("mode").value === "session" ? Number($("parties").value) : 1,
     seat: $("seat").value,
     seed: seed === "" ? null : Number(seed),
+    advisers: $("mode").value === "session" ? $("advisers").value.split(",").map((s) => s.trim()).filter(Boolean) : [],
   };
   try {
     const state = await api("POST", "/api/tables", body);
@@ -109,22 +112,27 @@ function drawTable(state) {
   table = state;
   $("table").hidden = false;
   $("table").dataset.version = `${state.id}/${state.version}`;
-  $("opp-name").textContent = state.opponent;
   const p = state.partie;
-  const me = p ? p.me : null;
+  // Waiting (a session with advisers), the person watches from the challenger's side.
+  const watching = p && p.me === null;
+  const me = p ? (watching ? 0 : p.me) : null;
+  $("opp-name").textContent = watching ? p.names[1] : (p ? p.names[1 - me] : state.opponent);
+  $("my-name").textContent = watching ? `${p.names[0]} (you wait)` : "you";
   $("my-role").textContent = p ? `(${ROLES[me]})` : "";
   $("opp-role").textContent = p ? `(${ROLES[1 - me]})` : "";
+  $("advice").replaceChildren(...(p && p.advice && p.advice.length ? [el("b", {}, "Advice: "),
+    el("ul", { id: "advice-list" }, p.advice.map((a) => el("li", {}, `${a.adviser}: ${a.name}`)))] : []));
   $("opp-backs").replaceChildren(...(p ? Array.from({ length: p.cards_left[1 - me] }, () => el("span", { class: "back" })) : []));
   declList($("opp-decls"), p ? p.declarations[1 - me] : []);
   declList($("my-decls"), p ? p.declarations[me] : []);
 
   // The trick on the table and the last one taken.
   const trick = [];
-  if (p && p.lead) trick.push(el("div", {}, el("div", { class: "role" }, p.lead.seat === me ? "you led" : `${state.opponent} led`), cardNode(p.lead.card)));
+  if (p && p.lead) trick.push(el("div", {}, el("div", { class: "role" }, p.lead.seat === me && !watching ? "you led" : `${p.names[p.lead.seat]} led`), cardNode(p.lead.card)));
   $("trick").replaceChildren(...trick);
   const lt = p && p.last_trick;
   $("last-trick").replaceChildren(...(lt ? ["last trick:", cardNode(lt.lead), cardNode(lt.follow),
-    `to ${lt.winner === me ? "you" : state.opponent}`] : []));
+    `to ${lt.winner === me && !watching ? "you" : p.names[lt.winner]}`] : []));
 
   // Your hand: legal cards are buttons that play.
   const legal = new Set(state.legal ? state.legal.cards : []);
@@ -140,8 +148,8 @@ function drawTable(state) {
   if (state.error) status = state.error;
   else if (state.phase === "over") status = "The game is over.";
   else if (state.paused) status = "Partie over.";
-  else if (state.your_turn) status = state.phase === "pro" ? "Declare Pro?" : (p.phase === "alifer" ? `${state.opponent} proposes Alifer` : "Your turn");
-  else status = `${state.opponent} is thinking`;
+  else if (state.your_turn) status = state.phase === "pro" ? "Declare Pro?" : (state.phase === "advice" ? `Advise ${p.names[0]}` : (p.phase === "alifer" ? `${p.names[1 - me]} proposes Alifer` : "Your turn"));
+  else status = state.ledger.players.length > 2 ? "The others are playing" : `${state.opponent} is thinking`;
   $("status").textContent = status;
   $("status").className = "status" + (state.thinking ? " thinking" : "");
 
@@ -155,9 +163,9 @@ function drawTable(state) {
 function drawScore(state) {
   const p = state.partie;
   if (!p) { $("score").replaceChildren(); return; }
-  const me = p.me, op = 1 - me;
+  const me = p.me ?? 0, op = 1 - me;
   $("score").replaceChildren(
-    el("tr", {}, el("th", {}, ""), el("th", {}, "you"), el("th", {}, state.opponent)),
+    el("tr", {}, el("th", {}, ""), el("th", {}, p.me === null ? p.names[0] : "you"), el("th", {}, p.names[op])),
     el("tr", {}, el("td", {}, "card points"), el("td", {}, p.card_points[me]), el("td", {}, p.card_points[op])),
     el("tr", {}, el("td", {}, "tricks"), el("td", {}, p.tricks_won[me]), el("td", {}, p.tricks_won[op])),
     el("tr", {}, el("td", {}, "trick"), el("td", { colspan: 2 }, `${p.trick} of 9`)),
@@ -170,7 +178,7 @@ function drawLedger(state) {
   const rows = l.players.map((n) => el("tr", {}, el("td", {}, n), el("td", {}, fmt(l.balances[n] ?? 0)),
     el("td", {}, l.streaks[n] ?? 0)));
   const hist = l.history.slice(-8).map((r) => el("tr", {}, el("td", {}, `#${r.index + 1}${r.multiplier > 1 ? ` x${r.multiplier}` : ""}${r.pro ? " Pro" : ""}`),
-    el("td", {}, r.winner || r.outcome.replace("_", " ")), el("td", {}, signed(r.tokens.you))));
+    el("td", {}, r.winner || r.outcome.replace("_", " ")), el("td", {}, signed(r.tokens.you ?? 0))));
   $("ledger").replaceChildren(
     el("div", {}, `Partie ${Math.min(l.parties_played + 1, l.max_parties)} of ${l.max_parties} · Bulka ${fmt(l.bulka)}`),
     el("table", {}, el("tr", {}, el("th", {}, "player"), el("th", {}, "balance"), el("th", {}, "streak")), rows),
