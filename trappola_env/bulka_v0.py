@@ -16,14 +16,14 @@ engine (``trappola_env.engine.session``); this module only drives it.
 | Agents             | 2, 3 (default) or 4                                  |
 | Action Shape       | Discrete(49); Discrete(97) with ``advice=True``      |
 | Action Values      | Discrete(49); Discrete(97) with ``advice=True``      |
-| Observation Shape  | (366,); (462,) with ``advice=True``                  |
+| Observation Shape  | (366,); +96 with ``advice=True``; +27 with ``records=True`` |
 | Observation Values | [0, 1]                                               |
 
 ## Arguments
 
 ``bulka_v0.env(n_players=3, max_parties=100, stake_multiple=1,
 render_mode=None, ace_declaration="first_ace", illegal_action="raise",
-max_steps=None, advice=False)``
+max_steps=None, advice=False, records=False)``
 
 * ``n_players``: 2, 3 or 4; the agents are ``player_0`` .. ``player_{n-1}``.
 * ``max_parties``: the session ends after this many parties (Alifer
@@ -43,6 +43,10 @@ max_steps=None, advice=False)``
   defender of each Pro partie (docs/rules.md section 8, Art. 5.3; see
   "Advice" below). Without it the environment is exactly as before it
   existed (spaces, observations, every step).
+* ``records``: False (default) or True: the observation ends with what
+  every player at the table can know of the others, their records so far
+  in this session (see "Records" below), for a Pro decision that needs no
+  names.
 
 Any other value raises ``ValueError`` naming the choices. ``env()`` wraps
 ``raw_env`` in PettingZoo's ``OrderEnforcingWrapper`` only, as
@@ -166,6 +170,25 @@ and `dealt_hand` all zeros, so the public record (cards played, tricks,
 declarations, Manko answers, proposals, card points) and nothing hidden.
 The phase one-hot reads "partie in play" while advice is given.
 
+### Records
+
+With ``records=True`` the vector ends with 27 more values
+(``RECORD_FIELDS``, ``RECORD_SIZE``; after the advice values when both
+options are on): for each of the 3 other seats, in order after the
+agent's own (``player_{i+1}``, ``player_{i+2}``, ``player_{i+3}``, indices
+mod ``n_players``; all zeros for a seat without a player), 9 values in this
+order, counted from the session's public history
+(``trappola_env.engine.records``):
+
+| value | meaning |
+|---|---|
+| 0 | the seat has a player |
+| 1 | it is my opponent at the table (in a Pro decision: the next challenger) |
+| 2 | it heads the queue (my next opponent if I win as dealer) |
+| 3, 4 | decided parties it won / lost against me, min(n, 20) / 20 |
+| 5, 6 | decided parties it won / lost against anyone, min(n, 50) / 50 |
+| 7, 8 | its Pro parties (decided) / those it won, min(n, 10) / 10 |
+
 ## Rewards
 
 Token changes as they happen, to every agent they concern: stakes paid
@@ -228,7 +251,8 @@ table with both hands, as a spectator sees it. "ansi" returns the text,
   19 session features). Since then: seeding by numpy's generator (a seed
   gives another session than before), ``max_steps`` truncation, the token
   bound, full copies, the end-of-session Alifer ruling, and the ``advice``
-  option (off by default, which leaves every earlier behaviour as it was).
+  and ``records`` options (off by default, which leaves every earlier
+  behaviour as it was).
 """
 from __future__ import annotations
 
