@@ -81,6 +81,9 @@ minus losses per deal over 0.
 ``alifer=never`` (default) never proposes; ``alifer=losing`` proposes when
 the best card's mean sign is below ``alifer_propose``. Pro: the shared
 ``agents.pro_rules`` settings (default ``threshold``, as ``rule``).
+Advice (sessions with advice): honest, its own search's choice over
+``advice_worlds`` imagined defender hands (``agents.advice``), each search
+of ``samples`` layouts; ``heed=true`` plays the advice it gets when legal.
 """
 from __future__ import annotations
 

@@ -41,6 +41,11 @@ itself.
 
 Pro: ``agents.pro_rules`` (default ``threshold`` at 3 base stakes).
 
+Advice (sessions with advice, docs/rules.md section 8): as an adviser it
+gives its own choice over ``advice_worlds`` (8) imagined defender hands
+(``agents.advice.honest_advice``); ``heed=true`` plays the advice it gets
+when legal (default: it decides alone).
+
 Speed: about 2-3 ms a partie on one core; ``endgame=0,answer_rollouts=0``
 gives the bare heuristics at about 0.15 ms.
 """

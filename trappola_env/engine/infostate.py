@@ -57,11 +57,6 @@ class InfoState:
         info.hand = info.dealt = info.legal_mask = 0
         return info
 
-    @property
-    def hidden(self) -> bool:
-        """Whether this is a public view (``public``): no hand is shown."""
-        return self.dealt == 0
-
     def played_by(self, seat: int) -> list[int]:
         """Cards ``seat`` has played, in order."""
         out = []
