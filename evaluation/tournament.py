@@ -29,7 +29,9 @@ Labels are the players' canonical specs, with ``#2``, ``#3`` added to
 repeats. ``res.records`` has one row per (session, player): the CSV.
 ``record_games=True`` keeps every partie of every session as a saved-game
 record with its session context (``evaluation.session_record``) in
-``res.games``; it changes no number.
+``res.games``; it changes no number. ``advice=True`` plays sessions in
+which the waiting players advise the defender of each Pro partie
+(docs/rules.md section 8; ``trappola_env.referee``).
 """
 from __future__ import annotations
 
@@ -78,7 +80,7 @@ def _play_sessions(task) -> tuple[list[tuple], list[dict]]:
 
     from .session_record import SessionRecorder
 
-    sources, labels, seed, start, stop, parties, config, stake_multiple, record = task
+    sources, labels, seed, start, stop, parties, config, stake_multiple, record, advice = task
     players = build_players(sources)
     perms = list(itertools.permutations(range(len(labels))))
     rows, saved = [], []
@@ -89,7 +91,7 @@ def _play_sessions(task) -> tuple[list[tuple], list[dict]]:
             p.reset(derive_seed(seed, "session-player", i, pos))
         seating = {"challenger": order[0], "queue": order[1:-1], "dealer": order[-1]}
         session = Session(max_parties=parties, stake_multiple=stake_multiple, config=config,
-                          seed=derive_seed(seed, "session", block), names=labels, seating=seating)
+                          seed=derive_seed(seed, "session", block), names=labels, seating=seating, advice=advice)
         recorder = SessionRecorder(session, {"session": i, "seating": " ".join(order)}) if record else None
         res = play_session(dict(zip(labels, players)), session=session,
                            on_partie=recorder.on_partie if record else None)
@@ -119,7 +121,7 @@ def _play_sessions(task) -> tuple[list[tuple], list[dict]]:
 def session_tournament(players, sessions: int, parties: int, *, seed: int = 0,
                        config: RuleConfig = DEFAULT_CONFIG, stake_multiple: int = 1, workers: int | None = None,
                        backend: Backend | str | None = None, progress: bool | str = False,
-                       record_games: bool = False) -> TournamentResult:
+                       record_games: bool = False, advice: bool = False) -> TournamentResult:
     """Play ``sessions`` Bulka sessions of ``parties`` parties each among
     2-4 ``players`` (specs or ``Player`` objects); see the module docstring."""
     players = list(players)
@@ -132,7 +134,8 @@ def session_tournament(players, sessions: int, parties: int, *, seed: int = 0,
     labels = unique_labels(player_label(s) for s in sources)
     backend, own = resolve_backend(backend, workers, any(getattr(s, "interactive", False) for s in sources))
     size = max(1, min(8, math.ceil(sessions / max(1, backend.workers * 4))))
-    tasks = [(sources, labels, seed, s, min(s + size, sessions), parties, config, stake_multiple, record_games)
+    tasks = [(sources, labels, seed, s, min(s + size, sessions), parties, config, stake_multiple, record_games,
+              advice)
              for s in range(0, sessions, size)]
     bar = progress_bar(progress, sessions, "sessions", "session")
     try:
@@ -165,7 +168,7 @@ def session_tournament(players, sessions: int, parties: int, *, seed: int = 0,
         "players": labels,
         "settings": {"sessions": sessions, "parties": parties, "seed": seed, "stake_multiple": stake_multiple,
                      "config": config.to_dict(), "balanced": sessions % n_perm == 0,
-                     "seatings_per_block": n_perm},
+                     "seatings_per_block": n_perm, **({"advice": True} if advice else {})},
         "per_player": per_player,
     }
     return TournamentResult(summary, records, games)

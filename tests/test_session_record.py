@@ -87,3 +87,15 @@ def test_cli_saves_sessions(tmp_path, capsys):
     assert "games saved to" in capsys.readouterr().out
     games = read_games((out / "games.jsonl").read_text())
     assert len(games) == 6 and {g["session"] for g in games} == {0, 1}
+
+
+def test_cli_sessions_with_advice_save_the_advice(tmp_path, capsys):
+    out, summary = tmp_path / "advised", tmp_path / "s.json"
+    assert main(["evaluate", "--session", "--advice", "--players", "rule:pro=always,random:pro=always,random",
+                 "--sessions", "6", "--parties", "12", "--workers", "1", "--no-progress",
+                 "--save-games", str(out), "--json", str(summary)]) == 0
+    games = read_games((out / "games.jsonl").read_text())
+    assert any(a["advice"] >= ADVICE_BASE for g in games for a in g["advice"])
+    assert json.loads(summary.read_text())["settings"]["advice"] is True
+    assert main(["evaluate", "--advice", "--players", "rule,random", "--deals", "2"]) == 2
+    assert "--advice needs --session" in capsys.readouterr().err

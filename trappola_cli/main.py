@@ -3,7 +3,7 @@
     trappola play [--opponent rule] [--seat challenger|dealer] [--seed S] [--parties N]
     trappola evaluate --players A,B --deals N [--duplicate] [--seed S] [--json PATH] [--csv PATH] [--workers K]
                       [--backend process|ray [--address ADDR]]
-    trappola evaluate --session --players A,B,C[,D] --sessions N --parties P [...]
+    trappola evaluate --session --players A,B,C[,D] --sessions N --parties P [--advice] [...]
     trappola evaluate --ratings --players A,B,C,... --deals N [...]
     trappola evaluate ... --save-games DIR   # every partie as JSON lines (evaluation/game_record.py; with
                                              # --session also the session: evaluation/session_record.py),
@@ -104,6 +104,9 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--duplicate", action="store_true", help="play each deal twice, seats swapped")
     e.add_argument("--sessions", type=_positive, default=24, help="sessions (--session; default: 24)")
     e.add_argument("--parties", type=_positive, default=50, help="parties per session (--session; default: 50)")
+    e.add_argument("--advice", action="store_true",
+                   help="--session: the waiting players advise the defender of each Pro partie (docs/rules.md "
+                        "section 8)")
     e.add_argument("--seed", type=_int, default=0, help="seed (default: 0)")
     e.add_argument("--workers", type=_positive, default=None,
                    help="processes, or the CPUs of a local Ray (default: all cores)")
@@ -235,6 +238,8 @@ def cmd_evaluate(args) -> int:
     for path in (args.json, args.csv):
         if path:
             _check_writable(Path(path))
+    if args.advice and not args.session:
+        raise CliError("--advice needs --session (advice is given in the Pro parties of a Bulka session)")
     if args.save_games:
         if Path(args.save_games).exists() and not Path(args.save_games).is_dir():
             raise CliError(f"--save-games {args.save_games}: not a directory")
@@ -281,7 +286,7 @@ def _run_evaluation(args, players, common):
     if args.session:
         if not 2 <= len(players) <= 4:
             raise CliError(f"--session needs 2 to 4 players, got {len(players)}")
-        return session_tournament(players, args.sessions, args.parties, **common, **record)
+        return session_tournament(players, args.sessions, args.parties, **common, **record, advice=args.advice)
     if args.ratings:
         if len(players) < 2:
             raise CliError(f"--ratings needs at least 2 players, got {len(players)}")
