@@ -175,7 +175,7 @@ def main(argv=None) -> int:
     learned = ObservedPro(tuple(float(v) for v in w))
     print(f"fit on {len(y)} parties dealt by {args.focal} in {args.train_sessions} sessions (won {y.mean():.3f}): "
           f"weights {dict(zip(RECORD_FEATURES, np.round(w, 3).tolist()))}", flush=True)
-    rates = measure_win_rates(make_player(args.focal), {"rule": make_player("rule"), "random": make_player("random")},
+    rates = measure_win_rates(make_player(args.focal), {"rule": make_player("rule"), "random": make_player("random:alifer=false")},
                               parties=args.rate_parties, seed=args.seed)
     name_keyed = LookaheadPro(rates, default=sum(rates.values()) / len(rates))
     print(f"name-keyed win rates as dealer: {rates}", flush=True)
