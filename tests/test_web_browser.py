@@ -273,9 +273,8 @@ def test_play_a_session_with_advisers_and_see_their_advice(browser, base_url):
     browser.find_element(By.ID, "start").click()
     watched = False
     for _ in range(1500):
-        found = wait(browser, lambda d: d.find_elements(By.ID, "advice-list") and visible(d, "hand")
-                     and d.find_elements(By.CSS_SELECTOR, "#hand button.legal")
-                     or d.find_elements(By.CSS_SELECTOR, "#next-partie, #new-game, #hand button.legal, #buttons button"))
+        found = wait(browser, lambda d: d.find_elements(
+            By.CSS_SELECTOR, "#next-partie, #new-game, #hand button.legal, #buttons button"))
         if browser.find_elements(By.ID, "advice-list") and browser.find_elements(By.CSS_SELECTOR, "#hand button.legal"):
             break
         watched = watched or "(you wait)" in browser.find_element(By.ID, "my-name").text

@@ -118,5 +118,6 @@ def end_info(result, seat: int) -> dict:
     }
 
 
-__all__ = ["ROLES", "REWARD_MODES", "mask_array", "wide_mask_array", "observation_space", "check_reward_mode", "check_positive_int",
+__all__ = ["ROLES", "REWARD_MODES", "mask_array", "wide_mask_array", "observation_space", "check_reward_mode",
+           "check_positive_int",
            "partie_reward", "result_name", "score_dict", "end_info"]

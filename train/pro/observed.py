@@ -175,8 +175,8 @@ def main(argv=None) -> int:
     learned = ObservedPro(tuple(float(v) for v in w))
     print(f"fit on {len(y)} parties dealt by {args.focal} in {args.train_sessions} sessions (won {y.mean():.3f}): "
           f"weights {dict(zip(RECORD_FEATURES, np.round(w, 3).tolist()))}", flush=True)
-    rates = measure_win_rates(make_player(args.focal), {"rule": make_player("rule"), "random": make_player("random:alifer=false")},
-                              parties=args.rate_parties, seed=args.seed)
+    kinds = {"rule": make_player("rule"), "random": make_player("random:alifer=false")}  # the training kinds
+    rates = measure_win_rates(make_player(args.focal), kinds, parties=args.rate_parties, seed=args.seed)
     name_keyed = LookaheadPro(rates, default=sum(rates.values()) / len(rates))
     print(f"name-keyed win rates as dealer: {rates}", flush=True)
     rules = {"learned": learned, "always": (lambda v: True), "never": (lambda v: False), "name-keyed": name_keyed}
