@@ -64,9 +64,19 @@ def _play_through(client, st, choose=lambda legal: legal[0]):
     return st, played
 
 
+NDJSON = {"Content-Type": "application/x-ndjson"}
+JSON = {"Content-Type": "application/json"}
+
+
+def local_client(app=None):
+    """A client that calls the app as the page on this machine does."""
+    return TestClient(app or create_app(), base_url="http://127.0.0.1:8000")
+
+
 @pytest.fixture
 def client():
-    return TestClient(create_app())
+    with local_client() as c:
+        yield c
 
 
 def test_a_whole_partie_through_the_api(client):
@@ -98,7 +108,7 @@ def test_a_bulka_session_with_next_partie(client):
         assert st["last_partie"]["index"] == parties - 1
         if st["paused"]:
             assert client.post(f"/api/tables/{st['id']}/action", json={"action": 0}).status_code == 409
-            st = client.post(f"/api/tables/{st['id']}/next").json()
+            st = client.post(f"/api/tables/{st['id']}/next", json={}).json()
     led = st["ledger"]
     assert parties == led["parties_played"] == len(led["history"]) >= 3
     assert sum(led["balances"].values()) == pytest.approx(0) and led["bulka"] == 0
@@ -106,7 +116,7 @@ def test_a_bulka_session_with_next_partie(client):
 
 def test_the_page_polls_while_the_opponent_thinks():
     gate = threading.Event()
-    client = TestClient(create_app(make_player=lambda spec: GatedPlayer(gate)))
+    client = local_client(create_app(make_player=lambda spec: GatedPlayer(gate)))
     st = client.post("/api/tables", json={"opponent": "gated", "seat": "dealer", "seed": 1}).json()
     start = time.monotonic()
     st = client.get(f"/api/tables/{st['id']}").json()
@@ -122,10 +132,10 @@ def test_bad_requests_get_4xx_and_the_server_carries_on(client):
     r = client.post("/api/tables", json={"opponent": "nosuch:x=1"})
     assert r.status_code == 400 and "unknown player 'nosuch'" in r.json()["detail"]
     r = client.post("/api/tables", json={"opponent": "human"})
-    assert r.status_code == 400 and "computer player" in r.json()["detail"]
+    assert r.status_code == 400 and "unknown player 'human' for the web table" in r.json()["detail"]
     r = client.post("/api/tables", json={"opponent": "rule", "parties": 0})
     assert r.status_code == 400 and "parties" in r.json()["detail"]
-    assert client.post("/api/tables", content="[").status_code == 400
+    assert client.post("/api/tables", content="[", headers=JSON).status_code == 400
     assert client.get("/api/tables/nope").status_code == 404
 
     st = client.post("/api/tables", json={"opponent": "rule", "seed": 4}).json()
@@ -148,7 +158,7 @@ def saved_games():
 
 def test_replay_frames(client, saved_games):
     text = "\n".join(json.dumps(g) for g in saved_games)
-    data = client.post("/api/replays", content=text).json()
+    data = client.post("/api/replays", content=text, headers=NDJSON).json()
     assert [g["index"] for g in data["games"]] == [0, 1, 2, 3]
     game = saved_games[2]
     frames = client.get(f"/api/replays/{data['id']}/2").json()["frames"]
@@ -169,15 +179,15 @@ def test_malformed_replays_get_400(client, saved_games):
     for text, message in (("{", "line 1: not JSON"), ("", "no games"),
                           (json.dumps(saved_games[0]) + "\n" + json.dumps(bad), "line 2: the actions stop"),
                           ("[1, 2]", "line 1: a game is a JSON object")):
-        r = client.post("/api/replays", content=text)
+        r = client.post("/api/replays", content=text, headers=NDJSON)
         assert r.status_code == 400 and message in r.json()["detail"], r.text
-    r = client.post("/api/replays", content=b"\xff\xfe")
+    r = client.post("/api/replays", content=b"\xff\xfe", headers=NDJSON)
     assert r.status_code == 400 and "UTF-8" in r.json()["detail"]
 
 
 def test_leaderboard_tables(client):
     summary = rate_pool(["rule", "random", "rule:declare=never"], 4, seed=1, workers=1).summary
-    data = client.post("/api/leaderboard", content=json.dumps(summary)).json()
+    data = client.post("/api/leaderboard", content=json.dumps(summary), headers=JSON).json()
     ratings, pairs = data["tables"]
     assert [r[1] for r in ratings["rows"]] == [e["player"] for e in summary["ratings"]]
     best = summary["ratings"][0]
@@ -186,7 +196,7 @@ def test_leaderboard_tables(client):
     assert len(pairs["rows"]) == 3 and all("[" in r[1] for r in pairs["rows"])
     for text, message in (("nope", "not JSON"), ('{"kind": "x"}', "unknown summary kind 'x'"),
                           ('{"kind": "session_tournament", "players": ["a"]}', "missing field 'settings'"), ("[]", "JSON object")):
-        r = client.post("/api/leaderboard", content=text)
+        r = client.post("/api/leaderboard", content=text, headers=JSON)
         assert r.status_code == 400 and message in r.json()["detail"], r.text
 
 

@@ -80,6 +80,8 @@ def leaderboard(text: str) -> dict:
         summary = json.loads(text)
     except json.JSONDecodeError as e:
         raise ValueError(f"not JSON ({e.msg} at line {e.lineno}, column {e.colno})") from None
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
     if not isinstance(summary, dict):
         raise ValueError("not a summary written by trappola evaluate --json (expected a JSON object)")
     kind = summary.get("kind")
