@@ -53,7 +53,7 @@ def check_web_spec(spec) -> str:
     if allowed is None:
         raise WebError(f"unknown player {name!r} for the web table; available: {', '.join(WEB_SETTINGS)}")
     if bare:
-        raise WebError(f"player spec {spec!r}: the web table takes key=value settings only "
+        raise WebError(f"player {name!r}: the web table takes key=value settings only "
                        "(it opens no files: a checkpoint is played with trappola play or evaluate)")
     cls = player_class(name)
     for key, text in settings.items():
@@ -67,10 +67,10 @@ def check_web_spec(spec) -> str:
             raise WebError(f"player spec {spec!r}: {e}") from None
         if isinstance(bound, tuple) and isinstance(bound[0], str):
             if value not in bound:
-                raise WebError(f"setting {key}={text!r}: the web table takes "
+                raise WebError(f"setting {key}: the web table takes "
                                f"{' or '.join(repr(b) for b in bound)} (a model by name, never a path)")
         elif bound is not None and not bound[0] <= value <= bound[1]:
-            raise WebError(f"setting {key}={text!r}: the web table takes {bound[0]} to {bound[1]}")
+            raise WebError(f"setting {key}={text}: the web table takes {bound[0]} to {bound[1]}")
     return spec.strip()
 
 
