@@ -280,14 +280,17 @@ def test_a_large_file_is_parsed_off_the_event_loop(game_line):
 
         thread = threading.Thread(target=upload)
         thread.start()
-        slowest = 0.0
+        answered = []
         while thread.is_alive():
             start = time.monotonic()
             assert client.get("/api/players").status_code == 200
-            slowest = max(slowest, time.monotonic() - start)
+            answered.append(time.monotonic() - start)
             time.sleep(0.02)
         thread.join()
-    assert result["seconds"] > 0.5 and slowest < result["seconds"] / 3, (slowest, result["seconds"])
+    # Parsed on the event loop, every request made meanwhile would wait for the whole file.
+    answered.sort()
+    assert result["seconds"] > 0.5 and len(answered) >= 5, (answered, result["seconds"])
+    assert answered[len(answered) // 2] < result["seconds"] / 5, (answered, result["seconds"])
     r = result["response"]
     assert r.status_code == 200 and len(r.json()["games"]) == 5000 and r.json()["name"] == "big.jsonl"
 
