@@ -130,8 +130,11 @@ class PlayTable:
             if out["your_turn"]:
                 mask = s.legal_mask()
                 legal = cards_of(mask)
+                info = InfoState(s.partie, s.table.index(HUMAN)) if s.phase == PLAYING else None
                 out["legal"] = {"cards": [a for a in legal if a < 36],
-                                "buttons": [{"action": a, "name": ACTION_NAMES[a]} for a in legal if a >= 36]}
+                                "buttons": [{"action": a, "name": ACTION_NAMES[a],
+                                             "help": render.action_help(a, info, self.opp_name)}
+                                            for a in legal if a >= 36]}
             return out
 
     def _ledger(self) -> dict:
