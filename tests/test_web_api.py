@@ -232,3 +232,62 @@ def test_trappola_serve_binds_localhost_and_serves_the_page(capsys):
         proc.terminate()
         out, _ = proc.communicate(timeout=10)
     assert f"http://127.0.0.1:{port}/" in out
+
+
+def _highest_card(legal):
+    return max(legal, key=lambda a: a % 9 if a < 36 else -1)
+
+
+def test_the_partie_tokens_add_up_to_the_balance_with_pro(client):
+    # Seed 3: playing its highest card, the person wins twice and is offered Pro.
+    st = client.post("/api/tables", json={"opponent": "random:alifer=false", "seed": 3, "parties": 4}).json()
+    offered = False
+    while st["phase"] != "over":
+        if st["phase"] == "pro" and st["your_turn"]:
+            pro = st["pro"]
+            assert pro["streak"] >= 2 and pro["extra_stake"] == 10 and pro["bulka"] == st["ledger"]["bulka"] > 0
+            assert {b["action"] for b in st["legal"]["buttons"]} == {47, 48}
+            assert "Bulka" in next(b["help"] for b in st["legal"]["buttons"] if b["action"] == 47)
+            offered = True
+            st = client.post(f"/api/tables/{st['id']}/action", json={"action": 47}).json()
+            assert st["partie"]["pro_declarer"] == "you"
+            continue
+        st, _ = _play_through(client, st, _highest_card)
+        led = st["ledger"]
+        # What the board and the ledger show is the partie that just ended: no next stake paid yet.
+        assert st["partie"]["hand"] == [] and sum(st["partie"]["tricks_won"]) in (9, *range(9))
+        assert sum(led["balances"].values()) + led["bulka"] == 0
+        changes = [r["change"]["you"] for r in led["history"]]
+        final = led["final_share"] or 0
+        assert sum(changes) + final == pytest.approx(led["balances"]["you"])
+        assert st["last_partie"]["change"]["you"] == changes[-1]
+        assert led["history"][-1]["balance"]["you"] == pytest.approx(sum(changes))
+        if st["paused"]:
+            st = client.post(f"/api/tables/{st['id']}/next", json={}).json()
+    assert offered
+    pro_rows = [r for r in st["ledger"]["history"] if r["pro"] == "you" and r["pro_stake"]]
+    assert pro_rows and pro_rows[0]["change"]["you"] == pro_rows[0]["tokens"]["you"] - 10 + pro_rows[0]["bulka_won"]
+
+
+def test_declaration_buttons_say_what_they_are_worth(client):
+    # The first seed that deals the person (challenger) a declaration at its first card.
+    for seed in range(40):
+        st = client.post("/api/tables", json={"opponent": "rule", "seed": seed}).json()
+        decls = [b for b in st["legal"]["buttons"] if 36 <= b["action"] <= 42]
+        if decls:
+            break
+    assert decls and all("points" in b["help"] and "tokens" in b["help"] for b in decls)
+    alifer = [b for b in st["legal"]["buttons"] if b["action"] == 44]
+    assert alifer and "double stakes" in alifer[0]["help"]
+
+
+def test_the_hint_is_pimcs_view_from_the_persons_seat(client):
+    pytest.importorskip("numba")
+    st = client.post("/api/tables", json={"opponent": "rule", "seed": 4}).json()
+    hint = client.post(f"/api/tables/{st['id']}/hint", json={}).json()
+    assert hint["version"] == st["version"] and hint["spec"] == "pimc"
+    assert sorted(v["card"]["id"] for v in hint["values"]) == sorted(st["legal"]["cards"])
+    assert [v["objective"] for v in hint["values"]] == sorted((v["objective"] for v in hint["values"]), reverse=True)
+    st, _ = _play_through(client, st)
+    r = client.post(f"/api/tables/{st['id']}/hint", json={})
+    assert r.status_code == 409 and "your turn" in r.json()["detail"]
