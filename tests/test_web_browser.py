@@ -151,9 +151,12 @@ def click_and_wait(browser, element):
     wait(browser, lambda d: d.find_element(By.ID, "table").get_attribute("data-version") != version)
 
 
-def play_on(browser, pick=lambda cards: cards[0], until=lambda d: False, shot=None, clicks_before_shot=4):
+def play_on(browser, pick=lambda cards: cards[0], until=lambda d: False, shot=None, clicks_before_shot=4,
+            tricks_held=None):
     """Click legal cards (``pick`` of them; an Alifer proposal is declined)
-    until the end box shows or ``until(driver)``; returns the clicks made."""
+    until the end box shows or ``until(driver)``; returns the clicks made.
+    ``tricks_held``: a list to which each completed trick's text on the
+    felt is added, as the click that completed it left it."""
     clicks = 0
     while True:
         found = wait(browser, lambda d: until(d) or visible(d, "partie-end") or
@@ -164,15 +167,24 @@ def play_on(browser, pick=lambda cards: cards[0], until=lambda d: False, shot=No
         if shot is not None and clicks == clicks_before_shot:
             shot()
         cards = [b for b in found if b.get_attribute("data-card")]
+        done = len(browser.find_elements(By.CSS_SELECTOR, "#tricks li"))
         click_and_wait(browser, pick(cards) if cards else found[0])
         clicks += 1
+        if tricks_held is not None and len(browser.find_elements(By.CSS_SELECTOR, "#tricks li")) > done \
+                and not visible(browser, "partie-end"):
+            tricks_held.append(browser.find_element(By.ID, "trick").text)
 
 
 def test_play_a_whole_partie_by_clicking(browser, base_url, shots):
     browser.set_window_size(1400, 1000)
     try:
         start_game(browser, base_url, "rule", 21)
-        clicks = play_on(browser, shot=lambda: (shots / "play.png").write_bytes(browser.get_screenshot_as_png()))
+        held = []
+        clicks = play_on(browser, shot=lambda: (shots / "play.png").write_bytes(browser.get_screenshot_as_png()),
+                         tricks_held=held)
+        # A trick the person completes stays on the felt a moment, with its winner.
+        assert held and all("trick to " in t for t in held), held
+        assert "Alifer" in browser.find_element(By.ID, "stakes-row").get_attribute("title")
         end = browser.find_element(By.ID, "partie-end")
         text = end.text
         assert "held:" in text and ("You win" in text or "rule wins" in text or "Alifer" in text)

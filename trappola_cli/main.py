@@ -8,7 +8,7 @@
     trappola evaluate ... --save-games DIR   # head-to-head, --ratings: every partie as JSON lines
                                              # (evaluation/game_record.py), for trappola serve's replay
     trappola evaluate ... [--progress | --no-progress]
-    trappola serve [--host 127.0.0.1] [--port 8000]   # the web app: play, replay, leaderboard
+    trappola serve [--host 127.0.0.1] [--port 8000] [--allow-host NAME]   # the web app: play, replay, leaderboard
     trappola players            # the registered players and their settings
     trappola bench [args...]    # speed of random play (trappola_cli/bench.py)
     trappola train [--config FILE|NAME] [key=value | --key value ...]   # train/README.md
@@ -129,6 +129,9 @@ def build_parser() -> argparse.ArgumentParser:
                                     "saved by evaluate --save-games, show an evaluate --json summary.")
     sv.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, this machine only)")
     sv.add_argument("--port", type=_port, default=8000, help="port (default: 8000)")
+    sv.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                    help="a host name the server answers to besides this machine's (localhost, 127.0.0.1, "
+                         "::1 and --host); repeatable: the names other machines reach it by")
 
     sub.add_parser("players", help="list the registered players and their settings")
 
@@ -297,7 +300,7 @@ def cmd_serve(args) -> int:
     from trappola_web import serve
 
     try:
-        serve(host=args.host, port=args.port)
+        serve(host=args.host, port=args.port, hosts=args.allow_host)
     except ModuleNotFoundError as e:
         if e.name not in ("fastapi", "starlette", "uvicorn"):
             raise

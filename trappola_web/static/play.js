@@ -1,7 +1,7 @@
 // Play: you against a computer player, one partie or a Bulka session (trappola_web/play.py).
 // The game's address is #play/<table id>, so a reload resumes it.
 import { $, el, cardNode, api, showError, fmt, signed, cardLabel, declList, outcomeText, resultTable,
-  detailsList, ROLES } from "./util.js";
+  detailsList, pointsText, ROLES } from "./util.js";
 
 const TRICK_HOLD_MS = 1100;  // a completed trick stays on the felt this long
 
@@ -165,7 +165,7 @@ function drawTrick(state) {
   const me = p ? p.me : 0;
   const who = (seat) => (seat === me ? "you" : state.opponent);
   const nodes = [];
-  if (held && Date.now() < held.until && !(p && p.lead)) {
+  if (held && Date.now() < held.until) {  // the next lead shows once the completed trick has been seen
     const t = held.trick;
     nodes.push(el("div", { class: "played-card" }, el("div", { class: "role" }, `${who(t.leader)} led`), cardNode(t.lead)),
       el("div", { class: "played-card" }, el("div", { class: "role" }, who(1 - t.leader)), cardNode(t.follow)),
@@ -360,7 +360,7 @@ async function drawHint(state) {
     box.replaceChildren(el("div", { class: "hint-title" }, "what pimc thinks (from your seat; mean over the layouts it sampled)"),
       el("table", { class: "values" }, el("tr", {}, el("th", {}, "card"), el("th", { title: "win +1, loss -1" }, "outcome"), el("th", {}, "points")),
         hint.values.map((v, k) => el("tr", { class: k === 0 ? "chosen" : "" }, el("td", {}, cardLabel(v.card)),
-          el("td", {}, v.sign.toFixed(2)), el("td", {}, signed(Number(v.points.toFixed(1))))))));
+          el("td", {}, v.sign.toFixed(2)), el("td", {}, pointsText(v.points))))));
     return;
   }
   if (hint && hint.pending === state.version) return;

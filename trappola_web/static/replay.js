@@ -1,7 +1,7 @@
 // Replay: a saved-games file stepped through with every hand open (trappola_web/replay.py).
 // The address #replay/<file id>/<game>/<step> names the open file, the game and the step.
-import { $, el, cardNode, api, showError, readFile, signed, cardLabel, declList, outcomeText, resultTable,
-  detailsList, ROLES } from "./util.js";
+import { $, el, cardNode, api, showError, readFile, cardLabel, declList, outcomeText, resultTable,
+  detailsList, pointsText, ROLES } from "./util.js";
 
 let replay = null;  // {fileId, name, games, k, frames, summary, step, pair}
 let autoTimer = null;
@@ -29,7 +29,8 @@ function drawGameList() {
   const sel = $("game-select");
   sel.replaceChildren(...games.map((g) => el("option", { value: g.index, selected: g.index === replay.k }, gameLabel(g))));
   sel.hidden = false;
-  $("replay-name").textContent = replay.name ? `${replay.name} (${replay.games.length} games)` : "";
+  const n = replay.games.length;
+  $("replay-name").textContent = replay.name ? `${replay.name} (${n} game${n === 1 ? "" : "s"})` : "";
   const filter = $("pair-filter");
   if (replay.pair) {
     filter.replaceChildren(`games of ${replay.pair[0]} vs ${replay.pair[1]} (${games.length}) `,
@@ -109,7 +110,7 @@ function showStep(k) {
     el("h3", {}, `${f.names[f.action.seat]} considered`),
     el("table", { class: "values" }, el("tr", {}, el("th", {}, "card"), el("th", {}, "value"), el("th", {}, "win-loss"), el("th", {}, "points")),
       f.values.map((v) => el("tr", { class: v.chosen ? "chosen" : "" }, el("td", {}, cardLabel(v.card)),
-        el("td", {}, v.objective.toFixed(3)), el("td", {}, v.sign.toFixed(2)), el("td", {}, signed(Number(v.points.toFixed(1))))))),
+        el("td", {}, v.objective.toFixed(3)), el("td", {}, v.sign.toFixed(2)), el("td", {}, pointsText(v.points))))),
   ] : []));
   $("r-result").replaceChildren(...(f.result ? [el("h3", {}, "Result"), el("p", { id: "r-outcome" }, outcomeText(f.result)),
     resultTable(f.result, f.names), detailsList(f.result, f.names)].filter(Boolean) : []));

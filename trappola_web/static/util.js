@@ -61,6 +61,8 @@ export function readFile(input) {
 export function cardLabel(c) { return `${c.rank} ${SUITS[c.suit]}`; }
 export function fmt(x) { return Number.isInteger(x) ? String(x) : Number(x).toFixed(2); }
 export function signed(x) { return (x > 0 ? "+" : "") + fmt(x); }
+// A mean point difference, to a tenth.
+export function pointsText(x) { return (x > 0 ? "+" : "") + x.toFixed(1); }
 
 export function declList(node, decls) {
   node.replaceChildren(...decls.map((d) => el("li", {}, d.text, d.manko ? el("span", { class: "manko" }, ` (${d.manko})`) : "")));
