@@ -25,6 +25,7 @@ pytest.importorskip("fastapi")
 uvicorn = pytest.importorskip("uvicorn")
 webdriver = pytest.importorskip("selenium.webdriver")
 
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
@@ -255,6 +256,14 @@ def test_the_opponent_declaring_pro_is_shown(browser, base_url):
 
 def test_a_reload_resumes_the_game_and_a_discard_asks_first(browser, base_url, app):
     start_game(browser, base_url, "rule", 5)
+    # A double-click plays the card once and shows no error: input waits for the answer.
+    card = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#hand button.legal:not([disabled])"))[0]
+    version = browser.find_element(By.ID, "table").get_attribute("data-version")
+    ActionChains(browser).double_click(card).perform()
+    wait(browser, lambda d: d.find_element(By.ID, "table").get_attribute("data-version") != version)
+    time.sleep(0.3)
+    assert not visible(browser, "error")
+    assert sum(li.text.startswith("you: play") for li in browser.find_elements(By.CSS_SELECTOR, "#log li")) == 1
     play_on(browser, until=lambda d: len(d.find_elements(By.CSS_SELECTOR, "#tricks li")) >= 2)
     url = browser.current_url
     table_id = url.rsplit("/", 1)[1]

@@ -307,7 +307,7 @@ def test_an_open_file_is_kept_compact(game_line):
         tracemalloc.stop()
     held = sum(s.size_diff for s in after.compare_to(before, "filename"))
     assert held < 2 * len(data), (held, len(data))
-    frames = replays.game(opened["id"], 999)["frames"]
+    frames = json.loads(replays.game(json.loads(opened)["id"], 999))["frames"]
     assert frames[-1]["result"]["tokens"] == json.loads(game_line)["result"]["tokens"]
 
 

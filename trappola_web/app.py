@@ -27,7 +27,7 @@ from pathlib import Path
 
 import anyio
 from fastapi import FastAPI, Request
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
 from .body import json_object, read_limited
@@ -131,25 +131,28 @@ def create_app(make_player=None, *, hosts=(), workers: int | None = None, tables
         await json_object(request)
         return await asyncio.wrap_future(pool.submit(lambda: hint(table)))
 
+    # Replays answer JSON text made in a worker thread: a file's game list can
+    # be large, and encoding it on the event loop would stall every table.
     @app.post("/api/replays")
     async def open_replay(request: Request):
         data = await _upload(request, "application/x-ndjson", upload_lock)
         try:
-            return await anyio.to_thread.run_sync(replays.open, data, request.query_params.get("name", ""))
+            listing = await anyio.to_thread.run_sync(replays.open, data, request.query_params.get("name", ""))
         except ValueError as e:
             raise WebError(f"not a saved-games file: {e}") from None
+        return Response(listing, media_type="application/json")
 
     @app.get("/api/replays/{file_id}")
     def replay_listing(file_id: str):
         try:
-            return replays.listing(file_id)
+            return Response(replays.listing(file_id), media_type="application/json")
         except KeyError as e:
             raise WebError(e.args[0], 404) from None
 
     @app.get("/api/replays/{file_id}/{k}")
     async def replay_game(file_id: str, k: int):
         try:
-            return await anyio.to_thread.run_sync(replays.game, file_id, k)
+            return Response(await anyio.to_thread.run_sync(replays.game, file_id, k), media_type="application/json")
         except KeyError as e:
             raise WebError(e.args[0], 404) from None
 

@@ -75,8 +75,14 @@ def check_lines(data) -> tuple[list[bytes], list[dict]]:
     its game is opened: the text takes a tenth of the memory of the parsed
     objects."""
     lines, summaries = [], []
-    for n, raw in enumerate(bytes(data).split(b"\n"), 1):
-        line = raw.strip()
+    view = memoryview(data)
+    start, n = 0, 0
+    while start < len(data):
+        # Line by line without splitting the whole file first: its lines are
+        # then the only copy kept beside the body.
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        line, start, n = bytes(view[start:end]).strip(), end + 1, n + 1
         if not line:
             continue
         if len(line) > MAX_LINE:
@@ -98,8 +104,9 @@ def check_lines(data) -> tuple[list[bytes], list[dict]]:
 
 
 class Replays:
-    """Files opened in the page, kept by id as checked lines of text: the
-    oldest dropped beyond ``limit`` files or ``max_kept`` bytes."""
+    """Files opened in the page, kept by id as checked lines of text and
+    their game list as JSON text (what the page is sent): the oldest
+    dropped beyond ``limit`` files or ``max_kept`` bytes."""
 
     def __init__(self, limit: int = 8, max_kept: int = MAX_KEPT):
         self.limit = limit
@@ -108,39 +115,41 @@ class Replays:
         self._lock = threading.Lock()
 
     def kept_bytes(self) -> int:
-        """Bytes of game text held, over every file."""
+        """Bytes of text held, over every file."""
         with self._lock:
             return sum(f["bytes"] for f in self._files.values())
 
-    def open(self, data, name: str = "") -> dict:
+    def open(self, data, name: str = "") -> bytes:
         """Check a saved-games file (bytes or text; ``ValueError`` names its
-        first defect) and keep it: ``{"id", "name", "games"}``."""
+        first defect) and keep it; returns ``{"id", "name", "games"}`` as
+        JSON text."""
         if isinstance(data, str):
             data = data.encode("utf-8")
         lines, summaries = check_lines(data)
-        entry = {"name": str(name)[:MAX_NAME], "lines": lines, "games": summaries,
-                 "bytes": sum(len(x) for x in lines)}
         file_id = secrets.token_hex(8)
+        listing = json.dumps({"id": file_id, "name": str(name)[:MAX_NAME], "games": summaries}).encode()
+        del summaries
+        entry = {"lines": lines, "listing": listing, "bytes": sum(len(x) for x in lines) + len(listing)}
         with self._lock:
             self._files[file_id] = entry
             while len(self._files) > self.limit or (
                     len(self._files) > 1 and sum(f["bytes"] for f in self._files.values()) > self.max_kept):
                 self._files.popitem(last=False)
-        return {"id": file_id, "name": entry["name"], "games": summaries}
+        return listing
 
-    def listing(self, file_id: str) -> dict:
-        """``{"id", "name", "games"}`` of an open file; ``KeyError`` if gone."""
-        entry = self._entry(file_id)
-        return {"id": file_id, "name": entry["name"], "games": entry["games"]}
+    def listing(self, file_id: str) -> bytes:
+        """``{"id", "name", "games"}`` of an open file as JSON text;
+        ``KeyError`` if it is no longer open."""
+        return self._entry(file_id)["listing"]
 
-    def game(self, file_id: str, k: int) -> dict:
-        """The summary and frames of game ``k``; ``KeyError`` saying what is missing."""
-        entry = self._entry(file_id)
-        lines = entry["lines"]
+    def game(self, file_id: str, k: int) -> bytes:
+        """``{"summary", "frames"}`` of game ``k`` as JSON text; ``KeyError``
+        saying what is missing."""
+        lines = self._entry(file_id)["lines"]
         if not 0 <= k < len(lines):
             raise KeyError(f"the file has games 0..{len(lines) - 1}, not {k}")
         record = json.loads(lines[k])
-        return {"summary": entry["games"][k], "frames": frames(record)}
+        return json.dumps({"summary": summary_of(k, record), "frames": frames(record)}).encode()
 
     def _entry(self, file_id: str) -> dict:
         with self._lock:

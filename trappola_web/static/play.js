@@ -47,14 +47,19 @@ async function create() {
     seed: seed === "" ? null : Number(seed),
   };
   const state = await request("POST", "/api/tables", body);
-  if (table && !state) drawTable(table, true);
-  if (!state) return;
+  if (!state) { redraw(null); return; }
   $("gone").hidden = true;
   table = null;
   held = null;
   hint = null;
   setAddress(state.id);
   drawTable(state);
+}
+
+// After a request: the new state, or the table as it was (input enabled again) if it was refused.
+function redraw(state) {
+  if (state) drawTable(state, true);
+  else if (table) drawTable(table, true);
 }
 
 async function discardAndCreate() {
@@ -69,14 +74,14 @@ async function discardAndCreate() {
 async function play(action) {
   if (busy || !table) return;
   const state = await request("POST", `/api/tables/${table.id}/action`, { action });
-  drawTable(state || table, true);
+  redraw(state);
 }
 
 async function nextPartie() {
   if (busy || !table) return;
   const state = await request("POST", `/api/tables/${table.id}/next`, {});
   held = null;
-  drawTable(state || table, true);
+  redraw(state);
 }
 
 // The address names a table: show it (a reload, a shared link, back/forward).
