@@ -127,7 +127,11 @@ class Replays:
             data = data.encode("utf-8")
         lines, summaries = check_lines(data)
         file_id = secrets.token_hex(8)
-        listing = json.dumps({"id": file_id, "name": str(name)[:MAX_NAME], "games": summaries}).encode()
+        # Encoded game by game: one call over the whole list would hold the
+        # interpreter for most of a second on a large file, and stall every request.
+        head = json.dumps({"id": file_id, "name": str(name)[:MAX_NAME]})[:-1]
+        listing = b"".join([head.encode(), b', "games": [', b", ".join(json.dumps(g).encode() for g in summaries),
+                            b"]}"])
         del summaries
         entry = {"lines": lines, "listing": listing, "bytes": sum(len(x) for x in lines) + len(listing)}
         with self._lock:
