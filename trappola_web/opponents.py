@@ -4,8 +4,8 @@ settings, and never a file path.
 A page may ask for any spec the registry parses (``agents.parse_spec``),
 but the server runs it, so the web accepts only the players and settings
 listed in ``WEB_SETTINGS``: numbers within bounds that keep one decision
-well under a second (``pimc:samples=128,exact=256`` took at most 0.3 s per
-decision here), choices from their lists, and the learned models by name
+to a fraction of a second (so a closed table's last decision ends soon),
+choices from their lists, and the learned models by name
 (``belief=default``), never a path. Anything else is refused before the
 player is built, so no file is ever opened for a request, and no message
 names a file of the server.
