@@ -212,9 +212,10 @@ def test_the_end_box_and_pro_offered_to_you(browser, base_url, shots):
         end = browser.find_element(By.ID, "partie-end").text
         # The box says why, and its tokens are the ledger's: the board behind it is the ended partie.
         tokens = browser.find_element(By.ID, "end-tokens").text
-        assert "Your tokens from this partie" in tokens and "Why" in end or "declarations" in end
+        assert "Your tokens from this partie" in tokens and "Why" in end and "last trick, 6 points" in end
         balance = float(tokens.rsplit("Balance: ", 1)[1].rstrip("."))
-        ledger_you = [r for r in browser.find_elements(By.CSS_SELECTOR, "#ledger table tr") if r.text.startswith("you ")]
+        ledger_you = [r for r in browser.find_elements(By.CSS_SELECTOR, "#ledger table tr")
+                      if r.text.startswith("you ")]
         assert float(ledger_you[0].text.split()[1]) == balance
         assert browser.find_elements(By.CSS_SELECTOR, "#hand .card") == []
         assert browser.find_elements(By.ID, "next-partie"), end
