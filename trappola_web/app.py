@@ -94,7 +94,12 @@ def create_app(make_player=None, *, hosts=(), workers: int | None = None, tables
         body = await json_object(request)
         spec = body.get("opponent", "rule")
         # Building a player may read its model: off the event loop.
-        opponent = await anyio.to_thread.run_sync(make_player, spec)
+        try:
+            opponent = await anyio.to_thread.run_sync(make_player, spec)
+        except WebError:
+            raise
+        except ValueError as e:  # a make_player of the caller's that refuses the spec
+            raise WebError(f"player spec: {e}") from None
         table = PlayTable(opponent, parties=body.get("parties", 1), seat=body.get("seat", "challenger"),
                           seed=body.get("seed"), submit=pool.submit)
         tables.add(table)
