@@ -1,6 +1,6 @@
 """The web app in a real browser (headless Chromium through chromedriver):
 a whole partie played by clicking, the end box, Pro offered and declared
-by either side, a reload that resumes the game, a saved game stepped and
+by either side, the pimc hint, a reload that resumes the game, a saved game stepped and
 auto-played to its end, the leaderboard linked to its games, the phone
 width, a request from another site's page refused, bad input shown in
 the page, and no JavaScript errors.
@@ -252,6 +252,21 @@ def test_the_opponent_declaring_pro_is_shown(browser, base_url):
     rows = [r.text for r in browser.find_elements(By.CSS_SELECTOR, "#ledger tr.history-row")]
     assert any("Pro (rule:pro=always" in r for r in rows)
     assert "declared Pro and" in browser.find_element(By.ID, "partie-end").text
+    assert js_errors(browser) == []
+
+
+def test_what_pimc_thinks(browser, base_url):
+    pytest.importorskip("numba")
+    start_game(browser, base_url, "rule", 4)
+    browser.find_element(By.ID, "hint-on").click()
+    legal = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#hand button.legal"))
+    rows = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#hint table.values tr.chosen ~ tr, "
+                                                                    "#hint table.values tr.chosen"))
+    assert len(rows) == len(legal) > 1
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#hand button.legal .value-badge")) == len(legal)
+    assert "from your seat" in browser.find_element(By.ID, "hint").text
+    browser.find_element(By.ID, "hint-on").click()
+    assert not visible(browser, "hint")
     assert js_errors(browser) == []
 
 
