@@ -98,7 +98,7 @@ def write_games(games, directory) -> Path:
         raise ValueError(f"--save-games {directory}: not a directory")
     d.mkdir(parents=True, exist_ok=True)
     path = d / GAMES_FILE
-    with atomic_write(path) as f:
+    with atomic_write(path, "w") as f:
         for g in games:
             f.write(json.dumps(g, separators=(",", ":"), allow_nan=False) + "\n")
     return path
