@@ -186,7 +186,7 @@ def test_replay_of_a_saved_session_shows_the_session_and_the_advice(client):
     recorder = SessionRecorder(session, {"session": 5})
     play_session(players, session=session, on_partie=recorder.on_partie)
     games = recorder.finish()
-    data = client.post("/api/replays", content="\n".join(json.dumps(g) for g in games)).json()
+    data = client.post("/api/replays", content="\n".join(json.dumps(g) for g in games), headers=NDJSON).json()
     listed = data["games"]
     assert [g["session"]["partie_index"] for g in listed] == list(range(len(games)))
     assert all(g["session"]["session"] == 5 for g in listed)
