@@ -41,7 +41,7 @@ def advice_settings(honest: bool = True) -> dict[str, Setting]:
     out = {"heed": Setting(bool, False, "play the advice of the waiting players when it is legal (Pro parties)")}
     if honest:
         out["advice_worlds"] = Setting(int, 8, "advising: imagined hands of the defender to vote over (0: no "
-                                                "advice)", low=0)
+                                                "advice)", low=0, high=256)
     return out
 
 
