@@ -14,7 +14,10 @@ Contract for implementers (``Player`` subclasses):
   (all randomness from ``self.rng``, a ``random.Random`` the player owns),
   so that evaluations reproduce whatever process plays which deal.
 * ``act(view)`` returns a legal action id; ``decide_pro(view)`` a bool
-  (the default applies the player's Pro rule, ``agents.pro_rules``).
+  (the default applies the player's Pro rule, ``agents.pro_rules``);
+  ``advise(view)`` an advice id for the defender of a Pro partie (the
+  default gives no advice; ``agents.advice`` has honest advice and
+  ``heed``, taking it).
 * ``observe_result(info, result)``: optional hook at the end of a partie
   (``info`` is the final ``InfoState`` of the player's seat).
 """
@@ -22,8 +25,9 @@ from __future__ import annotations
 
 import random
 
+from trappola_env.engine.advice import NO_ADVICE
 from trappola_env.engine.infostate import InfoState
-from trappola_env.interface import ProView, TurnView
+from trappola_env.interface import AdviceView, ProView, TurnView
 
 from .pro_rules import ProRule, pro_settings
 from .settings import Setting
@@ -68,6 +72,10 @@ class Player:
 
     def decide_pro(self, view: ProView) -> bool:
         return self.pro_rule.decide(view, self.rng)
+
+    def advise(self, view: AdviceView) -> int:
+        """The advice id for the defender's decision; the default is no advice."""
+        return NO_ADVICE
 
     def observe_result(self, info: InfoState, result) -> None:
         """Called once at the end of each partie the referee plays."""

@@ -94,6 +94,9 @@ minus losses per deal over 0.
 ``alifer=never`` (default) never proposes; ``alifer=losing`` proposes when
 the best card's mean sign is below ``alifer_propose``. Pro: the shared
 ``agents.pro_rules`` settings (default ``threshold``, as ``rule``).
+Advice (sessions with advice): honest, its own search's choice over
+``advice_worlds`` imagined defender hands (``agents.advice``), each search
+of ``samples`` layouts; ``heed=true`` plays the advice it gets when legal.
 """
 from __future__ import annotations
 
@@ -121,7 +124,8 @@ from trappola_env.engine.declarations import (
 from trappola_env.engine.infostate import InfoState
 from trappola_env.observation import encode_info
 
-from .base import Player, TurnView, pro_settings
+from .advice import advice_settings, heeded, honest_advice
+from .base import AdviceView, Player, TurnView, pro_settings
 from .belief import load_belief
 from .inference import load_inference, normalise
 from .knowledge import aces_failed
@@ -174,6 +178,7 @@ class PimcPlayer(Player):
         "infer_floor": Setting(float, 0.0, "infer: share of the uniform choice among legal actions mixed into "
                                            "each modelled probability", low=0, high=1),
         **pro_settings("threshold"),
+        **advice_settings(),
     }
 
     def __init__(self, **settings):
@@ -211,9 +216,17 @@ class PimcPlayer(Player):
         return self._table
 
     # ------------------------------------------------------------------ act
+    def advise(self, view: AdviceView) -> int:
+        """Honest advice: its own choice over imagined defender hands (``agents.advice``)."""
+        return honest_advice(self, view, self.settings["advice_worlds"])
+
     def act(self, view: TurnView) -> int:
         info = view.info
         mask = view.legal_mask
+        if view.advice and self.settings["heed"]:
+            advised = heeded(view)
+            if advised is not None:
+                return advised
         if mask >> ACCEPT_ALIFER & 1:
             return ACCEPT_ALIFER if self._continue_sign(info) < self.settings["alifer_accept"] else DECLINE_ALIFER
         cards = mask & _CARDS

@@ -23,6 +23,15 @@ follow (``parties_left <= 1``). The learned part is the table of win rates
 by opponent kind (the player spec's name before any ``:`` and ``#``); an
 unknown kind gets ``default`` (the mean), so that ``p = q`` and it declares.
 
+``ObservedPro`` is the same lookahead with no names: ``p`` and ``q`` come
+from what the player has seen of the two opponents in this session
+(``ProView.records``, ``trappola_env.engine.records``): a logistic model
+of the chance to win as dealer, fitted from rollouts
+(``python -m train.pro.observed``), on the shrunk win rates (``(k + 1) /
+(n + 2)``, as log-odds) of the opponent overall, of the player against that
+opponent, and of the player overall. It needs a ``ProView`` (the session
+engine's ``ProDecision`` has no records) whose player names are distinct.
+
 ``ProPolicy``: declare iff ``w0 + w1 * (bulka / cost) / 10 + w2 *
 min(parties_left, 50) / 50 > 0``, where ``cost`` is the extra stake a Pro
 declaration pays; it contains every "Bulka at least T extra stakes"
@@ -30,6 +39,7 @@ threshold rule (``w2 = 0``).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 FEATURES = ("bias", "bulka_in_costs/10", "parties_left/50")
@@ -106,6 +116,8 @@ def pro_policy_from_dict(spec: dict):
     kind = spec.get("kind") if isinstance(spec, dict) else None
     if kind == "lookahead":
         return LookaheadPro.from_dict(spec)
+    if kind == "observed":
+        return ObservedPro.from_dict(spec)
     return ProPolicy.from_dict(spec)
 
 
@@ -119,6 +131,80 @@ def matchup(decision) -> tuple[str | None, str | None]:
     if hasattr(decision, "opponent"):
         return decision.opponent, getattr(decision, "next_opponent", None)
     return getattr(decision, "challenger", None) or None, getattr(decision, "next_challenger", None)
+
+
+def lookahead_values(bulka_in_costs: float, p: float, q: float) -> tuple[float, float]:
+    """(declare now, wait one partie), in extra stakes, for a Bulka of
+    ``bulka_in_costs`` extra stakes and win chances ``p`` (against the
+    challenger) and ``q`` (against the next one); see the module docstring."""
+    b = bulka_in_costs
+    return p * (b + 3.0) - 2.0, -1.0 + p * (q * (b + 5.0) - 2.0)
+
+
+def lookahead_decides(decision, now: float, wait: float) -> bool:
+    """Declare unless waiting is worth more; always when no partie would follow."""
+    left = decision.parties_left
+    if left is not None and left <= 1:
+        return True
+    return now >= wait
+
+
+RECORD_FEATURES = ("bias", "logit opponent's rate", "logit my rate against it", "logit my rate")
+
+
+def _logit_rate(k: int, n: int) -> float:
+    r = (k + 1.0) / (n + 2.0)
+    return math.log(r / (1.0 - r))
+
+
+def record_features(records, me: int, opp: int) -> tuple[float, float, float, float]:
+    """``RECORD_FEATURES`` of player ``me`` against player ``opp`` from the
+    ``ProView.records`` tuple (indices into it)."""
+    o, mine = records[opp], records[me]
+    return (1.0, _logit_rate(o.won, o.won + o.lost), _logit_rate(o.lost_vs_me, o.won_vs_me + o.lost_vs_me),
+            _logit_rate(mine.won, mine.won + mine.lost))
+
+
+@dataclass(frozen=True)
+class ObservedPro:
+    """The lookahead on win chances read from the session records (see the
+    module docstring): ``p = sigmoid(w . record_features)``."""
+
+    weights: tuple
+
+    def __post_init__(self):
+        if len(self.weights) != len(RECORD_FEATURES):
+            raise ValueError(f"ObservedPro needs {len(RECORD_FEATURES)} weights ({', '.join(RECORD_FEATURES)}), "
+                             f"got {len(self.weights)}")
+
+    def win_chance(self, view, opponent: str) -> float:
+        """The modelled chance to win as dealer against ``opponent`` (a name in ``view.players``)."""
+        if not view.records:
+            raise ValueError("ObservedPro needs a ProView with records (the session's public history)")
+        x = record_features(view.records, view.player, view.players.index(opponent))
+        z = sum(w * v for w, v in zip(self.weights, x))
+        return 1.0 / (1.0 + math.exp(-max(min(z, 30.0), -30.0)))
+
+    def values(self, view) -> tuple[float, float]:
+        """(declare now, wait one partie), in extra stakes."""
+        p = self.win_chance(view, view.opponent)
+        q = self.win_chance(view, view.next_opponent or view.opponent)
+        return lookahead_values(features(view)[1] * 10.0, p, q)
+
+    def decide(self, view) -> bool:
+        return lookahead_decides(view, *self.values(view))
+
+    __call__ = decide
+
+    def to_dict(self) -> dict:
+        return {"kind": "observed", "features": list(RECORD_FEATURES), "weights": [float(w) for w in self.weights]}
+
+    @classmethod
+    def from_dict(cls, spec: dict) -> "ObservedPro":
+        if (not isinstance(spec, dict) or spec.get("kind") != "observed"
+                or list(spec.get("features", [])) != list(RECORD_FEATURES)):
+            raise ValueError(f"unsupported Pro policy in checkpoint: {spec!r}")
+        return cls(tuple(float(w) for w in spec["weights"]))
 
 
 @dataclass(frozen=True)
@@ -136,18 +222,13 @@ class LookaheadPro:
 
     def values(self, decision) -> tuple[float, float]:
         """(declare now, wait one partie), in extra stakes."""
-        b = features(decision)[1] * 10.0  # the Bulka in extra stakes
         challenger, nxt = matchup(decision)
         p = self.rate(challenger)
         q = self.rate(nxt if nxt is not None else challenger)
-        return p * (b + 3.0) - 2.0, -1.0 + p * (q * (b + 5.0) - 2.0)
+        return lookahead_values(features(decision)[1] * 10.0, p, q)
 
     def decide(self, decision) -> bool:
-        left = decision.parties_left
-        if left is not None and left <= 1:
-            return True
-        now, wait = self.values(decision)
-        return now >= wait
+        return lookahead_decides(decision, *self.values(decision))
 
     __call__ = decide
 

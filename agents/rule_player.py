@@ -41,6 +41,11 @@ itself.
 
 Pro: ``agents.pro_rules`` (default ``threshold`` at 3 base stakes).
 
+Advice (sessions with advice, docs/rules.md section 8): as an adviser it
+gives its own choice over ``advice_worlds`` (8) imagined defender hands
+(``agents.advice.honest_advice``); ``heed=true`` plays the advice it gets
+when legal (default: it decides alone).
+
 Speed: about 2-3 ms a partie on one core; ``endgame=0,answer_rollouts=0``
 gives the bare heuristics at about 0.15 ms.
 """
@@ -58,7 +63,8 @@ from trappola_env.engine.actions import (
 from trappola_env.engine.cards import ACE, CARD_POINTS, SUIT_MASK, TWO, cards_of
 from trappola_env.engine.infostate import InfoState
 
-from .base import Player, TurnView, pro_settings
+from .advice import advice_settings, heeded, honest_advice
+from .base import AdviceView, Player, TurnView, pro_settings
 from .endgame import card_values, win_chance
 from .knowledge import OpponentCards, aces_failed, opponent_cards, public_points
 from .settings import Setting
@@ -93,6 +99,7 @@ class RulePlayer(Player):
                            high=9),
         "samples": Setting(int, 8, "endgame: guesses of the opponent's hand to average over", low=1, high=4096),
         **pro_settings("threshold"),
+        **advice_settings(),
     }
 
     def __init__(self, **settings):
@@ -104,10 +111,18 @@ class RulePlayer(Player):
         if self._rollout_policy is not None:
             self._rollout_policy.reset(seed)
 
+    def advise(self, view: AdviceView) -> int:
+        """Honest advice: its own choice over imagined defender hands (``agents.advice``)."""
+        return honest_advice(self, view, self.settings["advice_worlds"])
+
     def act(self, view: TurnView) -> int:
         info = view.info
         mask = view.legal_mask
         cfg = self.settings
+        if view.advice and self.settings["heed"]:
+            advised = heeded(view)
+            if advised is not None:
+                return advised
         if mask >> ACCEPT_ALIFER & 1:
             return ACCEPT_ALIFER if self._losing(info, opponent_cards(info), answering=True) else DECLINE_ALIFER
         declare = cfg["declare"]

@@ -92,7 +92,7 @@ class GameRecorder:
 
 def write_games(games, directory) -> Path:
     """Write ``games`` (records) to ``directory/games.jsonl``, creating the
-    folder; returns the file's path."""
+    folder, whole or not at all (``atomic_write``); returns the file's path."""
     d = Path(directory)
     if d.exists() and not d.is_dir():
         raise ValueError(f"--save-games {directory}: not a directory")

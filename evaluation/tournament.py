@@ -27,6 +27,11 @@ with a 95% Student-t interval (``*_ci``):
 
 Labels are the players' canonical specs, with ``#2``, ``#3`` added to
 repeats. ``res.records`` has one row per (session, player): the CSV.
+``record_games=True`` keeps every partie of every session as a saved-game
+record with its session context (``evaluation.session_record``) in
+``res.games``; it changes no number. ``advice=True`` plays sessions in
+which the waiting players advise the defender of each Pro partie
+(docs/rules.md section 8; ``trappola_env.referee``).
 """
 from __future__ import annotations
 
@@ -53,6 +58,8 @@ PER_PLAYER_KEYS = ("tokens_per_partie", "bulka_wins", "pro_declared", "pro_won",
 class TournamentResult:
     summary: dict
     records: list = field(repr=False)
+    #: Every partie as a saved-game record, session by session (``record_games=True``), else empty.
+    games: list = field(default_factory=list, repr=False)
 
 
 def unique_labels(names) -> list[str]:
@@ -65,22 +72,31 @@ def unique_labels(names) -> list[str]:
     return out
 
 
-def _play_sessions(task) -> list[tuple]:
-    """Play sessions ``start..stop-1``; runs in a worker."""
+def _play_sessions(task) -> tuple[list[tuple], list[dict]]:
+    """Play sessions ``start..stop-1``; runs in a worker. Rows follow
+    ``SESSION_FIELDS``; saved games only when asked for."""
+    from trappola_env.engine.session import Session
     from trappola_env.referee import play_session
 
-    sources, labels, seed, start, stop, parties, config, stake_multiple = task
+    from .session_record import SessionRecorder
+
+    sources, labels, seed, start, stop, parties, config, stake_multiple, record, advice = task
     players = build_players(sources)
     perms = list(itertools.permutations(range(len(labels))))
-    rows = []
+    rows, saved = [], []
     for i in range(start, stop):
         block, k = divmod(i, len(perms))
         order = [labels[j] for j in perms[k]]
         for pos, p in enumerate(players):
             p.reset(derive_seed(seed, "session-player", i, pos))
         seating = {"challenger": order[0], "queue": order[1:-1], "dealer": order[-1]}
-        res = play_session(dict(zip(labels, players)), max_parties=parties, stake_multiple=stake_multiple,
-                           config=config, seed=derive_seed(seed, "session", block), seating=seating)
+        session = Session(max_parties=parties, stake_multiple=stake_multiple, config=config,
+                          seed=derive_seed(seed, "session", block), names=labels, seating=seating, advice=advice)
+        recorder = SessionRecorder(session, {"session": i, "seating": " ".join(order)}) if record else None
+        res = play_session(dict(zip(labels, players)), session=session,
+                           on_partie=recorder.on_partie if record else None)
+        if record:
+            saved.extend(recorder.finish())
         declared = {n: 0 for n in labels}
         won = {n: 0 for n in labels}
         for d in res.pro_declarations:
@@ -99,12 +115,13 @@ def _play_sessions(task) -> list[tuple]:
             rows.append((i, block, " ".join(order), name, float(balance), n_parties,
                          float(balance / n_parties) if n_parties else 0.0, res.bulka_wins.get(name, 0),
                          float(res.bulka_won.get(name, 0)), declared[name], won[name], played[name], wins[name]))
-    return rows
+    return rows, saved
 
 
 def session_tournament(players, sessions: int, parties: int, *, seed: int = 0,
                        config: RuleConfig = DEFAULT_CONFIG, stake_multiple: int = 1, workers: int | None = None,
-                       backend: Backend | str | None = None, progress: bool | str = False) -> TournamentResult:
+                       backend: Backend | str | None = None, progress: bool | str = False,
+                       record_games: bool = False, advice: bool = False) -> TournamentResult:
     """Play ``sessions`` Bulka sessions of ``parties`` parties each among
     2-4 ``players`` (specs or ``Player`` objects); see the module docstring."""
     players = list(players)
@@ -117,18 +134,20 @@ def session_tournament(players, sessions: int, parties: int, *, seed: int = 0,
     labels = unique_labels(player_label(s) for s in sources)
     backend, own = resolve_backend(backend, workers, any(getattr(s, "interactive", False) for s in sources))
     size = max(1, min(8, math.ceil(sessions / max(1, backend.workers * 4))))
-    tasks = [(sources, labels, seed, s, min(s + size, sessions), parties, config, stake_multiple)
+    tasks = [(sources, labels, seed, s, min(s + size, sessions), parties, config, stake_multiple, record_games,
+              advice)
              for s in range(0, sessions, size)]
     bar = progress_bar(progress, sessions, "sessions", "session")
     try:
         blocks = backend.map(_play_sessions, tasks,
-                             progress=(lambda rows: bar.update(len(rows) // len(labels))) if bar else None)
+                             progress=(lambda out: bar.update(len(out[0]) // len(labels))) if bar else None)
     finally:
         if bar:
             bar.close()
         if own:
             backend.close()
-    records = [dict(zip(SESSION_FIELDS, row)) for block in blocks for row in block]
+    records = [dict(zip(SESSION_FIELDS, row)) for rows, _ in blocks for row in rows]
+    games = [g for _, block_games in blocks for g in block_games]
     per_player = {}
     for name in labels:
         rows = [r for r in records if r["player"] == name]
@@ -149,7 +168,7 @@ def session_tournament(players, sessions: int, parties: int, *, seed: int = 0,
         "players": labels,
         "settings": {"sessions": sessions, "parties": parties, "seed": seed, "stake_multiple": stake_multiple,
                      "config": config.to_dict(), "balanced": sessions % n_perm == 0,
-                     "seatings_per_block": n_perm},
+                     "seatings_per_block": n_perm, **({"advice": True} if advice else {})},
         "per_player": per_player,
     }
-    return TournamentResult(summary, records)
+    return TournamentResult(summary, records, games)

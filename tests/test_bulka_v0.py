@@ -101,7 +101,10 @@ def test_bad_constructor_arguments_raise(kwargs, match):
 
 def test_docstring_table_matches_the_layout_data():
     rows = re.findall(r"^\| `(\w+)` \| (\d+) \| (\d+) \|", bulka_v0.__doc__, flags=re.M)
-    assert [(name, int(off), int(size)) for name, off, size in rows] == SESSION_LAYOUT
+    assert [(name, int(off), int(size)) for name, off, size in rows] == SESSION_LAYOUT + bulka_v0.ADVICE_LAYOUT
+    assert bulka_v0.ADVICE_LAYOUT[0][1] == BULKA_OBS_SIZE
+    assert bulka_v0.ADVICE_LAYOUT[-1][1] + bulka_v0.ADVICE_LAYOUT[-1][2] == bulka_v0.ADVICE_OBS_SIZE
+    assert [(n, s) for n, s, _ in bulka_v0.ADVICE_FIELDS] == [(n, s) for n, _, s in bulka_v0.ADVICE_LAYOUT]
     assert SESSION_LAYOUT[0][1] == OBS_SIZE
     assert SESSION_LAYOUT[-1][1] + SESSION_LAYOUT[-1][2] == BULKA_OBS_SIZE
     assert f"({BULKA_OBS_SIZE},)" in bulka_v0.__doc__

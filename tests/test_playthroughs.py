@@ -42,6 +42,7 @@ from trappola_env.engine import (
     deal_from_names,
     random_deal,
 )
+from trappola_env.engine.advice import ADVICE_BASE, advice_name
 from trappola_env.engine.partie import ALIFER_ANSWER
 from trappola_env.engine.session import PRO_DECISION
 from trappola_env.observation import OBS_SIZE, Observer
@@ -217,14 +218,23 @@ def test_sparse_vectors_read_back_exactly():
 # random and declares Pro with probability 0.7 (this seed gives one Pro
 # declared and one declined).
 SESSION = dict(seed=53, n_players=3, max_parties=5, pro_p=0.7)
+# The same policy in a 4-player session with advice (bulka_v0(advice=True)):
+# the advisers pick a random advice id; this seed gives a Pro won and one lost, both advised.
+ADVICE_SESSION = dict(seed=2, n_players=4, max_parties=6, pro_p=1.0, advice=True)
 
 
 def _session_action(rng, legal: list[int], sc: dict) -> int:
+    if legal and legal[0] >= ADVICE_BASE:  # an adviser
+        return rng.choice(legal)
     if action_id("declare Pro") in legal:
         return action_id("declare Pro") if rng.random() < sc["pro_p"] else action_id("do not declare Pro")
     decls = [x for x in legal if 36 <= x <= 43]
     cards = [x for x in legal if x < 36]
     return decls[0] if decls else rng.choice(cards) if cards else rng.choice(legal)
+
+
+def _name(action: int) -> str:
+    return advice_name(action) if action >= ADVICE_BASE else action_name(action)
 
 
 def _info(info: dict) -> dict:
@@ -233,7 +243,7 @@ def _info(info: dict) -> dict:
 
 def record_session(sc: dict) -> dict:
     """Play the ``bulka_v0`` session ``sc`` and record every agent turn."""
-    env = bulka_v0.env(n_players=sc["n_players"], max_parties=sc["max_parties"])
+    env = bulka_v0.env(n_players=sc["n_players"], max_parties=sc["max_parties"], advice=sc.get("advice", False))
     env.reset(seed=sc["seed"])
     rng = random.Random(sc["seed"])
     steps = []
@@ -250,7 +260,7 @@ def record_session(sc: dict) -> dict:
         action = _session_action(rng, legal, sc)
         env.step(action)
         steps.append({"agent": agent, "pro_decision": pro, "observation": sparse(obs["observation"]),
-                      "legal": " ".join(action_name(a) for a in legal), "action": action_name(action),
+                      "legal": " ".join(_name(a) for a in legal), "action": _name(action),
                       "rewards": {a: r for a, r in env.unwrapped.rewards.items() if r}})
     session = env.unwrapped.session
     return {"env": "bulka_v0", "scenario": sc, "steps": steps, "final": final,
@@ -280,6 +290,30 @@ def test_bulka_session_covers_what_it_claims():
         summed = sum(step["rewards"].get(agent, 0.0) for step in want["steps"])
         assert summed == pytest.approx(end["info"]["balance"])
     assert sum(end["info"]["balance"] for end in want["final"].values()) == pytest.approx(0.0)
+
+
+def test_bulka_advice_session_matches_record():
+    got = json.loads(json.dumps(record_session(ADVICE_SESSION)))
+    path = _path("bulka_session_advice")
+    if REGEN:
+        path.write_text(json.dumps(got, indent=1) + "\n")
+    assert path.exists(), f"{path} missing: python tests/test_playthroughs.py --regenerate"
+    want = json.loads(path.read_text())
+    for i, (g, w) in enumerate(zip(got["steps"], want["steps"])):
+        assert g == w, f"bulka advice session: step {i} differs from the record"
+    assert got == want
+
+
+def test_bulka_advice_session_covers_what_it_claims():
+    want = json.loads(_path("bulka_session_advice").read_text())
+    advice = [s for s in want["steps"] if s["action"].startswith(("advise ", "no advice"))]
+    assert len({s["agent"] for s in advice}) >= 2 and any(s["action"].startswith("advise ") for s in advice)
+    assert sorted(d["result"] for d in want["pro_declarations"]) == ["lost", "won"]
+    for agent, end in want["final"].items():
+        summed = sum(step["rewards"].get(agent, 0.0) for step in want["steps"])
+        assert summed == pytest.approx(end["info"]["balance"])
+    # An advice step moves no tokens.
+    assert all(not s["rewards"] for s in advice)
 
 
 if __name__ == "__main__":

@@ -70,6 +70,20 @@ def test_bulka_returns_equal_balances_when_first_rewards_are_carried():
             assert returns[a] == pytest.approx(infos[a]["balance"])
 
 
+def test_bulka_with_advice_returns_equal_balances_and_advisers_act():
+    env = RLlibTrappolaEnv({"env": "bulka_v0", "n_players": 4, "max_parties": 40, "tokens_scale": 1.0,
+                            "advice": True})
+    assert env.action_spaces["player_0"].n == 97
+    assert env.observation_spaces["player_0"]["observations"].shape == (462,)
+    advised = 0
+    for seed in range(4):
+        returns, infos, decisions = play_randomly(env, seed)
+        for a in decisions:
+            assert returns[a] == pytest.approx(infos[a]["balance"])
+        advised += len(env.env.session.advice_log)
+    assert advised > 0
+
+
 def test_bad_env_config():
     with pytest.raises(ValueError, match="env must be one of"):
         RLlibTrappolaEnv({"env": "chess"})

@@ -19,17 +19,21 @@ class Recording(PettingZooEnv):
     net tokens (trappola_v0) when an episode ends."""
 
     finals: list = []
+    advised: list = []  # advice given per bulka_v0 episode
 
     def step(self, action):
         out = super().step(action)
         if out[2] or out[3]:
             raw = self.env.unwrapped
             Recording.finals.append([raw.infos[a].get("balance", raw.infos[a].get("tokens")) for a in self.agents])
+            if hasattr(raw, "session"):
+                Recording.advised.append(len(raw.session.advice_log))
         return out
 
 
 def collect(make_env, episodes: int, seed: int) -> tuple[np.ndarray, list]:
     Recording.finals = []
+    Recording.advised = []
     env = Recording(make_env())
     policy = MultiAgentPolicy({a: MARLRandomDiscreteMaskedOffPolicyAlgorithm(env.action_space).policy
                                for a in env.agents})
@@ -49,6 +53,13 @@ def test_bulka_session_returns_are_balances(n_players, parties):
     assert np.allclose(returns, np.asarray(finals[:4], dtype=float))
     assert np.allclose(returns.sum(axis=1), 0.0)  # tokens only change hands; the Bulka is split at the end
     assert np.abs(returns).max() > 0
+
+
+def test_bulka_session_with_advice_returns_are_balances():
+    returns, finals = collect(lambda: bulka_v0.env(n_players=4, max_parties=40, advice=True), episodes=4, seed=7)
+    assert returns.shape == (4, 4) and sum(Recording.advised[:4]) > 0
+    assert np.allclose(returns, np.asarray(finals[:4], dtype=float))
+    assert np.allclose(returns.sum(axis=1), 0.0)
 
 
 def test_trappola_returns_are_tokens():

@@ -57,7 +57,6 @@ from gymnasium import spaces
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from trappola_env import bulka_v0, trappola_v0
-from trappola_env.engine import N_ACTIONS
 
 from .rllib_config import ENVS
 from .selfplay_env import ENV_REWARD_MODE, scale_reward
@@ -73,7 +72,9 @@ class RLlibTrappolaEnv(MultiAgentEnv):
       ``tokens_scale`` (30), ``points_weight`` (0.5); the dealer is drawn
       per episode;
     * ``bulka_v0``: ``n_players`` (2), ``max_parties`` (20),
-      ``tokens_scale`` (1), ``carry_first_rewards`` (True);
+      ``tokens_scale`` (1), ``carry_first_rewards`` (True), ``advice``
+      (False: with True the waiting players advise in Pro parties, and the
+      action space has the 97 ids of ``bulka_v0(advice=True)``);
     * both: ``stake_multiple`` (1), ``skip_forced`` (True)."""
 
     def __init__(self, config: dict | None = None):
@@ -98,16 +99,18 @@ class RLlibTrappolaEnv(MultiAgentEnv):
             self.tokens_scale = float(config.pop("tokens_scale", 1.0))
             self.carry_first_rewards = bool(config.pop("carry_first_rewards", True))
             self.env = bulka_v0.raw_env(n_players=config.pop("n_players", 2),
-                                        max_parties=config.pop("max_parties", 20), stake_multiple=stake_multiple)
+                                        max_parties=config.pop("max_parties", 20), stake_multiple=stake_multiple,
+                                        advice=config.pop("advice", False))
         config.pop("seed", None)
         if config:
             raise ValueError(f"unknown env_config keys {sorted(config)} for {self.kind}")
         self.agents = self.possible_agents = list(self.env.possible_agents)
         n_obs = self.env.observation_space(self.agents[0])["observation"].shape[0]
+        n_actions = self.env.action_space(self.agents[0]).n
         space = spaces.Dict({OBS_KEY: spaces.Box(0.0, 1.0, (n_obs,), np.float32),
-                             MASK_KEY: spaces.Box(0.0, 1.0, (N_ACTIONS,), np.float32)})
+                             MASK_KEY: spaces.Box(0.0, 1.0, (n_actions,), np.float32)})
         self.observation_spaces = {a: space for a in self.agents}
-        self.action_spaces = {a: spaces.Discrete(N_ACTIONS) for a in self.agents}
+        self.action_spaces = {a: spaces.Discrete(n_actions) for a in self.agents}
         self._rng = np.random.default_rng()
         self._pending: dict[str, float] = {}
         self._acted: set[str] = set()

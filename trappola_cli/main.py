@@ -3,12 +3,13 @@
     trappola play [--opponent rule] [--seat challenger|dealer] [--seed S] [--parties N]
     trappola evaluate --players A,B --deals N [--duplicate] [--seed S] [--json PATH] [--csv PATH] [--workers K]
                       [--backend process|ray [--address ADDR]]
-    trappola evaluate --session --players A,B,C[,D] --sessions N --parties P [...]
+    trappola evaluate --session --players A,B,C[,D] --sessions N --parties P [--advice] [...]
     trappola evaluate --ratings --players A,B,C,... --deals N [...]
-    trappola evaluate ... --save-games DIR   # head-to-head, --ratings: every partie as JSON lines
-                                             # (evaluation/game_record.py), for trappola serve's replay
+    trappola evaluate ... --save-games DIR   # every partie as JSON lines (evaluation/game_record.py; with
+                                             # --session also the session: evaluation/session_record.py),
+                                             # for trappola serve's replay
     trappola evaluate ... [--progress | --no-progress]
-    trappola serve [--host 127.0.0.1] [--port 8000]   # the web app: play, replay, leaderboard
+    trappola serve [--host 127.0.0.1] [--port 8000] [--allow-host NAME]   # the web app: play, replay, leaderboard
     trappola players            # the registered players and their settings
     trappola bench [args...]    # speed of random play (trappola_cli/bench.py)
     trappola train [--config FILE|NAME] [key=value | --key value ...]   # train/README.md
@@ -103,6 +104,9 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--duplicate", action="store_true", help="play each deal twice, seats swapped")
     e.add_argument("--sessions", type=_positive, default=24, help="sessions (--session; default: 24)")
     e.add_argument("--parties", type=_positive, default=50, help="parties per session (--session; default: 50)")
+    e.add_argument("--advice", action="store_true",
+                   help="--session: the waiting players advise the defender of each Pro partie (docs/rules.md "
+                        "section 8)")
     e.add_argument("--seed", type=_int, default=0, help="seed (default: 0)")
     e.add_argument("--workers", type=_positive, default=None,
                    help="processes, or the CPUs of a local Ray (default: all cores)")
@@ -116,8 +120,9 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--json", metavar="PATH", help="write the summary as JSON")
     e.add_argument("--csv", metavar="PATH", help="write one row per partie (per session and player with --session)")
     e.add_argument("--save-games", metavar="DIR",
-                   help="write every partie to DIR/games.jsonl (head-to-head and --ratings; the format is "
-                        "documented in evaluation/game_record.py), for the web app's replay view")
+                   help="write every partie to DIR/games.jsonl (the format is documented in "
+                        "evaluation/game_record.py; with --session each partie also holds its session: Pro, "
+                        "queue, Bulka, balances, evaluation/session_record.py), for the web app's replay view")
     shown = e.add_mutually_exclusive_group()
     shown.add_argument("--progress", action="store_true",
                        help="show the progress bar even when stderr is not a terminal (default: the bar on a "
@@ -129,6 +134,9 @@ def build_parser() -> argparse.ArgumentParser:
                                     "saved by evaluate --save-games, show an evaluate --json summary.")
     sv.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, this machine only)")
     sv.add_argument("--port", type=_port, default=8000, help="port (default: 8000)")
+    sv.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                    help="a host name the server answers to besides this machine's (localhost, 127.0.0.1, "
+                         "::1 and --host); repeatable: the names other machines reach it by")
 
     sub.add_parser("players", help="list the registered players and their settings")
 
@@ -235,8 +243,8 @@ def cmd_evaluate(args) -> int:
 
     players = split_player_list(args.players)
     config = RuleConfig(ace_declaration=args.ace_declaration)
-    if args.save_games and args.session:
-        raise CliError("--save-games records head-to-head and --ratings games, not Bulka sessions")
+    if args.advice and not args.session:
+        raise CliError("--advice needs --session (advice is given in the Pro parties of a Bulka session)")
     for path, folder in ((args.json, False), (args.csv, False), (args.save_games, True)):
         if path:
             _check_writable(path, folder)
@@ -283,7 +291,7 @@ def _run_evaluation(args, players, common):
     if args.session:
         if not 2 <= len(players) <= 4:
             raise CliError(f"--session needs 2 to 4 players, got {len(players)}")
-        return session_tournament(players, args.sessions, args.parties, **common)
+        return session_tournament(players, args.sessions, args.parties, **common, **record, advice=args.advice)
     if args.ratings:
         if len(players) < 2:
             raise CliError(f"--ratings needs at least 2 players, got {len(players)}")
@@ -299,7 +307,7 @@ def cmd_serve(args) -> int:
     from trappola_web import serve
 
     try:
-        serve(host=args.host, port=args.port)
+        serve(host=args.host, port=args.port, hosts=args.allow_host)
     except ModuleNotFoundError as e:
         if e.name not in ("fastapi", "starlette", "uvicorn"):
             raise

@@ -14,16 +14,16 @@ engine (``trappola_env.engine.session``); this module only drives it.
 | Manual Control     | No                                                   |
 | Agents             | `agents= ['player_0', ..., 'player_{n-1}']`          |
 | Agents             | 2, 3 (default) or 4                                  |
-| Action Shape       | Discrete(49)                                         |
-| Action Values      | Discrete(49)                                         |
-| Observation Shape  | (366,)                                               |
+| Action Shape       | Discrete(49); Discrete(97) with ``advice=True``      |
+| Action Values      | Discrete(49); Discrete(97) with ``advice=True``      |
+| Observation Shape  | (366,); +96 with ``advice=True``; +27 with ``records=True`` |
 | Observation Values | [0, 1]                                               |
 
 ## Arguments
 
 ``bulka_v0.env(n_players=3, max_parties=100, stake_multiple=1,
 render_mode=None, ace_declaration="first_ace", illegal_action="raise",
-max_steps=None)``
+max_steps=None, advice=False, records=False)``
 
 * ``n_players``: 2, 3 or 4; the agents are ``player_0`` .. ``player_{n-1}``.
 * ``max_parties``: the session ends after this many parties (Alifer
@@ -39,6 +39,14 @@ max_steps=None)``
   int; None, the default, means ``STEPS_PER_PARTIE * max_parties`` =
   ``1000 * max_parties``, twenty times what a session of fewer than 52
   steps per partie needs). A safety net against policies that never end.
+* ``advice``: False (default) or True: the waiting players advise the
+  defender of each Pro partie (docs/rules.md section 8, Art. 5.3; see
+  "Advice" below). Without it the environment is exactly as before it
+  existed (spaces, observations, every step).
+* ``records``: False (default) or True: the observation ends with what
+  every player at the table can know of the others, their records so far
+  in this session (see "Records" below), for a Pro decision that needs no
+  names.
 
 Any other value raises ``ValueError`` naming the choices. ``env()`` wraps
 ``raw_env`` in PettingZoo's ``OrderEnforcingWrapper`` only, as
@@ -53,8 +61,34 @@ The selected agent is whoever must act: the next dealer deciding Pro
 play, with the same 49-action table, turn structure and masks as
 ``trappola_v0`` (a declaration keeps the turn; after an Alifer proposal the
 opponent has exactly accept/decline). Waiting players are never selected
-until the session ends. Seating is drawn with cards at ``reset`` (the
+until the session ends, except as advisers with ``advice=True``. Seating is drawn with cards at ``reset`` (the
 lowest card deals first, the highest challenges, ties redraw).
+
+## Advice
+
+With ``advice=True``, before each decision of the defender of a Pro partie
+(the challenger: the Pro declarer always deals) the waiting players are
+selected one by one, in queue order (head first), to advise it; then the
+defender acts. A declaration keeps the defender's turn, so its next
+decision is advised again; the declarer is never advised. An adviser's
+mask holds advice ids only (the session engine, ``engine.advice``):
+
+* ``49 + a``: advise defender action ``a`` (0..46: a card, a declaration,
+  Manko, propose / accept / decline Alifer), for every ``a`` the public
+  record leaves possible (a card nobody has seen, outside the suits the
+  defender failed to follow; a declaration whose moment has not passed;
+  only accept or decline when the declarer's proposal waits);
+* ``96``: no advice.
+
+Advisers see the public record only (see the observation below); the
+advice is not binding, and misleading advice is allowed. The defender's
+own mask is unchanged (0..46). Advice moves no tokens: an adviser's
+reward is the token changes of the session, like everyone's, so its
+interest in the Pro partie (that the declarer loses, or wins) comes from
+the game itself. An illegal advice id raises (``"raise"``) or counts as
+no advice (``"forfeit"``: an adviser has no partie to lose).
+``session.advice`` holds the advice of the decision at hand,
+``session.advice_log`` every advice given.
 
 ## Reset options
 
@@ -79,7 +113,9 @@ nothing, not even the generator.
 The shared table (docs/rules.md section 9): 0..35 play that card, 36..39
 declare Figura of Re / Cavall / Bube / Twos, 40 Aces, 41 Blans, 42 Bianka,
 43 ask Manko, 44 propose Alifer, 45 accept, 46 decline, **47 declare Pro,
-48 do not declare Pro** (the last two only in the Pro decision). ``step``
+48 do not declare Pro** (the last two only in the Pro decision). With
+``advice=True`` also **49..95 advise action id - 49, 96 no advice** (an
+adviser's only actions; ``engine.advice.advice_name`` names them). ``step``
 takes an int, a numpy integer, or a numpy integer array of one element.
 
 ## Observation space
@@ -115,6 +151,43 @@ none. ``u = 10 * stake_multiple`` (one base stake).
 | `n_players` | 361 | 3 | one-hot: 2, 3, 4 players |
 | `queue_position` | 364 | 1 | 0 at the table; (i + 1) / 3 for the i-th waiting player (0 = head, waits longest) |
 | `parties_left` | 365 | 1 | parties still to play / max_parties, clipped to [0, 1] |
+
+With ``advice=True`` (``ADVICE_FIELDS``, ``ADVICE_LAYOUT``; the vector has
+``ADVICE_OBS_SIZE`` = 462 values, the mask 97): the advice given for the
+defender's decision at hand, cleared as soon as it acts. Advice is spoken
+at the table, so every agent sees these values.
+
+| field | offset | size | meaning |
+|---|---|---|---|
+| `advice` | 366 | 94 | per waiting player in queue order (2 x 47): one-hot of the defender action it advises |
+| `advice_given` | 460 | 2 | per waiting player in queue order: it has advised this decision (all zeros in `advice`: no advice) |
+
+Also with ``advice=True``, a waiting agent's first 347 values are no
+longer zeros while a partie is played: they are what an onlooker sees from
+the challenger's side (the defender's, in a Pro partie),
+``observation.encode_public``: the challenger's observation with `hand`
+and `dealt_hand` all zeros, so the public record (cards played, tricks,
+declarations, Manko answers, proposals, card points) and nothing hidden.
+The phase one-hot reads "partie in play" while advice is given.
+
+### Records
+
+With ``records=True`` the vector ends with 27 more values
+(``RECORD_FIELDS``, ``RECORD_SIZE``; after the advice values when both
+options are on): for each of the 3 other seats, in order after the
+agent's own (``player_{i+1}``, ``player_{i+2}``, ``player_{i+3}``, indices
+mod ``n_players``; all zeros for a seat without a player), 9 values in this
+order, counted from the session's public history
+(``trappola_env.engine.records``):
+
+| value | meaning |
+|---|---|
+| 0 | the seat has a player |
+| 1 | it is my opponent at the table (in a Pro decision: the next challenger) |
+| 2 | it heads the queue (my next opponent if I win as dealer) |
+| 3, 4 | decided parties it won / lost against me, min(n, 20) / 20 |
+| 5, 6 | decided parties it won / lost against anyone, min(n, 50) / 50 |
+| 7, 8 | its Pro parties (decided) / those it won, min(n, 10) / 10 |
 
 ## Rewards
 
@@ -177,7 +250,9 @@ table with both hands, as a spectator sees it. "ansi" returns the text,
 * v0: initial release (observation: the 347 values of ``trappola_v0`` and
   19 session features). Since then: seeding by numpy's generator (a seed
   gives another session than before), ``max_steps`` truncation, the token
-  bound, full copies, and the end-of-session Alifer ruling.
+  bound, full copies, the end-of-session Alifer ruling, and the ``advice``
+  and ``records`` options (off by default, which leaves every earlier
+  behaviour as it was).
 """
 from __future__ import annotations
 
@@ -185,14 +260,17 @@ import math
 
 import numpy as np
 
-from .engine import N_ACTIONS, IllegalActionError, deal_from_names
+from .engine import N_ACTIONS, IllegalActionError, InfoState, deal_from_names
+from .engine.actions import action_name
+from .engine.advice import ADVISABLE, N_ACTIONS_WITH_ADVICE
+from .engine.records import SessionRecords
 from .engine.render import render_partie
 from .engine.scoring import BASE_STAKE
 from .engine.seating import Seating
-from .engine.session import OVER, PLAYING, PRO_DECISION, Session
+from .engine.session import ADVICE, OVER, PLAYING, PRO_DECISION, Session
 from .env_base import MAX_MULTIPLIER, EnvBase, OrderEnforcing, read_only, shuffled_deal
-from .envs_common import check_positive_int, mask_array
-from .observation import LAYOUT, OBS_SIZE, Observer, decode_observation, encode, multiplier_feature
+from .envs_common import check_positive_int, mask_array, wide_mask_array
+from .observation import LAYOUT, OBS_SIZE, Observer, decode_observation, encode, encode_public, multiplier_feature
 
 OPTION_KEYS = ("seating", "deal")
 SEATS = ("challenger", "dealer", "waiting")
@@ -226,11 +304,38 @@ def _layout():
 
 
 SESSION_LAYOUT, BULKA_OBS_SIZE = _layout()
+ADVICE_SLOTS = 2  # at most two players wait (4 players)
+# Appended after the session features with advice=True only.
+ADVICE_FIELDS = (
+    ("advice", ADVICE_SLOTS * ADVISABLE, "per waiting player in queue order: one-hot of the defender action "
+                                         "(0..46) it advises for the decision at hand"),
+    ("advice_given", ADVICE_SLOTS, "per waiting player in queue order: it has advised this decision"),
+)
+ADVICE_LAYOUT = [("advice", BULKA_OBS_SIZE, ADVICE_SLOTS * ADVISABLE),
+                 ("advice_given", BULKA_OBS_SIZE + ADVICE_SLOTS * ADVISABLE, ADVICE_SLOTS)]
+ADVICE_OBS_SIZE = BULKA_OBS_SIZE + ADVICE_SLOTS * (ADVISABLE + 1)  # 462
+# Appended last with records=True: 9 values for each of the 3 other seats,
+# player_{i+1}, player_{i+2}, player_{i+3} (indices mod n_players) for player_i.
+RECORD_SEATS = 3
+RECORD_FIELDS = (
+    ("present", 1, "this seat has a player in the session"),
+    ("opponent", 1, "it is my opponent at the table (in a Pro decision: the next challenger)"),
+    ("next", 1, "it heads the queue (my next opponent if I win as dealer)"),
+    ("won_vs_me", 1, "decided parties it won against me, min(n, 20) / 20"),
+    ("lost_vs_me", 1, "decided parties it lost against me, min(n, 20) / 20"),
+    ("won", 1, "decided parties it won, min(n, 50) / 50"),
+    ("lost", 1, "decided parties it lost, min(n, 50) / 50"),
+    ("pro_declared", 1, "Pro parties it declared (decided), min(n, 10) / 10"),
+    ("pro_won", 1, "Pro parties it won, min(n, 10) / 10"),
+)
+RECORD_SIZE = RECORD_SEATS * len(RECORD_FIELDS)  # 27
+_RECORD_CAPS = (20, 20, 50, 50, 10, 10)
 OBS_LAYOUT = [*LAYOUT, *SESSION_LAYOUT]  # the whole vector: the partie's fields, then the session's
 OBS_DIM = BULKA_OBS_SIZE
 SESSION_OFFSET = {name: off for name, off, _ in SESSION_LAYOUT}  # absolute offsets in the vector
 _OFF = SESSION_OFFSET
-_PHASE_INDEX = {PRO_DECISION: 0, PLAYING: 1, OVER: 2}
+_PHASE_INDEX = {PRO_DECISION: 0, PLAYING: 1, ADVICE: 1, OVER: 2}
+_IN_PARTIE = (PLAYING, ADVICE)
 
 
 def env(**kwargs):
@@ -269,7 +374,7 @@ def encode_session(session: Session, agent: str, out: np.ndarray) -> None:
         out[_OFF["streak"] - base + 1] = min(streaks[opponent], STREAK_CAP) / STREAK_CAP
     out[_OFF["multiplier"] - base] = multiplier_feature(session.multiplier)
     pro = session.pro_declarer
-    if pro is not None and phase == PLAYING:
+    if pro is not None and phase in _IN_PARTIE:
         out[_OFF["pro_partie"] - base] = 1.0
         if pro == agent:
             out[_OFF["pro_declared_by"] - base] = 1.0
@@ -281,6 +386,48 @@ def encode_session(session: Session, agent: str, out: np.ndarray) -> None:
     out[_OFF["parties_left"] - base] = min(session.parties_left / session.max_parties, 1.0)
 
 
+def encode_advice(session: Session, out: np.ndarray) -> None:
+    """Write the advice features (``ADVICE_FIELDS``) of ``session`` into
+    ``out`` (float32, ``ADVICE_OBS_SIZE - BULKA_OBS_SIZE`` values, all
+    overwritten): the advice given for the defender's decision at hand, by
+    queue position. Advice is spoken at the table, so every agent sees it."""
+    out.fill(0.0)
+    advice = session.advice
+    if not advice:
+        return
+    given = ADVICE_SLOTS * ADVISABLE
+    for i, name in enumerate(session.queue[:ADVICE_SLOTS]):
+        if name in advice:
+            out[given + i] = 1.0
+            action = advice[name]
+            if action is not None:
+                out[i * ADVISABLE + action] = 1.0
+
+
+def encode_records(session: Session, records: SessionRecords, agent: str, agents: list, out: np.ndarray) -> None:
+    """Write the record features (``RECORD_FIELDS``) of ``agent`` into
+    ``out`` (float32, ``RECORD_SIZE`` values, all overwritten): for each
+    other seat in order after ``agent``'s in ``agents``, who it is at the
+    table now and its record in this session (``engine.records``), public
+    information only; ``records`` must be up to date with ``session.history``."""
+    out.fill(0.0)
+    i = agents.index(agent)
+    dealer, challenger = session.dealer, session.challenger
+    opponent = challenger if agent == dealer else dealer if agent == challenger else None
+    head = session.queue[0] if session.queue else None
+    width = len(RECORD_FIELDS)
+    for k in range(1, min(RECORD_SEATS, len(agents) - 1) + 1):
+        x = agents[(i + k) % len(agents)]
+        if x not in session.streaks:  # not present
+            continue
+        base = (k - 1) * width
+        out[base] = 1.0
+        out[base + 1] = x == opponent
+        out[base + 2] = x == head
+        for j, (n, cap) in enumerate(zip(records.record(x, agent), _RECORD_CAPS)):
+            out[base + 3 + j] = min(n, cap) / cap
+
+
 class raw_env(EnvBase):
     """A Bulka session; see the module docstring."""
 
@@ -290,15 +437,27 @@ class raw_env(EnvBase):
 
     def __init__(self, n_players: int = 3, max_parties: int = 100, stake_multiple: int = 1,
                  render_mode: str | None = None, ace_declaration: str = "first_ace",
-                 illegal_action: str = "raise", max_steps: int | None = None):
+                 illegal_action: str = "raise", max_steps: int | None = None, advice: bool = False,
+                 records: bool = False):
         if isinstance(n_players, bool) or not isinstance(n_players, int) or n_players not in (2, 3, 4):
             raise ValueError(f"n_players must be 2, 3 or 4, got {n_players!r}")
         check_positive_int("max_parties", max_parties)
+        if not isinstance(advice, bool):
+            raise ValueError(f"advice must be True or False, got {advice!r}")
+        if not isinstance(records, bool):
+            raise ValueError(f"records must be True or False, got {records!r}")
         if max_steps is None:
             max_steps = STEPS_PER_PARTIE * max_parties
-        super().__init__([f"player_{i}" for i in range(n_players)], BULKA_OBS_SIZE, render_mode=render_mode,
+        obs_size, n_actions = (ADVICE_OBS_SIZE, N_ACTIONS_WITH_ADVICE) if advice else (BULKA_OBS_SIZE, N_ACTIONS)
+        self._records_at = obs_size if records else None  # where the record features start
+        obs_size += RECORD_SIZE if records else 0
+        super().__init__([f"player_{i}" for i in range(n_players)], obs_size, render_mode=render_mode,
                          stake_multiple=stake_multiple, max_steps=max_steps, ace_declaration=ace_declaration,
-                         illegal_action=illegal_action)
+                         illegal_action=illegal_action, n_actions=n_actions)
+        self.advice = bool(advice)
+        self.records = bool(records)
+        self.obs_size = obs_size
+        self._records = None
         self.n_players = n_players
         self.max_parties = max_parties
         self.session = None
@@ -320,11 +479,12 @@ class raw_env(EnvBase):
         seating, deal = plan
         self.session = Session(max_parties=self.max_parties, stake_multiple=self.stake_multiple,
                                config=self.config, rng=self.np_random, names=self.possible_agents,
-                               seating=seating, deal_source=shuffled_deal)
+                               seating=seating, deal_source=shuffled_deal, advice=self.advice)
         if deal is not None:
             self.session.set_deal(deal)
         self._reported = dict.fromkeys(self.possible_agents, 0)
         self._beyond = False
+        self._records = SessionRecords() if self.records else None
         self._begin({a: {} for a in self.possible_agents})
         self._update_infos()
         self._observer = None
@@ -387,19 +547,30 @@ class raw_env(EnvBase):
             if not self._ready:
                 self._not_ready("observe")
             session = self.session
-            vec = np.zeros(BULKA_OBS_SIZE, np.float32)
-            if session.phase == PLAYING and (agent == session.challenger or agent == session.dealer):
+            vec = np.zeros(self.obs_size, np.float32)
+            in_partie = session.phase in _IN_PARTIE
+            if in_partie and (agent == session.challenger or agent == session.dealer):
                 observer = self._observer
                 if observer is None or observer.partie is not session.partie:
                     observer = self._observer = Observer(session.partie)
                 else:
                     observer.sync()
                 vec[:OBS_SIZE] = observer.vectors[0 if agent == session.challenger else 1]
-            encode_session(session, agent, vec[OBS_SIZE:])
+            elif in_partie and self.advice:
+                # A waiting agent sees what any onlooker sees, from the challenger's
+                # (the defender's, in a Pro partie) side: the public record only.
+                encode_public(InfoState.public(session.partie, 0), vec[:OBS_SIZE])
+            encode_session(session, agent, vec[OBS_SIZE:BULKA_OBS_SIZE])
+            if self.advice:
+                encode_advice(session, vec[BULKA_OBS_SIZE:ADVICE_OBS_SIZE])
+            if self.records:
+                encode_records(session, self._records.update(session.history), agent, self.possible_agents,
+                               vec[self._records_at:])
             if agent == session.to_act and not self._cut:
-                mask = mask_array(session.legal_mask())
+                mask = session.legal_mask()
+                mask = wide_mask_array(mask, self.n_actions) if self.advice else mask_array(mask)
             else:
-                mask = np.zeros(N_ACTIONS, np.int8)
+                mask = np.zeros(self.n_actions, np.int8)
             obs = self._obs[agent] = read_only({"observation": vec, "action_mask": mask})
         return obs
 
@@ -407,15 +578,21 @@ class raw_env(EnvBase):
     def _render_text(self) -> str:
         s = self.session
         text = s.render()
-        if s.phase == PLAYING:
+        if s.phase in _IN_PARTIE:
             pro = f", Pro partie of {s.pro_declarer}" if s.pro_declarer else ""
             text += (f"\n{s.challenger} is the challenger, {s.dealer} the dealer{pro}\n"
                      + render_partie(s.partie))
+            for name, action in s.advice.items():
+                text += f"\n{name} advises {s.challenger}: " + ("no advice" if action is None else action_name(action))
+            if s.phase == ADVICE:
+                text += f"\n{s.to_act} is advising {s.challenger}"
         elif s.phase == PRO_DECISION:
             text += f"\n{s.dealer} (streak {s.streaks[s.dealer]}) decides whether to declare Pro"
         return text
 
 
-__all__ = ["env", "raw_env", "encode", "encode_session", "decode_observation", "mask_array", "OBS_SIZE",
+__all__ = ["env", "raw_env", "encode", "encode_session", "encode_advice", "encode_records", "RECORD_FIELDS",
+           "RECORD_SEATS", "RECORD_SIZE", "ADVICE_FIELDS", "ADVICE_LAYOUT",
+           "ADVICE_OBS_SIZE", "ADVICE_SLOTS", "decode_observation", "mask_array", "OBS_SIZE",
            "BULKA_OBS_SIZE", "OBS_DIM", "OBS_LAYOUT", "STEPS_PER_PARTIE", "TOKEN_BOUND", "SESSION_FIELDS",
            "SESSION_LAYOUT", "SESSION_OFFSET", "LOG2_SCALE", "STREAK_CAP", "signed_log_feature"]

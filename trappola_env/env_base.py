@@ -117,7 +117,7 @@ class EnvBase(AECEnv):
     TOKENS_GROW = False  # whether _token_bound_exceeded needs asking after each step
 
     def __init__(self, agents, obs_size: int, *, render_mode, stake_multiple, max_steps, ace_declaration,
-                 illegal_action):
+                 illegal_action, n_actions: int = N_ACTIONS):
         super().__init__()
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
@@ -128,8 +128,9 @@ class EnvBase(AECEnv):
         self.stake_multiple = stake_multiple
         self.max_steps = max_steps
         self.possible_agents = list(agents)
-        self.action_spaces = {a: spaces.Discrete(N_ACTIONS) for a in self.possible_agents}
-        self.observation_spaces = {a: observation_space(obs_size) for a in self.possible_agents}
+        self.n_actions = n_actions
+        self.action_spaces = {a: spaces.Discrete(n_actions) for a in self.possible_agents}
+        self.observation_spaces = {a: observation_space(obs_size, n_actions) for a in self.possible_agents}
         self.np_random = None
         self._ready = False  # a reset has succeeded
         self._cut = False  # the episode was truncated

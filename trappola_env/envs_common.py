@@ -36,15 +36,24 @@ def mask_array(mask: int, read_only: bool = False) -> np.ndarray:
                        _INT8)
 
 
-def observation_space(size: int = OBS_SIZE) -> spaces.Dict:
+def wide_mask_array(mask: int, n_actions: int) -> np.ndarray:
+    """An action bit set as a new int8 array of ``n_actions`` zeros and
+    ones, for action spaces wider than the 49 ids (``mask_array``)."""
+    n_bytes = (n_actions + 7) // 8
+    bits = np.unpackbits(np.frombuffer(mask.to_bytes(n_bytes, "little"), np.uint8), bitorder="little")
+    return bits[:n_actions].astype(np.int8)
+
+
+def observation_space(size: int = OBS_SIZE, n_actions: int = N_ACTIONS) -> spaces.Dict:
     """``Dict(observation=Box(0, 1, (size,), float32), action_mask=Box(0, 1,
-    (49,), int8))``; ``size`` >= ``OBS_SIZE`` for an env that appends its
-    own features (in [0, 1]) after the partie's."""
+    (n_actions,), int8))``; ``size`` >= ``OBS_SIZE`` for an env that appends its
+    own features (in [0, 1]) after the partie's; ``n_actions`` > 49 for an
+    env with more actions (``bulka_v0(advice=True)``: 97)."""
     if size < OBS_SIZE:
         raise ValueError(f"an observation holds at least the {OBS_SIZE} partie values, got size {size}")
     return spaces.Dict({
         "observation": spaces.Box(0.0, 1.0, (size,), np.float32),
-        "action_mask": spaces.Box(0, 1, (N_ACTIONS,), np.int8),
+        "action_mask": spaces.Box(0, 1, (n_actions,), np.int8),
     })
 
 
@@ -112,5 +121,6 @@ def end_info(result, seat: int) -> dict:
     }
 
 
-__all__ = ["ROLES", "REWARD_MODES", "mask_array", "observation_space", "check_reward_mode", "check_positive_int",
+__all__ = ["ROLES", "REWARD_MODES", "mask_array", "wide_mask_array", "observation_space", "check_reward_mode",
+           "check_positive_int",
            "partie_reward", "result_name", "score_dict", "end_info"]

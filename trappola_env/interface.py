@@ -14,9 +14,16 @@ it receives a ``TurnView``:
   only, so players that never read it never pay for it; an environment that
   already has the vector passes it in.
 
-and returns a legal action id (0..48). Before a partie of a Bulka session in
-which it may declare Pro it receives a ``ProView`` and answers
-``decide_pro(view) -> bool``. ``SeatPlayer`` is that contract as a
+and returns a legal action id (0..48); in a Pro partie of a session with
+advice, ``view.advice`` holds what the waiting players advised for this
+decision (``((adviser, action or None), ...)`` in queue order; empty
+otherwise), which it may follow or ignore. Before a partie of a Bulka
+session in which it may declare Pro it receives a ``ProView`` and answers
+``decide_pro(view) -> bool``. A waiting player in a session with advice
+receives an ``AdviceView`` before each decision of the Pro partie's
+defender and answers ``advise(view) -> advice id`` (``engine.advice``: 49
++ the advised action, or 96 for no advice); a player without ``advise``
+gives no advice. ``SeatPlayer`` is that contract as a
 ``Protocol``; the referee (``trappola_env.referee``) plays parties and
 sessions with any object that follows it, and ``agents.Player`` is the
 project's base class for it.
@@ -31,21 +38,22 @@ from .engine import N_ACTIONS, cards_of
 from .engine.infostate import InfoState
 from .observation import encode_info
 
-__all__ = ["TurnView", "ProView", "SeatPlayer"]
+__all__ = ["TurnView", "ProView", "AdviceView", "SeatPlayer"]
 
 
 class TurnView:
     """What a seat may see when it is to act (see the module docstring)."""
 
-    __slots__ = ("info", "legal_mask", "opponent", "_observation", "_encoder")
+    __slots__ = ("info", "legal_mask", "opponent", "advice", "_observation", "_encoder")
 
     def __init__(self, info: InfoState, legal_mask: int | None = None, observation=None,
-                 encoder: Callable | None = None, opponent: str | None = None):
+                 encoder: Callable | None = None, opponent: str | None = None, advice: tuple = ()):
         if not isinstance(info, InfoState):
             raise TypeError(f"TurnView needs an InfoState, got {type(info).__name__}")
         self.info = info
         self.legal_mask = info.legal_mask if legal_mask is None else int(legal_mask)
         self.opponent = opponent
+        self.advice = advice
         self._observation = observation
         self._encoder = encoder
 
@@ -76,6 +84,32 @@ class TurnView:
 
 
 @dataclass(frozen=True)
+class AdviceView:
+    """What a waiting player knows when it advises the defender of a Pro
+    partie (docs/rules.md section 8, Art. 5.3): the public record only.
+
+    ``info`` is the defender's ``InfoState.public``: no hand, no dealt
+    hand. ``history`` is every action of the partie so far, ``(seat,
+    action)`` (all public: cards are played face up, declarations,
+    questions and proposals are spoken). ``legal_mask`` is the bit set of
+    the advice ids it may answer with (``engine.advice.advice_mask``);
+    ``advice`` what the advisers before it said for this decision
+    (``((adviser, action or None), ...)``); ``defender`` and ``declarer``
+    the two players' names as shown."""
+
+    info: InfoState
+    history: tuple
+    legal_mask: int
+    defender: str
+    declarer: str
+    advice: tuple = ()
+
+    @property
+    def legal_actions(self) -> list[int]:
+        return cards_of(self.legal_mask)
+
+
+@dataclass(frozen=True)
 class ProView:
     """What a player knows when asked whether to declare Pro.
 
@@ -85,7 +119,11 @@ class ProView:
     challenger); ``next_opponent`` the one it would face after that if it
     waited and won (the head of the queue; the same opponent with 2
     players); ``parties_left`` counts parties still to be played in the
-    session (the Pro partie included)."""
+    session (the Pro partie included). ``records``: per player in
+    ``players`` order, its record in this session as this player sees it
+    (``engine.records.Record``: won and lost against me, won and lost
+    overall, Pro declared and won), from the public history alone; what a
+    Pro decision may use instead of knowing who the others are."""
 
     player: int
     players: tuple
@@ -98,6 +136,7 @@ class ProView:
     base_stake: int = 10
     parties_left: int | None = None
     next_opponent: str | None = None
+    records: tuple = ()
 
     @property
     def name(self) -> str:

@@ -268,6 +268,23 @@ def encode_info(info, out: np.ndarray | None = None) -> np.ndarray:
     return encode(_SeatView(info), info.seat, out)
 
 
+def encode_public(info, out: np.ndarray | None = None) -> np.ndarray:
+    """The observation an onlooker can write from a public ``InfoState``
+    (``InfoState.public(partie, seat)``: no hand): ``encode_info`` of that
+    seat with ``hand`` and ``dealt_hand`` all zeros and everything public
+    (its played cards included) as the seat itself sees it. What an adviser
+    of ``bulka_v0(advice=True)`` observes of the partie."""
+    if info.dealt or info.hand:
+        raise ValueError("encode_public takes a public InfoState (InfoState.public), which shows no hand")
+    view = _SeatView(info)
+    dealt = list(view.dealt)
+    dealt[info.seat] = mask_of(info.played_by(info.seat))  # so that played_by_me = dealt & ~hand
+    view.dealt = tuple(dealt)
+    out = encode(view, info.seat, out)
+    out[_O_DEALT:_O_DEALT + 36] = 0.0
+    return out
+
+
 class Observer:
     """Both seats' observation vectors of one partie, kept current action by
     action.
@@ -445,4 +462,5 @@ def decode_observation(vec) -> dict:
 
 
 __all__ = ["FIELDS", "LAYOUT", "OBS_SIZE", "Observer", "OFFSET", "SIZE", "N_BITS", "MULTIPLIER_LOG2_MAX",
-           "CARD_POINTS_TOTAL", "encode", "decode_observation", "multiplier_feature"]
+           "CARD_POINTS_TOTAL", "encode", "encode_info", "encode_public", "decode_observation",
+           "multiplier_feature"]

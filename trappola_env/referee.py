@@ -40,6 +40,17 @@ The runner never resets players.
 ``observe(session, name) -> obs`` replaces ``info_state`` for the
 two-argument policies (e.g. a ``bulka_v0`` vector encoder).
 
+Advice
+------
+``play_session(..., advice=True)`` plays a session in which the waiting
+players advise the defender of each Pro partie (``Session(advice=True)``,
+docs/rules.md section 8): a player with ``advise(AdviceView) -> advice id``
+is asked before each of the defender's decisions, in queue order, and one
+without it gives no advice; a ``SeatPlayer`` defender sees the advice in
+``TurnView.advice``. An illegal advice raises ``IllegalActionError`` naming
+the adviser. Without it (the default) nothing is asked and the fast loop
+is unchanged.
+
 Result
 ------
 ``SessionResult``: exact ``balances`` (``int`` or ``Fraction`` after the
@@ -58,13 +69,15 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from .engine.actions import action_name
+from .engine.advice import NO_ADVICE
 from .engine.config import DEFAULT_CONFIG, RuleConfig
 from .engine.infostate import InfoState
 from .engine.ledger import to_json_number
 from .engine.partie import DONE, IllegalActionError, Partie
+from .engine.records import session_records
 from .engine.scoring import BASE_STAKE
-from .engine.session import OVER, PLAYING, Session
-from .interface import ProView, TurnView
+from .engine.session import ADVICE, OVER, PLAYING, Session
+from .interface import AdviceView, ProView, TurnView
 
 
 def _takes_one_argument(fn) -> bool:
@@ -84,12 +97,13 @@ def _constant(answer: bool):
 class _Seat:
     """One player as the runner calls it."""
 
-    __slots__ = ("name", "display", "policy", "pro", "takes_views", "obj", "observe_result")
+    __slots__ = ("name", "display", "policy", "pro", "takes_views", "obj", "observe_result", "adviser")
 
     def __init__(self, name, spec, pro_default):
         self.name = name
         self.display = name
         self.obj = None
+        self.adviser = getattr(spec, "advise", None) if not isinstance(spec, tuple) else None
         self.takes_views = False
         self.observe_result = None
         if isinstance(spec, tuple):
@@ -116,6 +130,10 @@ class _Seat:
             raise ValueError(f"player {name}: a Pro rule must be a bool or a callable, got {pro!r}")
         self.policy = policy
         self.pro = pro
+
+    def advise(self, view: AdviceView):
+        """The advice id this player gives (no advice without ``advise``)."""
+        return NO_ADVICE if self.adviser is None else self.adviser(view)
 
     def policy_against(self, opponent_display: str):
         """The two-argument policy for one pairing."""
@@ -159,7 +177,45 @@ def pro_view(session, display: dict | None = None) -> ProView:
         streaks=tuple(session.streaks[n] for n in players), bulka=float(session.bulka),
         opponent=shown(session.challenger), multiplier=session.multiplier,
         stake_multiple=session.stake_multiple, base_stake=BASE_STAKE, parties_left=session.parties_left,
-        next_opponent=shown(session.queue[0] if session.queue else session.challenger))
+        next_opponent=shown(session.queue[0] if session.queue else session.challenger),
+        records=tuple(session_records(session.history, d, players)[n] for n in players))
+
+
+def advice_view(session, display: dict | None = None) -> AdviceView:
+    """The ``AdviceView`` of ``session``'s adviser to act (phase
+    ``"advice"``); ``display`` maps player names to the names shown."""
+    shown = (lambda n: n) if display is None else display.__getitem__
+    partie = session.partie
+    return AdviceView(info=InfoState.public(partie, 0), history=tuple(partie.history),
+                      legal_mask=session.legal_mask(), defender=shown(session.challenger),
+                      declarer=shown(session.dealer),
+                      advice=tuple((shown(n), a) for n, a in session.advice.items()))
+
+
+def _play_partie_advised(session, seats: dict, pols, pair, observe) -> None:
+    """Play the partie in play through ``session.act``, asking the advisers
+    whenever the session is in its advice phase."""
+    partie = session.partie
+    display = {n: v.display for n, v in seats.items()}
+    while session.partie is partie and (session.phase == PLAYING or session.phase == ADVICE):
+        seat = seats[session.to_act]
+        try:
+            if session.phase == ADVICE:
+                session.act(seat.advise(advice_view(session, display)))
+                continue
+            p = partie.to_act
+            mask = partie.legal_mask()
+            if observe is not None:
+                action = pols[p](observe(session, pair[p]), mask)
+            elif seat.takes_views:
+                advice = tuple((display[n], a) for n, a in session.advice.items())
+                action = seat.obj.act(TurnView(InfoState(partie, p), mask, opponent=seats[pair[1 - p]].display,
+                                               advice=advice))
+            else:
+                action = pols[p](InfoState(partie, p), mask)
+            session.act(action)
+        except IllegalActionError as e:  # the engine knows seats only: name the player too
+            raise IllegalActionError(f"player {seat.display!r} ({seat.name}): {e}") from None
 
 
 @dataclass
@@ -209,10 +265,15 @@ def _play_partie_observed(session, partie, policies, observe) -> None:
 
 def play_session(players, *, max_parties: int = 100, stake_multiple: int = 1,
                  config: RuleConfig = DEFAULT_CONFIG, seed=None, seating=None, deal_source=None,
-                 pro_default=False, observe=None, session: Session | None = None) -> SessionResult:
+                 pro_default=False, observe=None, session: Session | None = None,
+                 advice: bool = False, on_partie: Callable[[Partie], None] | None = None) -> SessionResult:
     """Play a session to its end and return a ``SessionResult``. Pass
     ``session`` to continue an existing one (then its own settings apply
-    and the other settings are ignored)."""
+    and the other settings are ignored). ``advice``: the waiting players
+    advise the defender of each Pro partie (see the module docstring).
+    ``on_partie(partie)`` is called with each finished ``Partie`` once the
+    session has settled it (``session.history[-1]`` is its record), for
+    saving sessions (``evaluation.session_record``)."""
     if isinstance(players, dict):
         names = list(players)
         specs = players
@@ -222,7 +283,7 @@ def play_session(players, *, max_parties: int = 100, stake_multiple: int = 1,
         specs = dict(zip(names, players))
     if session is None:
         session = Session(max_parties=max_parties, stake_multiple=stake_multiple, config=config, seed=seed,
-                          names=names, seating=seating, deal_source=deal_source)
+                          names=names, seating=seating, deal_source=deal_source, advice=advice)
     missing = [n for n in session.players if n not in specs]
     if missing:
         raise ValueError(f"no player given for {missing}")
@@ -233,28 +294,34 @@ def play_session(players, *, max_parties: int = 100, stake_multiple: int = 1,
     s = session
     while True:
         phase = s.phase
-        if phase == PLAYING:
+        if phase == PLAYING or phase == ADVICE:
             pair = (s.challenger, s.dealer)
             pols = pairings.get(pair)
             if pols is None:
                 ch, de = seats[pair[0]], seats[pair[1]]
                 pols = pairings[pair] = (ch.policy_against(de.display), de.policy_against(ch.display))
             partie = s.partie
-            try:
-                if observe is None:
-                    play_out(partie, pols)
-                else:
-                    _play_partie_observed(s, partie, pols, observe)
-            except IllegalActionError as e:  # the engine knows seats only: name the player too
-                offender = seats[pair[partie.to_act]]
-                raise IllegalActionError(f"player {offender.display!r} ({offender.name}): {e}") from None
+            if s.advice_on:
+                _play_partie_advised(s, seats, pols, pair, observe)  # settles the partie too
+            else:
+                try:
+                    if observe is None:
+                        play_out(partie, pols)
+                    else:
+                        _play_partie_observed(s, partie, pols, observe)
+                except IllegalActionError as e:  # the engine knows seats only: name the player too
+                    offender = seats[pair[partie.to_act]]
+                    raise IllegalActionError(f"player {offender.display!r} ({offender.name}): {e}") from None
             if hooks:
                 result = partie.result()
                 for seat in (0, 1):
                     hook = seats[pair[seat]].observe_result
                     if hook is not None:
                         hook(partie.info_state(seat), result)
-            s.finish_partie()
+            if not s.advice_on:
+                s.finish_partie()
+            if on_partie is not None:
+                on_partie(partie)
         elif phase == OVER:
             break
         else:

@@ -1,7 +1,8 @@
 """What one seat may know of a partie: its own hand and the public record.
 
 Players receive this, never the ``Partie`` itself; it holds no reference to
-the opponent's hand or the hidden stock.
+the opponent's hand or the hidden stock. ``InfoState.public(partie, seat)``
+hides the seat's own cards too: what an onlooker (an adviser) knows.
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ class InfoState:
         "seat", "role", "hand", "dealt", "bottom", "to_act", "phase", "trick", "lead", "leader",
         "tricks", "two_winner", "declarations", "manko_answer", "used", "card_points",
         "alifer_proposer", "multiplier", "stake_multiple", "ncards", "legal_mask", "terminal",
-        "ace_declaration", "history",
+        "ace_declaration", "alifer_allowed", "history",
     )
 
     def __init__(self, partie, seat: int):
@@ -44,9 +45,20 @@ class InfoState:
         self.terminal = partie.terminal
         self.legal_mask = partie.legal_mask() if partie.to_act == seat else 0
         self.ace_declaration = partie.config.ace_declaration
+        self.alifer_allowed = bool(partie.propose_bit)
         # Every action of the partie is announced to both seats (cards,
         # declarations, Manko, Alifer), so their order is public too.
         self.history = tuple(partie.history)
+
+    @classmethod
+    def public(cls, partie, seat: int) -> "InfoState":
+        """What anyone watching the table knows, from ``seat``'s side: the
+        ``InfoState`` of ``seat`` with its hand and dealt hand hidden (both
+        0) and no legal mask. An adviser in a Pro partie sees this
+        (docs/rules.md section 8): the public record and nothing else."""
+        info = cls(partie, seat)
+        info.hand = info.dealt = info.legal_mask = 0
+        return info
 
     def played_by(self, seat: int) -> list[int]:
         """Cards ``seat`` has played, in order."""

@@ -15,10 +15,17 @@ A ``Session`` is a state machine; ``session.phase`` says what it needs:
   ``session.dealer``. Apply actions to it and call
   ``session.finish_partie()`` once it is terminal, or use
   ``session.act(action)``, which does both.
+- ``"advice"`` (only with ``advice=True``): in a Pro partie the defender
+  (the challenger) is about to decide, and the waiting players advise it
+  first, one by one in queue order (``session.to_act`` is the adviser,
+  ``session.legal_mask()`` its advice ids, ``engine.advice``):
+  ``session.act(advice_id)``. Once each has advised, the phase is
+  ``"partie"`` again and the defender acts, with ``session.advice``
+  (``{adviser: advised action or None}``) holding what it was told.
 - ``"over"``: the Bulka has been split; ``session.balances`` are final.
 
-``session.pending`` describes the same as an object (``ProDecision`` or
-``PartieToPlay``, ``None`` when over); ``session.to_act`` names the player
+``session.pending`` describes the same as an object (``ProDecision``,
+``PartieToPlay`` or ``AdviceTurn``, ``None`` when over); ``session.to_act`` names the player
 who must act; ``session.act(action)`` takes an action id of the shared
 49-action table (47 = declare Pro, 48 = do not) in either phase.
 
@@ -45,6 +52,21 @@ pending non-Pro replay is dropped. In those replays proposing Alifer is
 illegal (``Partie(alifer_allowed=False)``; a tie still replays), so every
 session ends. The Bulka is then split equally among
 the players present (``ledger`` explains the exact fractions).
+
+Advice (docs/rules.md section 8, Art. 5.3)
+-----------------------------------------
+``Session(advice=True)`` lets the waiting players advise the defender of a
+Pro partie before each of its decisions (a card, a declaration, Manko, a
+proposal or the answer to one: a declaration keeps the turn, so the next
+decision of the same turn is advised again). The advice is cleared as soon
+as the defender acts. Advice moves no tokens. Every advice given is logged
+in ``advice_log``: ``(partie_index, step, adviser, advice_id)``, ``step``
+being the number of partie actions before the advised decision. A player
+who leaves while advice is being given is skipped; a newcomer advises
+from the next decision on. An illegal advice id raises with
+``illegal_action="raise"``; with ``"forfeit"`` it counts as no advice
+(**[ruling]**: an adviser has no partie to lose). Without ``advice`` (the
+default) nobody advises and the session is exactly as before.
 
 Records
 -------
@@ -91,9 +113,12 @@ import random
 from typing import Callable, NamedTuple
 
 from .actions import NO_PRO, PRO, action_name
+from .advice import NO_ADVICE, advice_mask, advice_name, advised_action
 from .config import DEFAULT_CONFIG, RuleConfig
+from .cards import cards_of
 from .deal import Deal, deal_from_names, random_deal
 from .history import History
+from .infostate import InfoState
 from .join_window import JoinWindow
 from .ledger import Ledger, to_json_number
 from .partie import DONE, IllegalActionError, Partie
@@ -102,6 +127,7 @@ from .scoring import BASE_STAKE, FORFEIT, PartieResult, Score
 from .seating import Seating, draw_seating
 
 PRO_DECISION, PLAYING, OVER = "pro", "partie", "over"
+ADVICE = "advice"
 MAX_PLAYERS = 4
 PRO_STREAK = 2
 
@@ -132,6 +158,18 @@ class PartieToPlay(NamedTuple):
     replay: bool
 
 
+class AdviceTurn(NamedTuple):
+    """``adviser`` (a waiting player) advises ``defender`` before its
+    decision in the Pro partie of ``declarer``; ``advice`` is what earlier
+    advisers said this decision."""
+
+    adviser: str
+    defender: str
+    declarer: str
+    partie: Partie
+    advice: dict
+
+
 class ProOffer(NamedTuple):
     """A Pro offer and the answer; ``partie_index`` is the partie it preceded."""
 
@@ -153,13 +191,14 @@ class Session:
         "max_parties", "stake_multiple", "config", "rng", "seating", "players", "dealer", "challenger",
         "queue", "streaks", "ledger", "multiplier", "pro_declarer", "parties_played", "history",
         "pro_offers", "pro_declarations", "events", "partie", "phase", "end_reason", "final_share",
-        "_unit", "_deal_source", "_log", "_join", "_queue_at_start", "_queue_changed", "_replay", "_pro_stake", "_stake", "_pro_index",
+        "advice_on", "advice", "advice_log", "_advisers", "_unit", "_deal_source", "_log", "_join", "_queue_at_start", "_queue_changed", "_replay", "_pro_stake", "_stake", "_pro_index",
     )
 
     def __init__(self, n_players: int = 3, max_parties: int = 100, stake_multiple: int = 1,
                  config: RuleConfig = DEFAULT_CONFIG, *, seed=None, rng: random.Random | None = None,
                  names=None, seating: Seating | dict | None = None,
-                 deal_source: Callable[[random.Random], Deal] | None = None):
+                 deal_source: Callable[[random.Random], Deal] | None = None, advice: bool = False,
+                 streaks: dict | None = None):
         """``names`` default to ``player_0 .. player_{n-1}`` (given names
         set the number of players; ``n_players`` is then ignored). ``seating``: a
         ``Seating`` or ``{"dealer", "challenger", "queue"}``; by default the
@@ -167,7 +206,11 @@ class Session:
         a ``random.Random``, or anything with its ``shuffle(list)`` such as
         numpy's ``Generator``, which ``bulka_v0`` passes).
         ``deal_source(rng) -> Deal`` deals each partie (default: a shuffled
-        deck); tests pass scripted deals."""
+        deck); tests pass scripted deals. ``advice=True``: the waiting
+        players advise the defender of a Pro partie (see the module
+        docstring). ``streaks``: ``{name: streak}`` to start from instead of
+        0 (analysis and benchmarks: a first dealer with a streak of 2 or
+        more is offered Pro at once)."""
         if names is None:
             if isinstance(n_players, bool) or not isinstance(n_players, int):
                 raise ValueError(f"n_players must be an int in 2..4, got {n_players!r}")
@@ -198,6 +241,10 @@ class Session:
         self.challenger = seating.challenger
         self.queue = list(seating.queue)  # waiting players, head (waiting longest) first
         self.streaks = dict.fromkeys(names, 0)
+        for name, n in (streaks or {}).items():
+            if name not in self.streaks or isinstance(n, bool) or not isinstance(n, int) or n < 0:
+                raise ValueError(f"streaks must map player names to ints >= 0, got {streaks!r}")
+            self.streaks[name] = n
         self.ledger = Ledger(names)
         self.multiplier = 1
         self.pro_declarer = None  # the declarer while a Pro partie (incl. its replays) is live
@@ -220,6 +267,12 @@ class Session:
         self._pro_stake = 0
         self._stake = 0
         self._pro_index = None
+        if not isinstance(advice, bool):
+            raise ValueError(f"advice must be True or False, got {advice!r}")
+        self.advice_on = bool(advice)
+        self.advice: dict = {}  # adviser -> advised defender action (None: no advice), this decision
+        self.advice_log: list[tuple] = []  # (partie_index, step, adviser, advice_id)
+        self._advisers: list[str] = []  # still to advise this decision, in queue order
         self._new_partie()
 
     # ------------------------------------------------------------ queries
@@ -251,6 +304,8 @@ class Session:
         """The name of the player who must act now, ``None`` when over."""
         if self.phase == PLAYING:
             return (self.challenger, self.dealer)[self.partie.to_act]
+        if self.phase == ADVICE:
+            return self._advisers[0]
         return self.dealer if self.phase == PRO_DECISION else None
 
     @property
@@ -267,6 +322,8 @@ class Session:
         if self.phase == PLAYING:
             return PartieToPlay(self.dealer, self.challenger, self.partie, self.pro_declarer,
                                 self.multiplier, self._replay)
+        if self.phase == ADVICE:
+            return AdviceTurn(self._advisers[0], self.challenger, self.dealer, self.partie, dict(self.advice))
         return None
 
     def seat_of(self, name: str) -> str:
@@ -280,9 +337,12 @@ class Session:
         raise ValueError(f"{name!r} is not a player present in this session")
 
     def legal_mask(self) -> int:
-        """Bit set over the 49 action ids for the player to act."""
+        """Bit set over the action ids for the player to act (49 ids; an
+        adviser's advice ids are 49..96)."""
         if self.phase == PLAYING:
             return self.partie.legal_mask()
+        if self.phase == ADVICE:
+            return advice_mask(InfoState.public(self.partie, 0))
         if self.phase == PRO_DECISION:
             return (1 << PRO) | (1 << NO_PRO)
         return 0
@@ -315,8 +375,14 @@ class Session:
         if self.phase == PLAYING:
             partie = self.partie
             partie.apply(action)
+            if self.advice_on:
+                self.advice = {}  # the advised decision is made
             if partie.phase == DONE:
                 self.finish_partie()
+            elif self.advice_on:
+                self._open_advice()
+        elif self.phase == ADVICE:
+            self._advise(action)
         elif self.phase == PRO_DECISION:
             try:
                 a = None if isinstance(action, bool) else operator.index(action)
@@ -354,7 +420,7 @@ class Session:
     def set_deal(self, deal: Deal | dict) -> None:
         """Replace the deal of the ready partie before its first action (a
         fixed deal for tests and analysis; names as in ``deal_from_names``)."""
-        if self.phase != PLAYING or self.partie.history:
+        if self.phase not in (PLAYING, ADVICE) or self.partie.history or self.advice:
             raise ValueError("the deal can only be set for a partie that has not started")
         if isinstance(deal, dict):
             deal = deal_from_names(deal)
@@ -376,6 +442,11 @@ class Session:
         self._join.left(idx)
         del self.queue[idx]
         self._queue_changed = True
+        if name in self._advisers:
+            self._advisers.remove(name)
+            if self.phase == ADVICE and not self._advisers:
+                self.phase = PLAYING
+        self.advice.pop(name, None)
         self.players.remove(name)
         del self.streaks[name]
         taken = self.ledger.remove(name)
@@ -440,6 +511,7 @@ class Session:
             "pro_offers": [o._asdict() for o in self.pro_offers],
             "pro_declarations": [dict(d) for d in self.pro_declarations],
             "events": list(self.events),
+            **({"advice_log": [list(e) for e in self.advice_log]} if self.advice_on else {}),
         }
 
     def render(self) -> str:
@@ -484,6 +556,38 @@ class Session:
             self._queue_changed = False
         self.partie = self._make_partie(self._deal_source(self.rng))
         self.phase = PLAYING
+        if self.advice_on:
+            self._open_advice()
+
+    def _open_advice(self) -> None:
+        # Before each decision of the defender (seat 0: the Pro declarer
+        # always deals) in a live Pro partie, the waiting players advise.
+        if self.pro_declarer is not None and self.queue and self.partie.to_act == 0:
+            self._advisers = list(self.queue)
+            self.advice = {}
+            self.phase = ADVICE
+
+    def _advise(self, action) -> None:
+        adviser = self._advisers[0]
+        mask = self.legal_mask()
+        try:
+            a = None if isinstance(action, bool) else operator.index(action)
+        except TypeError:
+            a = None
+        if a is None or a < 0 or not mask >> a & 1:
+            if self.config.illegal_action != "forfeit":
+                try:
+                    what = f"{a} ({advice_name(a)})"
+                except ValueError:
+                    what = repr(action)
+                legal = ", ".join(f"{b} ({advice_name(b)})" for b in cards_of(mask))
+                raise IllegalActionError(f"illegal advice {what} from {adviser}; legal: {legal}")
+            a = NO_ADVICE
+        self.advice[adviser] = advised_action(a)
+        self.advice_log.append((self.parties_played, len(self.partie.history), adviser, a))
+        del self._advisers[0]
+        if not self._advisers:
+            self.phase = PLAYING
 
     def _make_partie(self, deal: Deal) -> Partie:
         # Once max_parties is reached only a live Pro partie is still played
@@ -556,8 +660,11 @@ class Session:
             self._new_partie()
 
     def _end(self, reason: str) -> None:
+        self.advice = {}
+        self._advisers = []
         self.multiplier = 1  # a pending non-Pro replay is dropped with its doubled m
         self.final_share = self.ledger.split(self.players)
         self.end_reason = reason
         self.phase = OVER
         self.partie = None
+
