@@ -43,7 +43,7 @@ from importlib import resources
 import numpy as np
 
 from trappola_env.batch import BatchPartie
-from trappola_env.engine.actions import N_ACTIONS
+from trappola_env.engine.actions import N_ACTIONS, PROPOSE_ALIFER
 from trappola_env.engine.cards import N_CARDS
 from trappola_env.engine.infostate import InfoState
 from trappola_env.observation import OBS_SIZE
@@ -106,6 +106,8 @@ class PolicyInference:
                 if not live.size:
                     break
                 legal = b.legal_masks(live)
+                if not info.alifer_allowed:  # the batched engine always offers the proposal
+                    legal[:, PROPOSE_ALIFER] = 0
                 if seat == opp and (legal.sum(axis=1) > 1).any():
                     o = b.observe(opp, live)
                     h = np.zeros((n, _HAND_INPUTS), np.float32)

@@ -22,10 +22,11 @@ from trappola_env.observation import encode
 from helpers import act, make_partie
 
 
-def _play_until(deal: Deal, specs, seed: int, cards_left: int, seat: int = 0) -> Partie:
+def _play_until(deal: Deal, specs, seed: int, cards_left: int, seat: int = 0,
+                alifer_allowed: bool = True) -> Partie:
     """The partie of ``specs`` on ``deal`` when ``seat`` is to act with
     ``cards_left`` cards in hand (or over, if it ends first)."""
-    p = Partie(deal)
+    p = Partie(deal, alifer_allowed=alifer_allowed)
     players = [make_player(s) for s in specs]
     for i, pl in enumerate(players):
         pl.reset(seed + i)
@@ -42,7 +43,7 @@ def _reference_log_likelihood(policy, info, hand: int) -> float:
     rest = [c for c in range(36) if not (info.dealt | opp_dealt | 1 << info.bottom) >> c & 1]
     hands = (info.dealt, opp_dealt) if info.seat == 0 else (opp_dealt, info.dealt)
     q = Partie(Deal(tuple(cards_of(hands[0])), tuple(cards_of(hands[1])), tuple(rest) + (info.bottom,)),
-               multiplier=info.multiplier)
+               multiplier=info.multiplier, alifer_allowed=info.alifer_allowed)
     total = 0.0
     for seat, action in info.history:
         mask = q.legal_mask()
@@ -64,7 +65,9 @@ def test_likelihood_equals_a_replay_in_the_reference_engine(network):
     for seed in range(6):
         seat = seed % 2
         # rule declares at once and asks Manko: declarations count as evidence too.
-        p = _play_until(random_deal(random.Random(seed)), ("rule", "policy:endgame=0"), seed, 4 + seed % 3, seat)
+        # Seeds 4 and 5: a Pro partie in which Alifer may not be proposed (rules section 8).
+        p = _play_until(random_deal(random.Random(seed)), ("rule", "policy:endgame=0"), seed, 4 + seed % 3, seat,
+                        alifer_allowed=seed < 4)
         if p.terminal:
             continue
         info = p.info_state(seat)
