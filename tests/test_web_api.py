@@ -352,12 +352,13 @@ class SpyAdviser:
 
 def test_advisers_in_the_api_are_checked(client):
     st = client.post("/api/tables", json={"opponent": "random", "seed": 4, "parties": 3,
-                                          "advisers": ["rule", "random"]}).json()
-    assert st["ledger"]["players"] == ["you", "random", "rule", "random#2"]
+                                          "advisers": ["rule:advice_worlds=4", "random"]}).json()
+    assert st["ledger"]["players"] == ["you", "random", "rule:advice_worlds=4", "random#2"]
     for body, words in [({"advisers": "rule"}, "list of player specs"),
                         ({"advisers": ["rule"] * 3}, "at most 2 advisers"),
                         ({"advisers": ["rule"], "parties": 1}, "parties to 2 or more"),
-                        ({"advisers": ["nosuch"], "parties": 3}, "unknown player 'nosuch'")]:
+                        ({"advisers": ["nosuch"], "parties": 3}, "unknown player 'nosuch'"),
+                        ({"advisers": ["pimc:advice_worlds=9"], "parties": 3}, "takes 0 to 8")]:
         r = client.post("/api/tables", json={"opponent": "rule", **body})
         assert r.status_code == 400 and words in r.json()["detail"], r.text
 
