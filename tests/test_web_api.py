@@ -369,7 +369,9 @@ def test_the_human_defender_of_a_pro_partie_sees_the_advice_and_no_hidden_card()
     lists each adviser's advice, as given from the public record (the
     advisers' views hold no hand); no answer names a card the person may
     not see; after the Pro partie the person waits in turn and watches with
-    no hand, and then no advice is shown to it."""
+    no hand, and then no advice is shown to it: the advice the computer
+    players give each other in the Pro partie it watches is not in its
+    moves either."""
     from agents import make_player
     from trappola_env.engine import InfoState
     from trappola_env.engine.advice import advice_mask, advice_name
@@ -377,19 +379,26 @@ def test_the_human_defender_of_a_pro_partie_sees_the_advice_and_no_hidden_card()
 
     app = create_app()
     opp = make_player("rule:pro=always,answer_rollouts=0")
-    spies = [SpyAdviser("rule:answer_rollouts=0,advice_worlds=4"), SpyAdviser("random")]
-    table = PlayTable(opp, parties=4, seed=7, advisers=spies, streaks={opp.name: 2}, submit=app.state.pool.submit)
+    spies = [SpyAdviser("rule:pro=always,answer_rollouts=0,advice_worlds=4"), SpyAdviser("random")]
+    # Seed 2: the person, having lost the Pro partie, waits through a Pro partie of the others.
+    table = PlayTable(opp, parties=4, seed=2, advisers=spies, streaks={opp.name: 2}, submit=app.state.pool.submit)
     app.state.tables.add(table)
     client = local_client(app)
     st = _wait(client, table.id, lambda s: s["your_turn"])
-    advised, watched, states = 0, 0, 0
+    advised, watched, states, watched_pro = 0, 0, 0, 0
     while st["phase"] != "over":
         states += 1
         p = st["partie"]
         if st["paused"]:
-            if not st["last_partie"]["played"]:
+            lp = st["last_partie"]
+            if not lp["played"]:
                 watched += 1
                 assert p["me"] is None and p["hand"] == []
+                given = [e for e in table.session.advice_log if e[0] == lp["index"] and e[2] != "you"]
+                if lp["pro"]:
+                    watched_pro += 1
+                    assert given, "the computer players advised in the Pro partie the person watched"
+                assert not any("advise" in line for line in st["log"]), st["log"]
             st = client.post(f"/api/tables/{table.id}/next", json={}).json()
         elif st["your_turn"]:
             s = table.session
@@ -424,5 +433,5 @@ def test_the_human_defender_of_a_pro_partie_sees_the_advice_and_no_hidden_card()
                 watched += 1
                 assert p["hand"] == [] and st["legal"] is None
             st = _wait(client, table.id, lambda s: s["your_turn"] or s["paused"] or s["phase"] == "over")
-    assert advised >= 3 and watched >= 1 and states > advised
+    assert advised >= 3 and watched >= 1 and watched_pro >= 1 and states > advised
     assert all(spy.given for spy in spies)

@@ -539,7 +539,7 @@ def test_replay_a_saved_session_partie_by_partie(browser, base_url, tmp_path):
     assert js_errors(browser) == []
 
 
-def test_the_human_defender_sees_the_advice_of_the_waiting_players(browser, base_url, app):
+def test_the_human_defender_sees_the_advice_of_the_waiting_players(browser, base_url, app, shots):
     """The advisers field makes a session of four; then a table whose
     opponent starts at a Pro offer (a streak of 2) and declares: before
     each of the person's decisions the two waiting players' advice is
@@ -549,6 +549,7 @@ def test_the_human_defender_sees_the_advice_of_the_waiting_players(browser, base
     from agents import make_player
     from trappola_web.play import PlayTable
 
+    browser.set_window_size(*DESKTOP)
     open_page(browser, base_url + "/#play")
     browser.find_element(By.CSS_SELECTOR, "#mode option[value='session']").click()
     browser.find_element(By.ID, "advisers").send_keys("random, rule")
@@ -557,8 +558,8 @@ def test_the_human_defender_sees_the_advice_of_the_waiting_players(browser, base
     players = [r.text.split()[0] for r in browser.find_elements(By.CSS_SELECTOR, "#ledger table tr")[1:5]]
     assert players == ["you", "rule", "random", "rule#2"]
 
-    opp = make_player("rule:pro=always,answer_rollouts=0")
-    advisers = [make_player("rule:answer_rollouts=0,advice_worlds=4"), make_player("random")]
+    opp = make_player("rule:pro=always")
+    advisers = [make_player("rule"), make_player("random")]
     table = PlayTable(opp, parties=3, seed=7, advisers=advisers, streaks={opp.name: 2}, submit=app.state.pool.submit)
     app.state.tables.add(table)
     open_page(browser, base_url + f"/#play/{table.id}")
@@ -570,6 +571,7 @@ def test_the_human_defender_sees_the_advice_of_the_waiting_players(browser, base
     assert items == [f"{a['adviser']}: {a['advice']}" for a in state["partie"]["advice"]]
     assert [i.split(":")[0] for i in items] == ["rule", "random"]
     assert all(i.split(": ", 1)[1].startswith(("advise ", "no advice")) for i in items)
+    (shots / "play-advice.png").write_bytes(browser.get_screenshot_as_png())
     # The person ignores the advice (its lowest card); the next decision is advised afresh.
     clicks = play_on(browser, pick=lambda cards: min(cards, key=rank))
     assert clicks >= 2 and "declared Pro and" in browser.find_element(By.ID, "partie-end").text

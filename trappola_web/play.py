@@ -270,8 +270,11 @@ class PlayTable:
         s = self.session
         before = s.parties_played
         partie = s.partie
+        # Advice is for the defender's ears: the person reads it only when it defends.
+        heard = s.phase != ADVICE or HUMAN in (who, s.challenger)
         s.act(action)
-        self.log.append(f"{who}: {any_action_name(action)}")
+        if heard:
+            self.log.append(f"{who}: {any_action_name(action)}")
         if s.parties_played > before and partie is not None:
             rec = s.history[-1]
             names = (rec.challenger, rec.dealer)
