@@ -1,6 +1,7 @@
 """The web app in a real browser (headless Chromium through chromedriver):
 a whole partie played by clicking, the end box, Pro offered and declared
-by either side, the pimc hint, a reload that resumes the game, a saved game stepped and
+by either side, the advisers' advice shown to the person defending a Pro
+partie, the pimc hint, a reload that resumes the game, a saved game stepped and
 auto-played to its end, the leaderboard linked to its games, the phone
 width, a request from another site's page refused, bad input shown in
 the page, and no JavaScript errors.

@@ -19,7 +19,9 @@ adviser's advice beside its hand (``partie["advice"]``, by
 ``advice_name``); the person is free to ignore it. When the person waits,
 it gives no advice (its turn to advise is answered "no advice" at once,
 so the two computer players' partie never waits on the page) and it
-watches that partie from the onlookers' side: the public record, no hand.
+watches that partie from the onlookers' side: the public record, no hand,
+and no advice (advice is for the defender: the moves list holds it only
+when the person defends).
 
 ``Tables`` holds the open tables: a bounded number, the least recently
 used one closed to make room only once it has been idle a while, every
