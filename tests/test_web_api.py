@@ -315,3 +315,123 @@ def test_the_hint_is_pimcs_view_from_the_persons_seat(client):
     st, _ = _play_through(client, st)
     r = client.post(f"/api/tables/{st['id']}/hint", json={})
     assert r.status_code == 409 and "your turn" in r.json()["detail"]
+
+
+def _card_ids(obj) -> set:
+    """Every card id in a JSON answer: the ``{"id", "name", "rank", "suit"}``
+    objects ``render.card`` writes, wherever they are."""
+    if isinstance(obj, dict):
+        found = {obj["id"]} if {"id", "name", "rank", "suit"} <= obj.keys() else set()
+        for v in obj.values():
+            found |= _card_ids(v)
+        return found
+    if isinstance(obj, list):
+        return set().union(*map(_card_ids, obj)) if obj else set()
+    return set()
+
+
+class SpyAdviser:
+    """A computer adviser (``rule``) that records the view it advised from
+    and the advice it gave."""
+
+    def __init__(self, spec):
+        from agents import make_player
+
+        self.player = make_player(spec)
+        self.name = self.player.name
+        self.given = []
+
+    def __getattr__(self, key):
+        return getattr(self.player, key)
+
+    def advise(self, view):
+        advice = self.player.advise(view)
+        self.given.append((view, advice))
+        return advice
+
+
+def test_advisers_in_the_api_are_checked(client):
+    st = client.post("/api/tables", json={"opponent": "random", "seed": 4, "parties": 3,
+                                          "advisers": ["rule:advice_worlds=4", "random"]}).json()
+    assert st["ledger"]["players"] == ["you", "random", "rule:advice_worlds=4", "random#2"]
+    for body, words in [({"advisers": "rule"}, "list of player specs"),
+                        ({"advisers": ["rule"] * 3}, "at most 2 advisers"),
+                        ({"advisers": ["rule"], "parties": 1}, "parties to 2 or more"),
+                        ({"advisers": ["nosuch"], "parties": 3}, "unknown player 'nosuch'"),
+                        ({"advisers": ["pimc:advice_worlds=9"], "parties": 3}, "takes 0 to 8")]:
+        r = client.post("/api/tables", json={"opponent": "rule", **body})
+        assert r.status_code == 400 and words in r.json()["detail"], r.text
+
+
+def test_the_human_defender_of_a_pro_partie_sees_the_advice_and_no_hidden_card():
+    """The opponent starts at a Pro offer (a streak of 2) and declares; the
+    two advisers wait. Before each of the person's decisions the state
+    lists each adviser's advice, as given from the public record (the
+    advisers' views hold no hand); no answer names a card the person may
+    not see; after the Pro partie the person waits in turn and watches with
+    no hand, and then no advice is shown to it: the advice the computer
+    players give each other in the Pro partie it watches is not in its
+    moves either."""
+    from agents import make_player
+    from trappola_env.engine import InfoState
+    from trappola_env.engine.advice import advice_mask, advice_name
+    from trappola_web.play import PlayTable
+
+    app = create_app()
+    opp = make_player("rule:pro=always,answer_rollouts=0")
+    spies = [SpyAdviser("rule:pro=always,answer_rollouts=0,advice_worlds=4"), SpyAdviser("random")]
+    # Seed 2: the person, having lost the Pro partie, waits through a Pro partie of the others.
+    table = PlayTable(opp, parties=4, seed=2, advisers=spies, streaks={opp.name: 2}, submit=app.state.pool.submit)
+    app.state.tables.add(table)
+    client = local_client(app)
+    st = _wait(client, table.id, lambda s: s["your_turn"])
+    advised, watched, states, watched_pro = 0, 0, 0, 0
+    while st["phase"] != "over":
+        states += 1
+        p = st["partie"]
+        if st["paused"]:
+            lp = st["last_partie"]
+            if not lp["played"]:
+                watched += 1
+                assert p["me"] is None and p["hand"] == []
+                given = [e for e in table.session.advice_log if e[0] == lp["index"] and e[2] != "you"]
+                if lp["pro"]:
+                    watched_pro += 1
+                    assert given, "the computer players advised in the Pro partie the person watched"
+                assert not any("advise" in line for line in st["log"]), st["log"]
+            st = client.post(f"/api/tables/{table.id}/next", json={}).json()
+        elif st["your_turn"]:
+            s = table.session
+            hidden = set()
+            for seat, name in enumerate(s.table):
+                if name != "you":
+                    hidden |= {c for c in range(36) if s.partie.hands[seat] >> c & 1}
+            # (last_partie is the partie before, its dealt hands shown once it ended.)
+            now = {k: v for k, v in st.items() if k != "last_partie"}
+            assert not _card_ids(now) & hidden, "a card the person may not see was sent"
+            assert {c["id"] for c in p["hand"]} == {c for c in range(36)
+                                                    if s.partie.hands[s.table.index("you")] >> c & 1}
+            if p["pro_declarer"] == opp.name and p["me"] == 0:
+                # Each adviser's latest advice, from a view with no hand, in queue order.
+                expected = [{"adviser": spy.name, "advice": advice_name(spy.given[-1][1])} for spy in spies]
+                assert p["advice"] == expected and p["advisers"] == [spy.name for spy in spies]
+                for spy in spies:
+                    view = spy.given[-1][0]
+                    assert view.info.hand == 0 and view.info.dealt == 0
+                    assert view.legal_mask == advice_mask(InfoState.public(s.partie, 0))
+                advised += 1
+            else:
+                assert p is None or p["advice"] == []
+            legal = st["legal"]["cards"] or [b["action"] for b in st["legal"]["buttons"] if b["action"] != 44]
+            r = client.post(f"/api/tables/{table.id}/action", json={"action": legal[0]})
+            assert r.status_code == 200, r.text
+            st = r.json()
+        else:
+            # Computer players act: an adviser's, the declarer's or a watched turn shows no advice.
+            assert p is None or p["advice"] == []
+            if p is not None and p["me"] is None:
+                watched += 1
+                assert p["hand"] == [] and st["legal"] is None
+            st = _wait(client, table.id, lambda s: s["your_turn"] or s["paused"] or s["phase"] == "over")
+    assert advised >= 3 and watched >= 1 and watched_pro >= 1 and states > advised
+    assert all(spy.given for spy in spies)

@@ -1,6 +1,7 @@
 """The web app in a real browser (headless Chromium through chromedriver):
 a whole partie played by clicking, the end box, Pro offered and declared
-by either side, the pimc hint, a reload that resumes the game, a saved game stepped and
+by either side, the advisers' advice shown to the person defending a Pro
+partie, the pimc hint, a reload that resumes the game, a saved game stepped and
 auto-played to its end, the leaderboard linked to its games, the phone
 width, a request from another site's page refused, bad input shown in
 the page, and no JavaScript errors.
@@ -536,4 +537,51 @@ def test_replay_a_saved_session_partie_by_partie(browser, base_url, tmp_path):
     # The last partie of the file carries the split of the Bulka.
     Select(browser.find_element(By.ID, "game-select")).select_by_value(str(len(games) - 1))
     wait(browser, lambda d: "the Bulka is split" in d.find_element(By.ID, "r-session").text)
+    assert js_errors(browser) == []
+
+
+def test_the_human_defender_sees_the_advice_of_the_waiting_players(browser, base_url, app, shots):
+    """The advisers field makes a session of four; then a table whose
+    opponent starts at a Pro offer (a streak of 2) and declares: before
+    each of the person's decisions the two waiting players' advice is
+    listed beside its hand, as the server gave it. Once that partie is
+    over the person waits in turn, and the end box of the partie it
+    watched says so."""
+    from agents import make_player
+    from trappola_web.play import PlayTable
+
+    browser.set_window_size(*DESKTOP)
+    open_page(browser, base_url + "/#play")
+    browser.find_element(By.CSS_SELECTOR, "#mode option[value='session']").click()
+    browser.find_element(By.ID, "advisers").send_keys("random, rule")
+    browser.find_element(By.ID, "start").click()
+    wait(browser, lambda d: visible(d, "table") and "#play/" in d.current_url)
+    players = [r.text.split()[0] for r in browser.find_elements(By.CSS_SELECTOR, "#ledger table tr")[1:5]]
+    assert players == ["you", "rule", "random", "rule#2"]
+
+    opp = make_player("rule:pro=always")
+    advisers = [make_player("rule"), make_player("random")]
+    table = PlayTable(opp, parties=3, seed=7, advisers=advisers, streaks={opp.name: 2}, submit=app.state.pool.submit)
+    app.state.tables.add(table)
+    open_page(browser, base_url + f"/#play/{table.id}")
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#advice-list li")
+         and d.find_elements(By.CSS_SELECTOR, "#hand button.legal:not([disabled])"))
+    assert "declared Pro" in browser.find_element(By.ID, "pro-banner").text
+    state = table.state()
+    items = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#advice-list li")]
+    assert items == [f"{a['adviser']}: {a['advice']}" for a in state["partie"]["advice"]]
+    assert [i.split(":")[0] for i in items] == ["rule", "random"]
+    assert all(i.split(": ", 1)[1].startswith(("advise ", "no advice")) for i in items)
+    (shots / "play-advice.png").write_bytes(browser.get_screenshot_as_png())
+    # The person ignores the advice (its lowest card); the next decision is advised afresh.
+    clicks = play_on(browser, pick=lambda cards: min(cards, key=rank))
+    assert clicks >= 2 and "declared Pro and" in browser.find_element(By.ID, "partie-end").text
+    for _ in range(3):  # the parties after the Pro partie: the person waits in one of them
+        if "You waited" in browser.find_element(By.ID, "partie-end").text or visible(browser, "game-over"):
+            break
+        click_and_wait(browser, browser.find_element(By.ID, "next-partie"))
+        play_on(browser, pick=lambda cards: min(cards, key=rank))
+    assert "You waited" in browser.find_element(By.ID, "partie-end").text
+    assert "(you wait)" in browser.find_element(By.ID, "my-name").text
+    assert browser.find_elements(By.CSS_SELECTOR, "#hand .card") == []
     assert js_errors(browser) == []

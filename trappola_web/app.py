@@ -1,6 +1,7 @@
 """The web app: the page (``static/``) and its JSON API.
 
-    POST   /api/tables             {"opponent": spec, "parties": 1, "seat": "challenger", "seed": null}
+    POST   /api/tables             {"opponent": spec, "parties": 1, "seat": "challenger", "seed": null,
+                                    "advisers": []}   (0-2 specs: a session of 3-4 players with advice)
     GET    /api/tables/{id}        the table's state, from the person's side
     POST   /api/tables/{id}/action {"action": id}     (docs/rules.md section 9)
     POST   /api/tables/{id}/next   {}: the next partie of a session
@@ -36,7 +37,7 @@ from .guard import Guard, media_type
 from .hint import hint
 from .leaderboard import leaderboard
 from .opponents import WEB_SETTINGS, web_player
-from .play import PlayTable, Tables
+from .play import MAX_ADVISERS, PlayTable, Tables
 from .replay import MAX_BYTES, Replays
 from .thinking import ThinkingPool
 
@@ -93,15 +94,22 @@ def create_app(make_player=None, *, hosts=(), workers: int | None = None, tables
     async def new_table(request: Request):
         body = await json_object(request)
         spec = body.get("opponent", "rule")
+        advisers = body.get("advisers", [])
+        if not isinstance(advisers, list) or not all(isinstance(a, str) for a in advisers):
+            raise WebError("advisers must be a list of player specs like [\"rule\", \"pimc\"]")
+        if len(advisers) > MAX_ADVISERS:
+            raise WebError(f"at most {MAX_ADVISERS} advisers (4 players in all), got {len(advisers)}")
         # Building a player may read its model: off the event loop.
-        try:
-            opponent = await anyio.to_thread.run_sync(make_player, spec)
-        except WebError:
-            raise
-        except ValueError as e:  # a make_player of the caller's that refuses the spec
-            raise WebError(f"player spec: {e}") from None
-        table = PlayTable(opponent, parties=body.get("parties", 1), seat=body.get("seat", "challenger"),
-                          seed=body.get("seed"), submit=pool.submit)
+        built = []
+        for s in [spec, *advisers]:
+            try:
+                built.append(await anyio.to_thread.run_sync(make_player, s))
+            except WebError:
+                raise
+            except ValueError as e:  # a make_player of the caller's that refuses the spec
+                raise WebError(f"player spec: {e}") from None
+        table = PlayTable(built[0], parties=body.get("parties", 1), seat=body.get("seat", "challenger"),
+                          seed=body.get("seed"), submit=pool.submit, advisers=built[1:])
         tables.add(table)
         return table.state()
 

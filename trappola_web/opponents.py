@@ -21,18 +21,23 @@ MAX_SPEC = 200
 
 _PRO = {"pro": None, "pro_bulka": (0, 100)}
 _MODEL = ("", "default")
+# Advice (advisers in a session): the imagined worlds cost one decision of the
+# player each, so pimc's are bounded lower than rule's.
+_HEED = {"heed": None}
 
 #: player -> {setting: None (its own choices or bool), (low, high) for a
 #: number, or a tuple of the strings allowed}.
 WEB_SETTINGS: dict[str, dict] = {
-    "random": {"alifer": None, **_PRO},
+    "random": {"alifer": None, **_PRO, **_HEED},
     "rule": {"declare": None, "manko": None, "alifer": None, "alifer_margin": (0, 200),
              "answer_rollouts": (0, 64), "rollout_p": None, "alifer_p": None, "twos": None,
-             "first_two": None, "cash": None, "endgame": (0, 9), "samples": (1, 32), **_PRO},
+             "first_two": None, "cash": None, "endgame": (0, 9), "samples": (1, 32), **_PRO,
+             **_HEED, "advice_worlds": (0, 64)},
     "pimc": {"samples": (1, 128), "exact": (0, 256), "objective": None, "blend_weight": (0, 10),
              "declare": None, "declare_aces": None, "declare_bianka": None, "manko": None,
              "anticipate": None, "silence": None, "alifer": None, "alifer_propose": None,
-             "alifer_accept": None, "belief": _MODEL, "belief_draws": (1, 1024), **_PRO},
+             "alifer_accept": None, "belief": _MODEL, "belief_draws": (1, 1024), **_PRO,
+             **_HEED, "advice_worlds": (0, 8)},
     "policy": {"sample": None, "pro": None, "pro_bulka": (0, 100), "endgame": (0, 9),
                "endgame_samples": (1, 128), "endgame_belief": _MODEL},
 }

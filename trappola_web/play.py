@@ -10,6 +10,19 @@ pauses until the person asks for the next (``next_partie``): the board
 and the ledger stay as the partie ended (both dealt hands, the settlement,
 the balances before the next stakes) until then.
 
+With ``advisers`` (up to two more computer players) the session has 3 or
+4 players and advice (docs/rules.md section 8): the advisers start in the
+queue, and before each decision of the defender of a Pro partie the
+waiting players advise it, in queue order, from the public record only
+(``referee.advice_view``). When the person defends, ``state()`` shows each
+adviser's advice beside its hand (``partie["advice"]``, by
+``advice_name``); the person is free to ignore it. When the person waits,
+it gives no advice (its turn to advise is answered "no advice" at once,
+so the two computer players' partie never waits on the page) and it
+watches that partie from the onlookers' side: the public record, no hand,
+and no advice (advice is for the defender: the moves list holds it only
+when the person defends).
+
 ``Tables`` holds the open tables: a bounded number, the least recently
 used one closed to make room only once it has been idle a while, every
 table closed after a long idle time, and a closed table's id remembered so
@@ -25,9 +38,10 @@ import time
 from collections import OrderedDict
 
 from trappola_env.engine import ACTION_NAMES, InfoState, N_ACTIONS, action_name, cards_of
-from trappola_env.engine.session import OVER, PLAYING, PRO_DECISION, Session
+from trappola_env.engine.advice import ADVICE_BASE, NO_ADVICE, advice_id, advice_name
+from trappola_env.engine.session import ADVICE, OVER, PLAYING, PRO_DECISION, Session
 from trappola_env.interface import TurnView
-from trappola_env.referee import pro_view
+from trappola_env.referee import advice_view, pro_view
 from evaluation.seeding import derive_seed
 
 from . import render
@@ -35,6 +49,21 @@ from .errors import WebError
 
 HUMAN = "you"
 MAX_PARTIES = 200
+MAX_ADVISERS = 2  # a Bulka session seats at most 4 players
+
+
+def any_action_name(action: int) -> str:
+    """The name of an action id, advice ids (49..96) included."""
+    return advice_name(action) if action >= ADVICE_BASE else action_name(action)
+
+
+def _distinct(name: str, taken: list) -> str:
+    """``name``, or ``name#2``, ``name#3``... if it is taken (two advisers
+    of the same kind, or a computer player named like the person)."""
+    out, k = name, 2
+    while out in taken:
+        out, k = f"{name}#{k}", k + 1
+    return out
 
 
 def _inline(task):
@@ -56,16 +85,26 @@ class PlayTable:
     """One person (named ``"you"``) against ``opponent`` (a player object of
     ``agents``). ``parties=1`` is a single partie; more is a Bulka session
     of that many parties. ``seat`` is the person's role in the first
-    partie; later seats follow the session's rotation."""
+    partie; later seats follow the session's rotation. ``advisers``: up to
+    two more computer players, who wait in the queue at first and advise
+    the defender of a Pro partie (see the module docstring)."""
 
     def __init__(self, opponent, *, parties: int = 1, seat: str = "challenger", seed: int | None = None,
-                 submit=None):
-        """``submit(task)`` runs the opponent's decisions (a
-        ``ThinkingPool.submit``; default: at once, in the caller)."""
-        if getattr(opponent, "interactive", False):
-            raise WebError(f"the opponent must be a computer player, not {opponent.name!r}")
+                 submit=None, advisers=(), streaks: dict | None = None):
+        """``submit(task)`` runs the computer players' decisions (a
+        ``ThinkingPool.submit``; default: at once, in the caller).
+        ``streaks``: ``{name: streak}`` to start from (``Session``; tests
+        and scripts start at a Pro offer with it)."""
+        advisers = list(advisers)
+        for p in [opponent, *advisers]:
+            if getattr(p, "interactive", False):
+                raise WebError(f"the other players must be computer players, not {p.name!r}")
+        if len(advisers) > MAX_ADVISERS:
+            raise WebError(f"at most {MAX_ADVISERS} advisers (4 players in all), got {len(advisers)}")
         if isinstance(parties, bool) or not isinstance(parties, int) or not 1 <= parties <= MAX_PARTIES:
             raise WebError(f"parties must be an integer from 1 to {MAX_PARTIES}, got {parties!r}")
+        if advisers and parties < 2:
+            raise WebError("advisers take part in a Bulka session: set parties to 2 or more")
         if seat not in ("challenger", "dealer"):
             raise WebError(f"seat must be 'challenger' or 'dealer', got {seat!r}")
         if seed is None:
@@ -79,8 +118,15 @@ class PlayTable:
         self.seed = seed
         first = {"challenger": HUMAN, "dealer": self.opp_name} if seat == "challenger" else \
             {"challenger": self.opp_name, "dealer": HUMAN}
-        self.session = Session(names=[HUMAN, self.opp_name], max_parties=parties, seed=seed,
-                               seating={**first, "queue": []})
+        names = [HUMAN, self.opp_name]
+        for p in advisers:
+            names.append(_distinct(p.name, names))
+        self.computers = dict(zip(names[1:], [opponent, *advisers]))
+        try:
+            self.session = Session(names=names, max_parties=parties, seed=seed,
+                                   seating={**first, "queue": names[2:]}, advice=bool(advisers), streaks=streaks)
+        except ValueError as e:
+            raise WebError(str(e)) from None
         self.parties = parties
         self.submit = submit or _inline
         self.lock = threading.Lock()
@@ -94,6 +140,10 @@ class PlayTable:
         self.version = 0  # bumped on every change, so the page redraws only when needed
         self._reset_for = -1
         self.hint_player = None  # built by the first hint (hint.py)
+        # Whether the partie in play is an Alifer replay: the session tells it
+        # only in its "partie" phase, not while advice is given.
+        self._replaying = False
+        self._advise_for_person()
 
     # --------------------------------------------------------------- queries
     def human_turn(self) -> bool:
@@ -113,16 +163,8 @@ class PlayTable:
                    "partie": None, "legal": None, "pro": None}
             if (self.paused or s.phase == OVER) and self.finished_board is not None:
                 out["partie"] = self.finished_board
-            elif s.phase == PLAYING:
-                partie = s.partie
-                me = s.table.index(HUMAN)
-                info = InfoState(partie, me)
-                pub = render.public_state(info, s.table)
-                pub["me"] = me
-                pub["hand"] = render.cards(info.hand)
-                pub["pro_declarer"] = s.pro_declarer
-                pub["replay"] = s.pending.replay
-                out["partie"] = pub
+            elif s.phase in (PLAYING, ADVICE):
+                out["partie"] = self._partie_view()
             elif s.phase == PRO_DECISION:
                 pending = s.pending
                 out["pro"] = {"dealer": s.dealer, "streak": s.streaks[s.dealer], "extra_stake": pending.extra_stake,
@@ -131,11 +173,38 @@ class PlayTable:
                 mask = s.legal_mask()
                 legal = cards_of(mask)
                 info = InfoState(s.partie, s.table.index(HUMAN)) if s.phase == PLAYING else None
+                other = s.challenger if s.dealer == HUMAN else s.dealer
                 out["legal"] = {"cards": [a for a in legal if a < 36],
                                 "buttons": [{"action": a, "name": ACTION_NAMES[a],
-                                             "help": render.action_help(a, info, self.opp_name)}
+                                             "help": render.action_help(a, info, other)}
                                             for a in legal if a >= 36]}
             return out
+
+    def _partie_view(self) -> dict:
+        """The partie in play as the person may see it (call under
+        ``lock``): from its seat with its own hand, or, while it waits, from
+        the onlookers' side (``InfoState.public``: no hand at all). The
+        advice of the waiting players is shown only to the defender, and
+        only while it is to decide: it is advice for that decision."""
+        s = self.session
+        partie = s.partie
+        if HUMAN in s.table:
+            me = s.table.index(HUMAN)
+            info = InfoState(partie, me)
+        else:
+            me, info = None, InfoState.public(partie, 0)
+        pub = render.public_state(info, s.table)
+        pub["me"] = me
+        pub["hand"] = render.cards(info.hand) if me is not None else []
+        pub["pro_declarer"] = s.pro_declarer
+        pub["replay"] = self._replaying
+        advice = []
+        if s.phase == PLAYING and s.challenger == HUMAN and s.to_act == HUMAN:
+            advice = [{"adviser": n, "advice": "no advice" if a is None else advice_name(advice_id(a))}
+                      for n, a in s.advice.items()]
+        pub["advice"] = advice
+        pub["advisers"] = list(s.queue) if s.advice_on else []
+        return pub
 
     def _ledger(self) -> dict:
         """The session's accounts. While a finished partie is shown (paused),
@@ -173,8 +242,8 @@ class PlayTable:
             if self.session.phase == OVER:
                 raise WebError("the game is over", 409)
             if not self.human_turn():
-                raise WebError("it is not your turn" + (f": {self.opp_name} is thinking" if self.thinking else ""),
-                               409)
+                who = self.session.to_act
+                raise WebError("it is not your turn" + (f": {who} is thinking" if self.thinking else ""), 409)
             try:
                 a = None if isinstance(action, bool) else operator.index(action)
             except TypeError:
@@ -203,15 +272,19 @@ class PlayTable:
         s = self.session
         before = s.parties_played
         partie = s.partie
+        # Advice is for the defender's ears: the person reads it only when it defends.
+        heard = s.phase != ADVICE or HUMAN in (who, s.challenger)
         s.act(action)
-        self.log.append(f"{who}: {action_name(action)}")
+        if heard:
+            self.log.append(f"{who}: {any_action_name(action)}")
         if s.parties_played > before and partie is not None:
             rec = s.history[-1]
             names = (rec.challenger, rec.dealer)
-            hook = getattr(self.opponent, "observe_result", None)
-            if hook is not None:
-                hook(partie.info_state(names.index(self.opp_name)), partie.result())
-            me = names.index(HUMAN)
+            for seat, name in enumerate(names):
+                hook = getattr(self.computers.get(name), "observe_result", None)
+                if hook is not None:
+                    hook(partie.info_state(seat), partie.result())
+            me = names.index(HUMAN) if HUMAN in names else None
             self.last_partie = {
                 "index": rec.index, "names": list(names),
                 "dealt": [render.cards(partie.dealt[0]), render.cards(partie.dealt[1])],
@@ -221,12 +294,24 @@ class PlayTable:
                 "pro": rec.pro_declarer, "pro_result": rec.pro_result, "pro_stake": rec.pro_stake,
                 "bulka_won": rec.bulka_won, "bulka": float(rec.bulka), "multiplier": rec.multiplier,
                 "next": "over" if s.phase == OVER else ("replay" if rec.winner is None else "next"),
+                "played": me is not None,
             }
-            board = render.public_state(InfoState(partie, me), names)
-            board.update(me=me, hand=[], pro_declarer=rec.pro_declarer, replay=rec.replay)
+            board = render.public_state(InfoState(partie, 0 if me is None else me), names)
+            board.update(me=me, hand=[], pro_declarer=rec.pro_declarer, replay=rec.replay, advice=[], advisers=[])
             self.finished_board = board
             self.paused = s.phase != OVER
+            self._replaying = rec.winner is None and s.phase != OVER
+        self._advise_for_person()
         self.version += 1
+
+    def _advise_for_person(self) -> None:
+        """The person's turn to advise (it waits in a Pro partie) is
+        answered "no advice" at once (call under ``lock``): the page has no
+        advice buttons, and the computer players' partie goes on."""
+        s = self.session
+        while s.phase == ADVICE and s.to_act == HUMAN:
+            s.act(NO_ADVICE)
+            self.log.append(f"{HUMAN}: {advice_name(NO_ADVICE)}")
 
     # ------------------------------------------------------------- opponent
     def start(self) -> None:
@@ -246,47 +331,72 @@ class PlayTable:
         with self.lock:
             s = self.session
             if self.thinking or self.paused or self.error or self.closed or s.phase == OVER \
-                    or s.to_act != self.opp_name:
+                    or s.to_act not in self.computers:
                 return
             self.thinking = True
             self.version += 1
         self.submit(self._decide_once)
 
+    def _reset_players(self) -> None:
+        """Reset every computer player for the partie about to be played
+        (call under ``lock``). The opponent keeps the seeds it had before
+        advisers existed; each adviser gets its own."""
+        s = self.session
+        if self._reset_for == s.parties_played:
+            return
+        for k, (name, player) in enumerate(self.computers.items()):
+            player.reset(derive_seed(self.seed, "player", s.parties_played, *((name,) if k else ())))
+        self._reset_for = s.parties_played
+
     def _decide_once(self) -> None:
-        """One decision of the opponent, then the next one queued behind the
-        other tables' (the pool is shared), or the turn handed back."""
+        """One decision of the computer player to act (the opponent, or an
+        adviser), then the next one queued behind the other tables' (the
+        pool is shared), or the turn handed back."""
         again = False
+        who = None
         try:
             with self.lock:
                 s = self.session
-                if self.closed or self.paused or s.phase == OVER or s.to_act != self.opp_name:
+                if self.closed or self.paused or s.phase == OVER or s.to_act not in self.computers:
                     return
+                who = s.to_act
+                player = self.computers[who]
                 if s.phase == PRO_DECISION:
-                    view, pro = pro_view(s), True
+                    view, kind = pro_view(s), "pro"
                 else:
-                    if self._reset_for != s.parties_played:
-                        self.opponent.reset(derive_seed(self.seed, "player", s.parties_played))
-                        self._reset_for = s.parties_played
-                    seat = s.partie.to_act
-                    view, pro = TurnView(s.partie.info_state(seat), opponent=HUMAN), False
+                    self._reset_players()
+                    if s.phase == ADVICE:
+                        # The adviser sees the public record only (advice_view).
+                        view, kind = advice_view(s), "advice"
+                    else:
+                        seat = s.partie.to_act
+                        view, kind = TurnView(s.partie.info_state(seat), opponent=s.table[1 - seat],
+                                              advice=tuple(s.advice.items())), "act"
                 before = self.version
             # Thinking happens outside the lock: the page keeps polling.
-            if pro:
-                action = 47 if self.opponent.decide_pro(view) else 48
+            if kind == "pro":
+                action = 47 if player.decide_pro(view) else 48
+            elif kind == "advice":
+                advise = getattr(player, "advise", None)
+                action = NO_ADVICE if advise is None else advise(view)
+                a = None if isinstance(action, bool) else operator.index(action)
+                if a is None or a < 0 or not view.legal_mask >> a & 1:
+                    raise ValueError(f"{who} gave illegal advice {action!r}")
+                action = a
             else:
-                action = self.opponent.act(view)
+                action = player.act(view)
                 if not view.is_legal(action):
-                    raise ValueError(f"{self.opp_name} chose illegal action {action!r}")
+                    raise ValueError(f"{who} chose illegal action {action!r}")
                 action = operator.index(action)
             with self.lock:
                 if self.closed or self.version != before:
                     return
-                self._apply(self.opp_name, action)
+                self._apply(who, action)
                 s = self.session
-                again = not self.paused and s.phase != OVER and s.to_act == self.opp_name
+                again = not self.paused and s.phase != OVER and s.to_act in self.computers
         except Exception as e:  # a broken player stops this table, not the server
             with self.lock:
-                self.error = f"{self.opp_name} failed: {e}"
+                self.error = f"{who or self.opp_name} failed: {e}"
         finally:
             with self.lock:
                 if not again or self.closed:

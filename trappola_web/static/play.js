@@ -1,4 +1,7 @@
 // Play: you against a computer player, one partie or a Bulka session (trappola_web/play.py).
+// A session with advisers seats 3-4 players: while you wait, the partie of the
+// other two is shown from the onlookers' side (no hand); when you defend a Pro
+// partie, the waiting players' advice is listed beside your hand.
 // The game's address is #play/<table id>, so a reload resumes it.
 import { $, el, cardNode, api, showError, fmt, signed, cardLabel, declList, outcomeText, resultTable,
   detailsList, pointsText, ROLES } from "./util.js";
@@ -45,6 +48,7 @@ async function create() {
     parties: $("mode").value === "session" ? Number($("parties").value) : 1,
     seat: $("seat").value,
     seed: seed === "" ? null : Number(seed),
+    advisers: $("mode").value === "session" ? $("advisers").value.split(",").map((s) => s.trim()).filter(Boolean) : [],
   };
   const state = await request("POST", "/api/tables", body);
   if (!state) { redraw(null); return; }
@@ -134,9 +138,11 @@ function drawTable(state, force = false) {
   $("table").hidden = false;
   $("table").dataset.version = `${state.id}/${state.version}`;
   $("table").classList.toggle("busy", busy);
-  $("opp-name").textContent = state.opponent;
   const p = state.partie;
-  const me = p ? p.me : null;
+  const watching = isWatching(state);
+  const me = p ? seatShown(p) : null;
+  $("opp-name").textContent = p ? p.names[1 - me] : state.opponent;
+  $("my-name").textContent = watching ? `${p.names[0]} (you wait)` : "you";
   $("my-role").textContent = p ? `(${ROLES[me]})` : "";
   $("opp-role").textContent = p ? `(${ROLES[1 - me]})` : "";
   $("opp-backs").replaceChildren(...(p ? Array.from({ length: p.cards_left[1 - me] }, () => el("span", { class: "back" })) : []));
@@ -144,6 +150,7 @@ function drawTable(state, force = false) {
   declList($("my-decls"), p ? p.declarations[me] : []);
   drawTrick(state);
   drawHand(state);
+  drawAdvice(state);
   drawStatus(state);
   drawPro(state);
   drawScore(state);
@@ -153,6 +160,25 @@ function drawTable(state, force = false) {
   const logBox = $("log"); logBox.scrollTop = logBox.scrollHeight;
   drawPartieEnd(state);
   drawHint(state);
+}
+
+// While the person waits (p.me is null) the board shows the challenger at the bottom.
+function isWatching(state) { return Boolean(state.partie && state.partie.me === null); }
+function seatShown(p) { return p.me === null ? 0 : p.me; }
+function seatName(state, seat) {
+  const p = state.partie;
+  if (!p) return state.opponent;
+  return seat === p.me ? "you" : p.names[seat];
+}
+function otherName(state) { return state.partie && state.partie.me !== null ? state.partie.names[1 - state.partie.me] : state.opponent; }
+
+// The advice of the waiting players for the person's decision (a Pro partie it defends).
+function drawAdvice(state) {
+  const box = $("advice");
+  const advice = state.partie && !state.paused ? state.partie.advice || [] : [];
+  box.hidden = advice.length === 0;
+  box.replaceChildren(...(advice.length ? [el("b", { title: "what the waiting players suggest, from the public record only; you decide" }, "Advice: "),
+    el("ul", { id: "advice-list" }, advice.map((a) => el("li", {}, el("b", {}, a.adviser), `: ${a.advice}`)))] : []));
 }
 
 function noteCompletedTrick(before, state) {
@@ -167,8 +193,7 @@ function noteCompletedTrick(before, state) {
 
 function drawTrick(state) {
   const p = state.partie;
-  const me = p ? p.me : 0;
-  const who = (seat) => (seat === me ? "you" : state.opponent);
+  const who = (seat) => seatName(state, seat);
   const nodes = [];
   if (held && Date.now() < held.until) {  // the next lead shows once the completed trick has been seen
     const t = held.trick;
@@ -209,8 +234,11 @@ function drawStatus(state) {
   if (state.error) status = state.error;
   else if (state.phase === "over") status = "The game is over.";
   else if (state.paused) status = "Partie over.";
-  else if (state.your_turn) status = state.phase === "pro" ? "Declare Pro?" : (p.phase === "alifer" ? `${state.opponent} proposes Alifer` : "Your turn");
-  else status = state.phase === "pro" ? `${state.opponent} decides whether to declare Pro` : `${state.opponent} is thinking`;
+  else if (state.your_turn) status = state.phase === "pro" ? "Declare Pro?" : (p.phase === "alifer" ? `${otherName(state)} proposes Alifer` : "Your turn");
+  else if (state.phase === "pro") status = `${state.pro.dealer} decides whether to declare Pro`;
+  else if (state.phase === "advice") status = p.me === 0 ? "The waiting players advise you" : `The waiting players advise ${p.names[0]}`;
+  else if (isWatching(state)) status = `You wait: ${p.names[p.to_act]} is thinking`;
+  else status = `${otherName(state)} is thinking`;
   $("status").textContent = status;
   $("status").className = "status" + (state.thinking ? " thinking" : "");
 }
@@ -246,7 +274,9 @@ function drawPro(state) {
     const mine = declarer === "you";
     banner.textContent = mine
       ? `Pro partie: you declared Pro. Win it and you take the Bulka (${fmt(state.ledger.bulka)} tokens).`
-      : `Pro partie: ${declarer} declared Pro. If ${declarer} wins it takes the Bulka (${fmt(state.ledger.bulka)} tokens); beat it and the Bulka stays.`;
+      : isWatching(state)
+        ? `Pro partie: ${declarer} declared Pro against ${p.names[0]}. If ${declarer} wins it takes the Bulka (${fmt(state.ledger.bulka)} tokens).`
+        : `Pro partie: ${declarer} declared Pro. If ${declarer} wins it takes the Bulka (${fmt(state.ledger.bulka)} tokens); beat it and the Bulka stays.`;
     banner.hidden = false;
   } else {
     banner.hidden = true;
@@ -256,9 +286,9 @@ function drawPro(state) {
 function drawScore(state) {
   const p = state.partie;
   if (!p) { $("score").replaceChildren(); return; }
-  const me = p.me, op = 1 - me;
+  const me = seatShown(p), op = 1 - me;
   $("score").replaceChildren(
-    el("tr", {}, el("th", {}, ""), el("th", {}, "you"), el("th", {}, state.opponent)),
+    el("tr", {}, el("th", {}, ""), el("th", {}, seatName(state, me)), el("th", {}, p.names[op])),
     el("tr", { title: "points of the cards in the tricks each has won (Asso 6, Re 5, Cavall 4, Bube 3)" },
       el("td", {}, "card points"), el("td", {}, p.card_points[me]), el("td", {}, p.card_points[op])),
     el("tr", {}, el("td", {}, "tricks"), el("td", {}, p.tricks_won[me]), el("td", {}, p.tricks_won[op])),
@@ -285,9 +315,10 @@ function drawLedger(state) {
     const parts = [];
     if (r.pro === "you" && r.pro_stake) parts.push(`Pro stake -${fmt(r.pro_stake)}`);
     if (r.pro === "you" && r.bulka_won) parts.push(`Bulka +${fmt(r.bulka_won)}`);
-    return el("tr", { class: "history-row", title: parts.length ? `partie ${signed(r.tokens.you)}, ${parts.join(", ")}` : "" },
+    // A partie the person waited through moves none of its tokens.
+    return el("tr", { class: "history-row", title: parts.length ? `partie ${signed(r.tokens.you ?? 0)}, ${parts.join(", ")}` : "" },
       el("td", {}, historyLabel(r)), el("td", {}, r.winner || r.outcome.replace("_", " ")),
-      el("td", {}, signed(r.change.you)), el("td", {}, fmt(r.balance.you)));
+      el("td", {}, "you" in r.change ? signed(r.change.you) : "waited"), el("td", {}, fmt(r.balance.you ?? 0)));
   });
   $("ledger").replaceChildren(
     el("div", {}, `Partie ${Math.min(l.parties_played + (state.paused ? 0 : 1), l.max_parties)} of ${l.max_parties} · `,
@@ -302,16 +333,21 @@ function drawLedger(state) {
 
 function drawTricks(state) {
   const p = state.partie;
-  const me = p ? p.me : 0;
-  const who = (seat) => (seat === me ? "you" : state.opponent);
+  const who = (seat) => seatName(state, seat);
   $("tricks").replaceChildren(...(p ? p.tricks.map((t) => el("li", {},
     `${who(t.leader)} ${cardLabel(t.lead)}, ${who(1 - t.leader)} ${cardLabel(t.follow)}: `, el("b", {}, who(t.winner))))
     : []));
 }
 
 function endSummary(state, lp) {
-  const you = lp.change.you;
   const lines = [];
+  if (!lp.played) {
+    lines.push(el("p", { id: "end-tokens" }, `You waited: ${lp.names[0]} and ${lp.names[1]} played this partie. Balance: ${fmt(state.ledger.balances.you)}.`));
+    if (lp.pro) lines.push(el("p", { class: "pro-note" }, `${lp.pro} declared Pro and ` +
+      (lp.pro_result === "won" ? `won the Bulka (${fmt(lp.bulka_won)} tokens).` : lp.pro_result === "lost" ? "lost; the Bulka stays." : "tied: the Pro partie is replayed.")));
+    return lines;
+  }
+  const you = lp.change.you;
   const partieTokens = lp.result.tokens[lp.names.indexOf("you")];
   let text = `Your tokens from this partie: ${signed(you)}`;
   const extras = [];
@@ -383,7 +419,9 @@ async function drawHint(state) {
 
 // ----------------------------------------------------------------- set-up
 export function setupPlay() {
-  $("mode").addEventListener("change", () => { $("parties-label").hidden = $("mode").value !== "session"; });
+  $("mode").addEventListener("change", () => {
+    $("parties-label").hidden = $("advisers-label").hidden = $("mode").value !== "session";
+  });
   $("setup").addEventListener("submit", (ev) => {
     ev.preventDefault();
     if (running()) { $("confirm-discard").hidden = false; return; }
