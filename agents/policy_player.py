@@ -215,4 +215,4 @@ class PolicyPlayer(Player):
         return self.pro_rule.decide(view, self.rng)
 
 
-__all__ = ["PolicyPlayer", "observation_of_info", "load_checkpoint_policy", "DEFAULT_MODEL"]
+__all__ = ["PolicyPlayer", "pro_view_from_bulka_obs", "load_checkpoint_policy", "DEFAULT_MODEL"]
