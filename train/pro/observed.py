@@ -52,7 +52,7 @@ FOCAL = "focal"
 # replays double the stakes again and again, and tokens per partie then have
 # tails no few hundred sessions can average.
 # Strong players (``pimc``: the focal ``rule`` wins about 0.4 of its parties
-# as dealer against it, against 0.6-0.7 for the weak ones) make tables where
+# as dealer against it, against 0.57-0.71 for the weak ones) make tables where
 # declaring against the challenger can cost more than waiting for the next
 # one; with weak players alone the lookahead always declares. The test pool
 # meets ``pimc`` only at other sample counts and Pro settings than training.
