@@ -67,6 +67,9 @@ def test_fit_logistic_recovers_known_weights():
 
 def test_held_out_tables_use_other_players():
     assert not set(TRAIN_POOL) & set(TEST_POOL)
+    # Both pools hold a strong player (pimc), met in the test only at other settings.
+    strong = [{s for s in pool if s.split(":", 1)[0] == "pimc"} for pool in (TRAIN_POOL, TEST_POOL)]
+    assert all(strong) and not strong[0] & strong[1]
     assert table_of(TEST_POOL, 3) == table_of(TEST_POOL, 3) and len(table_of(TEST_POOL, 3)) == 3
 
 
