@@ -52,6 +52,9 @@ class TrainConfig:
     progress_bar: bool = True
     tensorboard: bool = True
     resume: str = ""  # checkpoint .zip to continue from
+    # checkpoint .zip whose network (actor and critic) starts the run: a fresh optimizer and step
+    # count, unlike resume; its net_arch and activation must be this config's; no BC then
+    init_from: str = ""
     # --- environment ----------------------------------------------------
     # win: +1/-1/0; points: (own - opponent total) / points_scale;
     # tokens: net tokens / tokens_scale; mixed: win + points_weight * points.
@@ -162,6 +165,11 @@ class TrainConfig:
             _check_player(name, getattr(self, name))
         if self.resume and not Path(self.resume).expanduser().is_file():
             raise ValueError(f"resume checkpoint not found: {self.resume}")
+        if self.init_from and not Path(self.init_from).expanduser().is_file():
+            raise ValueError(f"init_from checkpoint not found: {self.init_from}")
+        if self.init_from and self.resume:
+            raise ValueError("init_from and resume exclude each other: resume continues a run, "
+                             "init_from starts a new one from a checkpoint's weights")
 
     @property
     def run_dir(self) -> Path:

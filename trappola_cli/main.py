@@ -12,6 +12,8 @@
     trappola players            # the registered players and their settings
     trappola bench [args...]    # speed of random play (trappola_cli/bench.py)
     trappola train [--config FILE|NAME] [key=value | --key value ...]   # train/README.md
+    trappola exploit --target SPEC [--minutes M] [--deals D] [--seed S] [--json PATH]
+                     [--warm-start SPEC|none] [key=value ...]   # a best response: train/exploit.py
     trappola demo [--minutes M] [--seed S]   # short training + Bulka table (make demo)
     trappola demo --quick [--deals N]        # no training: the built-in players only
 
@@ -145,6 +147,26 @@ def build_parser() -> argparse.ArgumentParser:
                    help="YAML config file, or the name of a shipped one (ppo_selfplay, demo, rllib_selfplay); "
                         "default: the shipped configs/ppo_selfplay.yaml")
     t.add_argument("overrides", nargs="*", metavar="KEY=VALUE", help="config overrides (or --key value)")
+
+    x = sub.add_parser("exploit", help="approximate exploitability: train a best response to a player",
+                       description="Train a best response (MaskablePPO) against a frozen player for --minutes, "
+                                   "then play it against that player on fresh duplicate deals. Its win rate "
+                                   "minus 0.5 and its points edge are lower bounds on the player's "
+                                   "exploitability (train/exploit.py).",
+                       epilog=players_help, formatter_class=argparse.RawDescriptionHelpFormatter)
+    x.add_argument("--target", required=True, help="the player whose exploitability is estimated (a spec)")
+    x.add_argument("--minutes", type=_positive_float, default=30.0,
+                   help="training budget in minutes, warm start included (default: 30)")
+    x.add_argument("--deals", type=_positive, default=1000,
+                   help="duplicate deals of the final evaluation (default: 1000)")
+    x.add_argument("--seed", type=_int, default=0, help="seed (default: 0)")
+    x.add_argument("--json", metavar="PATH", help="write the result as JSON")
+    x.add_argument("--warm-start", default=None,
+                   help="where the best response starts: a policy spec (its weights; default: policy, the "
+                        "shipped network), another player's spec (behaviour cloning on its moves), or none")
+    x.add_argument("--workers", type=_positive, default=None, help="evaluation processes (default: all cores)")
+    x.add_argument("overrides", nargs="*", metavar="KEY=VALUE",
+                   help="training settings (fields of train/config.py, e.g. n_envs=512 learning_rate=1e-4)")
 
     d = sub.add_parser("demo", help="a short training run, then a Bulka-session table (make demo)")
     d.add_argument("--seed", type=_int, default=0, help="seed (default: 0)")
@@ -382,8 +404,27 @@ def cmd_train(args) -> int:
     return cli_main(args.argv)
 
 
+# ------------------------------------------------------------------ exploit
+def cmd_exploit(args) -> int:
+    from train.exploit import DEFAULT_WARM_START, format_exploit, run_exploit
+
+    if args.json:
+        _check_writable(Path(args.json))
+    bad = [o for o in args.overrides if "=" not in o]
+    if bad:
+        raise CliError(f"settings must be key=value, got {bad[0]!r}")
+    result = run_exploit(args.target, minutes=args.minutes, deals=args.deals, seed=args.seed,
+                         warm_start=args.warm_start or DEFAULT_WARM_START, overrides=args.overrides,
+                         json_path=args.json, workers=args.workers)
+    print(format_exploit(result))
+    if args.json:
+        print(f"written to {args.json}")
+    return 0
+
+
 COMMANDS = {"play": cmd_play, "evaluate": cmd_evaluate, "players": cmd_players, "bench": cmd_bench,
-            "demo": cmd_demo, "train": cmd_train, "serve": cmd_serve}
+            "demo": cmd_demo, "train": cmd_train, "serve": cmd_serve,
+            "exploit": cmd_exploit}
 
 if __name__ == "__main__":
     sys.exit(main())
