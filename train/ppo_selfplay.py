@@ -134,7 +134,9 @@ def train(cfg: TrainConfig, log=None, callbacks=(), players: dict | None = None)
     extra_callbacks = list(callbacks)
     callbacks = [SelfPlayCallback(cfg.snapshot_every, cfg.activation), evaluator, *extra_callbacks]
     if cfg.max_minutes > 0:
-        callbacks.append(TimeLimitCallback(cfg.max_minutes - (time.time() - t_start) / 60.0, log=say))
+        # what is left of the budget after BC; at least a moment, since 0 would mean no limit at all
+        left = max(cfg.max_minutes - (time.time() - t_start) / 60.0, 1e-6)
+        callbacks.append(TimeLimitCallback(left, log=say))
     if cfg.progress_bar:
         callbacks.append(ProgressBarCallback(cfg.total_timesteps))
     steps_before = model.num_timesteps
@@ -162,7 +164,8 @@ def train(cfg: TrainConfig, log=None, callbacks=(), players: dict | None = None)
         "evals": [{k: r[k] for k in ("timesteps", "win_rate", "score", "points_diff")} for r in evaluator.history],
     }
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=1))
-    say(f"done in {summary['minutes']:.1f} min; best {summary['best']} (score {evaluator.best_score:.3f})")
+    score = f" (score {evaluator.best_score:.3f})" if evaluator.best_path else ""
+    say(f"done in {summary['minutes']:.1f} min; best {summary['best']}{score}")
     log_file.close()
     return summary
 

@@ -188,7 +188,11 @@ def main(argv=None) -> int:
     else:
         try:
             parser = build_parser()
-            args = parser.parse_args(argv)
+            args, extra = parser.parse_known_args(argv)
+            if extra and args.command == "exploit" and all("=" in a and not a.startswith("-") for a in extra):
+                args.overrides += extra  # key=value settings after an option: argparse leaves them over
+            elif extra:
+                parser.error(f"unrecognized arguments: {' '.join(extra)}")
         except SystemExit as e:  # argparse: --help (0) or a usage error (2), already printed
             return int(e.code or 0)
     try:
