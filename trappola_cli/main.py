@@ -8,6 +8,7 @@
     trappola evaluate ... --save-games DIR   # head-to-head, --ratings: every partie as JSON lines
                                              # (evaluation/game_record.py), for trappola serve's replay
     trappola evaluate ... [--progress | --no-progress]
+    trappola evaluate --ratings ... --exploit X.json   # an exploitability column from trappola exploit --json
     trappola serve [--host 127.0.0.1] [--port 8000]   # the web app: play, replay, leaderboard
     trappola players            # the registered players and their settings
     trappola bench [args...]    # speed of random play (trappola_cli/bench.py)
@@ -116,6 +117,9 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--ace-declaration", choices=("first_ace", "first_card"), default="first_ace",
                    help="rule variant for declaring Aces (default: first_ace)")
     e.add_argument("--json", metavar="PATH", help="write the summary as JSON")
+    e.add_argument("--exploit", metavar="PATH", action="append", default=[],
+                   help="--ratings, --session: a result of trappola exploit --json for one of the players "
+                        "(repeatable); adds an exploitability column (a lower bound)")
     e.add_argument("--csv", metavar="PATH", help="write one row per partie (per session and player with --session)")
     e.add_argument("--save-games", metavar="DIR",
                    help="write every partie to DIR/games.jsonl (head-to-head and --ratings; the format is "
@@ -266,6 +270,9 @@ def cmd_evaluate(args) -> int:
             raise CliError(f"--save-games {args.save_games}: not a directory")
     if args.address is not None and args.backend != "ray":
         raise CliError("--address needs --backend ray")
+    exploits = _read_exploits(args.exploit, players) if args.exploit else []
+    if exploits and not (args.session or args.ratings):
+        raise CliError("--exploit adds a column to a leaderboard: use it with --ratings or --session")
     backend = args.backend
     if backend == "ray":
         try:
@@ -287,10 +294,15 @@ def cmd_evaluate(args) -> int:
     finally:
         if not isinstance(backend, str):
             backend.close()
-    print(format_summary(res.summary))
+    summary = res.summary
+    if exploits:
+        from evaluation.exploitability import with_exploitability
+
+        summary = with_exploitability(summary, exploits)
+    print(format_summary(summary))
     print(f"({time.perf_counter() - start:.1f} s)")
     if args.json:
-        write_json(res.summary, args.json)
+        write_json(summary, args.json)
     if args.csv:
         write_csv(res.records, args.csv)
     if args.save_games:
@@ -298,6 +310,24 @@ def cmd_evaluate(args) -> int:
 
         print(f"games saved to {write_games(res.games, args.save_games)}")
     return 0
+
+
+def _read_exploits(paths: list[str], players: list[str]) -> list[dict]:
+    """The exploit results of ``--exploit``, each for one of ``players``
+    (checked before the evaluation runs)."""
+    from evaluation.exploitability import read_exploit
+
+    out = []
+    for path in paths:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            raise CliError(f"--exploit {path}: cannot read it ({e})") from None
+        entry = read_exploit(text)
+        if entry["target"] not in players:
+            raise CliError(f"--exploit {path}: its target {entry['target']!r} is not among --players")
+        out.append(entry)
+    return out
 
 
 def _run_evaluation(args, players, common):
