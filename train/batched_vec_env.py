@@ -158,7 +158,7 @@ class BatchedSelfPlayVecEnv(VecEnv):
         players = dict(players or {})
         seeds = {}
         for name in self.weights:
-            if name not in ("self", "random"):
+            if name not in ("self", "random", "exploiter"):
                 if name not in players:
                     from agents import make_player
 
@@ -176,6 +176,8 @@ class BatchedSelfPlayVecEnv(VecEnv):
             self._workers = OpponentWorkers({k: v.player for k, v in self.players.items()}, seeds,
                                             opponent_workers)
         self.snapshots: list[int] = []  # ids of the snapshots in the pool, oldest first
+        self.exploiters: list[str] = []  # names of the exploiters in the pool (in self.frozen), oldest first
+        self.n_exploiters = 0
         self._policies: dict[int, TorchActor] = {}
         self.n_added = 0
         self.batch = BatchPartie(n_envs)
@@ -204,14 +206,29 @@ class BatchedSelfPlayVecEnv(VecEnv):
         for k in [k for k in self._policies if k not in live]:
             del self._policies[k]
 
+    def add_exploiter(self, weights: dict) -> None:
+        """Push a frozen exploiter (a best response trained against the
+        learner, ``train.exploiters``) into the pool member ``exploiter``:
+        greedy, batched like the snapshots; the newest ``pool_size`` are
+        kept, drawn uniformly, and games under way keep their opponent."""
+        self.n_exploiters += 1
+        name = f"exploiter{self.n_exploiters}"
+        self.frozen[name] = (TorchActor(NumpyPolicy.from_weights(weights)), True)
+        self.exploiters.append(name)
+        del self.exploiters[:-self.pool_size]
+        live = set(self.exploiters) | set(self.opp_name)
+        for old in [k for k in self.frozen if k.startswith("exploiter") and k not in live]:
+            del self.frozen[old]
+
     def _draw(self, rows: np.ndarray) -> None:
-        names = [k for k in self.weights if k != "self" or self.snapshots]
+        names = [k for k in self.weights if (k != "self" or self.snapshots) and (k != "exploiter" or self.exploiters)]
         if not names:
             raise RuntimeError("the pool has only 'self' and no snapshot yet; call add_snapshot first")
         w = np.array([self.weights[k] for k in names])
         picks = self._rng.choice(len(names), size=rows.size, p=w / w.sum())
         latest = self._rng.random(rows.size) < self.latest_prob
         older = self._rng.integers(len(self.snapshots) or 1, size=rows.size)
+        which = self._rng.integers(len(self.exploiters) or 1, size=rows.size) if "exploiter" in names else None
         for j, i in enumerate(rows):
             name = names[picks[j]]
             self.mirror[i] = None
@@ -225,6 +242,9 @@ class BatchedSelfPlayVecEnv(VecEnv):
             elif name in self.frozen:
                 self.opp_kind[i] = FROZEN
                 self.opp_name[i] = name
+            elif name == "exploiter":
+                self.opp_kind[i] = FROZEN
+                self.opp_name[i] = self.exploiters[which[j]]
             else:
                 self.opp_kind[i] = PLAYER
                 self.opp_name[i] = name

@@ -22,7 +22,8 @@ Steps:
    with ``resume``;
 4. optional behaviour cloning on the teacher's moves (``bc=true``; not
    after ``resume`` or ``init_from``);
-5. PPO with the opponent pool, evaluation and checkpoint callbacks;
+5. PPO with the opponent pool, evaluation and checkpoint callbacks (and
+   league exploiters with ``exploiter_every``, ``train.exploiters``);
 6. final evaluation and ``final.zip``.
 """
 from __future__ import annotations
@@ -133,6 +134,10 @@ def train(cfg: TrainConfig, log=None, callbacks=(), players: dict | None = None)
     # 5. PPO with the opponent pool ---------------------------------------
     extra_callbacks = list(callbacks)
     callbacks = [SelfPlayCallback(cfg.snapshot_every, cfg.activation), evaluator, *extra_callbacks]
+    if cfg.exploiter_every:
+        from .exploiters import ExploiterCallback
+
+        callbacks.append(ExploiterCallback(cfg, log=say))
     if cfg.max_minutes > 0:
         # what is left of the budget after BC; at least a moment, since 0 would mean no limit at all
         left = max(cfg.max_minutes - (time.time() - t_start) / 60.0, 1e-6)
