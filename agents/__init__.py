@@ -135,7 +135,8 @@ def describe_players() -> str:
             continue
         for key, s in cls.SETTINGS.items():
             default = s.default if not isinstance(s.default, bool) else str(s.default).lower()
-            lines.append(f"           {key}={default!s:<10} {s.help}")
+            bounds = s.bounds()
+            lines.append(f"           {key}={default!s:<10} {s.help}" + (f" [{bounds}]" if bounds else ""))
     return "\n".join(lines)
 
 

@@ -25,11 +25,15 @@ shipped with the package is ``agents/models/belief.npz``.
 from __future__ import annotations
 
 import json
+import zipfile
+import zlib
 from importlib import resources
 from pathlib import Path
 
 import numpy as np
 
+from agents.zip_members import check_member_sizes
+from trappola_env.atomic_file import atomic_write
 from trappola_env.observation import OBS_SIZE
 
 #: The ``belief`` setting that means "the model shipped with the package".
@@ -54,6 +58,10 @@ class BeliefModel:
         for i, (w, b) in enumerate(self.layers):
             if w.ndim != 2 or b.shape != w.shape[:1] or (i and w.shape[1] != self.layers[i - 1][0].shape[0]):
                 raise ValueError(f"belief layer {i} has weights {w.shape} and bias {b.shape}: they do not chain")
+        for i, (w, b) in enumerate(self.layers):
+            if not (np.isfinite(w).all() and np.isfinite(b).all()):
+                # A NaN or inf weight would silently reweight every layout (play changes, nothing fails).
+                raise ValueError(f"belief layer {i} has non-finite (NaN or inf) weights")
         if self.layers[0][0].shape[1] != OBS_SIZE or self.layers[-1][0].shape[0] != 36:
             raise ValueError(f"a belief model maps {OBS_SIZE} observation entries to 36 cards, this one "
                              f"{self.layers[0][0].shape[1]} to {self.layers[-1][0].shape[0]}")
@@ -80,7 +88,7 @@ class BeliefModel:
         arrays = {}
         for i, (w, b) in enumerate(self.layers):
             arrays[f"w{i}"], arrays[f"b{i}"] = w, b
-        with open(path, "wb") as f:  # a file object: np.savez would append ".npz" to a bare name
+        with atomic_write(path, "wb") as f:  # a file object: np.savez would append ".npz" to a bare name
             np.savez(f, meta=np.array(json.dumps(self.meta)), **arrays)
 
     @classmethod
@@ -89,11 +97,13 @@ class BeliefModel:
         if not path.exists():
             raise ValueError(f"belief model not found: {str(path)!r}")
         try:
+            with zipfile.ZipFile(path) as zf:  # sizes first: np.load would decompress whatever a member claims
+                check_member_sizes(zf, f"belief model {str(path)!r}")
             with np.load(path, allow_pickle=False) as z:
                 n = sum(1 for k in z.files if k.startswith("w"))
                 layers = [(z[f"w{i}"], z[f"b{i}"]) for i in range(n)]
                 meta = json.loads(str(z["meta"])) if "meta" in z.files else {}
-        except (OSError, KeyError, ValueError) as e:
+        except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile, zlib.error) as e:
             raise ValueError(f"{str(path)!r} is not a belief model file: {e}") from None
         return cls(layers, meta)
 

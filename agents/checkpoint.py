@@ -8,7 +8,11 @@ observation layout (version, size and a hash). A checkpoint is refused,
 with a ``CheckpointError`` (a ``ValueError``) saying why, when
 
 * the file is missing (``CheckpointNotFoundError``, also a ``FileNotFoundError``),
-* it is not a readable zip or lacks the policy weights (corrupt),
+* it is not a readable zip, lacks the policy weights, or a member it
+  reads fails its CRC check or would decompress to more than
+  ``agents.zip_members.MAX_MEMBER_BYTES`` (corrupt; sizes are checked
+  before anything is read, and only the metadata and the policy weights
+  are read for play),
 * it has no Trappola metadata (some other model), or its signature is
   not a mapping,
 * its action table or observation layout differs from this code's, or
@@ -26,6 +30,7 @@ import hashlib
 import io
 import json
 import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -33,6 +38,7 @@ import numpy as np
 from trappola_env.engine.actions import ACTION_NAMES, N_ACTIONS
 
 from agents.numpy_policy import NumpyPolicy
+from agents.zip_members import check_member_sizes
 
 FORMAT_VERSION = 1
 META_NAME = "trappola_meta.json"
@@ -100,13 +106,23 @@ def _open(path) -> zipfile.ZipFile:
         raise CheckpointError(f"checkpoint path is not a file: {path}")
     try:
         zf = zipfile.ZipFile(path)
-        bad = zf.testzip()
     except (zipfile.BadZipFile, OSError, EOFError) as exc:
         raise CheckpointError(f"checkpoint {path} is corrupt (not a readable zip: {exc})") from None
-    if bad is not None:
+    try:
+        check_member_sizes(zf, f"checkpoint {path}")
+    except ValueError as exc:
         zf.close()
-        raise CheckpointError(f"checkpoint {path} is corrupt (entry {bad!r} fails its CRC check)")
+        raise CheckpointError(str(exc)) from None
     return zf
+
+
+def _read(zf: zipfile.ZipFile, name: str, path) -> bytes:
+    """One member, its CRC checked by the read (only the members a reader
+    needs are decompressed, never the whole archive)."""
+    try:
+        return zf.read(name)
+    except (zipfile.BadZipFile, zlib.error, OSError, EOFError) as exc:
+        raise CheckpointError(f"checkpoint {path} is corrupt (entry {name!r}: {exc})") from None
 
 
 def read_metadata(path: str | Path) -> dict:
@@ -119,7 +135,7 @@ def read_metadata(path: str | Path) -> dict:
         if POLICY_NAME not in names:
             raise CheckpointError(f"checkpoint {path} is corrupt: it has no {POLICY_NAME}")
         try:
-            meta = json.loads(zf.read(META_NAME))
+            meta = json.loads(_read(zf, META_NAME, path))
         except (ValueError, UnicodeDecodeError) as exc:
             raise CheckpointError(f"checkpoint {path} is corrupt: unreadable {META_NAME} ({exc})") from None
     if not isinstance(meta, dict) or "signature" not in meta:
@@ -160,7 +176,7 @@ def load_state_dict(path: str | Path) -> dict:
     with _open(path) as zf:
         if POLICY_NAME not in zf.namelist():
             raise CheckpointError(f"checkpoint {path} is corrupt: it has no {POLICY_NAME}")
-        data = zf.read(POLICY_NAME)
+        data = _read(zf, POLICY_NAME, path)
     try:
         return torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
     except Exception as exc:  # torch raises many types for a damaged pickle

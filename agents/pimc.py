@@ -124,10 +124,12 @@ _ACDECL = 8  # index of seat 0's Aces count in the solver arguments after the ha
 class PimcPlayer(Player):
     kind = "pimc"
     SETTINGS = {
-        "samples": Setting(int, 32, "layouts of the unseen cards solved per decision", low=1),
-        "exact": Setting(int, 64, "solve every consistent layout when there are at most this many", low=0),
+        "samples": Setting(int, 32, "layouts of the unseen cards solved per decision", low=1, high=4096),
+        "exact": Setting(int, 64, "solve every consistent layout when there are at most this many", low=0,
+                         high=100_000),
         "objective": Setting(OBJECTIVES, "blend", "what a card's mean is taken of: blend, win (sign), points"),
-        "blend_weight": Setting(float, 0.02, "blend: weight of one point of difference against a win", low=0),
+        "blend_weight": Setting(float, 0.02, "blend: weight of one point of difference against a win", low=0,
+                                high=100),
         "declare": Setting(_DECLARE_CHOICES, "first", "scoring declarations: first chance, last chance, never"),
         "declare_aces": Setting(("same",) + _DECLARE_CHOICES, "same",
                                 "Aces: first, last, never, or the same as declare"),
@@ -146,7 +148,7 @@ class PimcPlayer(Player):
         "belief": Setting(str, "", "learned model of the opponent's hand weighting the layouts "
                                    "(agents.belief): empty for uniform, 'default' for the shipped one, or a path"),
         "belief_draws": Setting(int, 256, "belief: uniform layouts drawn and weighted before the samples "
-                                          "are taken from them", low=1),
+                                          "are taken from them", low=1, high=65_536),
         **pro_settings("threshold"),
     }
 

@@ -116,11 +116,13 @@ class PolicyPlayer(Player):
         "sample": Setting(bool, False, "sample moves from the policy (default: its most likely move)"),
         "pro": Setting(PRO_MODES + ("learned",), "learned",
                        "when to declare Pro: learned (the checkpoint's), never, always, threshold, random"),
-        "pro_bulka": Setting(float, 3.0, "threshold: least Bulka, in base stakes, to declare Pro", low=0),
+        "pro_bulka": Setting(float, 3.0, "threshold: least Bulka, in base stakes, to declare Pro", low=0,
+                             high=1000),
         "pro_vs": Setting(str, "", "threshold: '+'-separated opponent names/kinds to declare against (empty: any)"),
         "endgame": Setting(int, 6, "search (pimc) every turn with a card to play once the hand holds this many "
                                    "cards or fewer (0: never, the network alone)", low=0, high=9),
-        "endgame_samples": Setting(int, 32, "endgame: layouts of the unseen cards solved per decision", low=1),
+        "endgame_samples": Setting(int, 32, "endgame: layouts of the unseen cards solved per decision", low=1,
+                                   high=4096),
         "endgame_belief": Setting(str, "default", "endgame: learned model of the opponent's hand weighting "
                                                   "the layouts (agents.belief): 'default' (shipped), a path, "
                                                   "or empty for uniform layouts"),

@@ -43,7 +43,8 @@ def pro_settings(default_mode: str = "threshold") -> dict[str, Setting]:
         raise ValueError(f"pro mode must be one of {', '.join(PRO_MODES)}, got {default_mode!r}")
     return {
         "pro": Setting(PRO_MODES, default_mode, "when to declare Pro: never, always, threshold, random"),
-        "pro_bulka": Setting(float, 3.0, "threshold: least Bulka, in base stakes, to declare Pro", low=0),
+        "pro_bulka": Setting(float, 3.0, "threshold: least Bulka, in base stakes, to declare Pro", low=0,
+                             high=1000),
         "pro_vs": Setting(str, "", "threshold: '+'-separated opponent names/kinds to declare against (empty: any)"),
     }
 

@@ -78,9 +78,10 @@ class RulePlayer(Player):
         "manko": Setting(bool, True, "ask Manko whenever legal"),
         "alifer": Setting(("losing", "never"), "losing",
                           "propose/accept Alifer when trailing by alifer_margin points, or never"),
-        "alifer_margin": Setting(int, 20, "before the endgame: points behind that count as losing clearly", low=0),
+        "alifer_margin": Setting(int, 20, "before the endgame: points behind that count as losing clearly", low=0,
+                                 high=1000),
         "answer_rollouts": Setting(int, 32, "answering a proposal before the endgame: rollouts to estimate the "
-                                            "win chance (0: judge by alifer_margin)", low=0),
+                                            "win chance (0: judge by alifer_margin)", low=0, high=4096),
         "rollout_p": Setting(float, 0.3, "answering before the endgame: rollout win chance below which to "
                                           "accept (rollouts model the opponent as this player: cautious)", low=0, high=1),
         "alifer_p": Setting(float, 0.5, "in the endgame: win chance below which it counts as losing", low=0, high=1),
@@ -88,8 +89,9 @@ class RulePlayer(Player):
         "first_two": Setting(float, 0.05,
                              "least chance the opponent is void for a Two lead at trick 1 (1 disables)", low=0, high=1),
         "cash": Setting(("early", "late"), "early", "lead sure winners first (early) or keep them as entries (late)"),
-        "endgame": Setting(int, 4, "solve exactly once a hand holds this many cards or fewer (0: never)", low=0),
-        "samples": Setting(int, 8, "endgame: guesses of the opponent's hand to average over", low=1),
+        "endgame": Setting(int, 4, "solve exactly once a hand holds this many cards or fewer (0: never)", low=0,
+                           high=9),
+        "samples": Setting(int, 8, "endgame: guesses of the opponent's hand to average over", low=1, high=4096),
         **pro_settings("threshold"),
     }
 

@@ -10,7 +10,12 @@ from typing import Any
 class Setting:
     """One option of a player: ``type`` is bool, int, float, str or a
     tuple of allowed strings (a choice). A number must be finite and lie
-    in [``low``, ``high``] (either bound may be None: no bound)."""
+    in [``low``, ``high``]. Every numeric setting of a registered player
+    declares both bounds (``tests/test_player_bounds.py`` checks): a
+    count such as ``samples`` sizes memory and time per decision, so an
+    unbounded one lets a spec (from the command line or the web app)
+    allocate gigabytes or never finish. The bounds are shown by
+    ``trappola players``."""
 
     type: Any
     default: Any
@@ -45,6 +50,19 @@ class Setting:
                     (self.high is not None and v > self.high):
                 raise ValueError(f"setting {key}={value!r}: expected {self._range()}")
         return v
+
+    def __post_init__(self):
+        if self.low is not None and self.high is not None and self.low > self.high:
+            raise ValueError(f"setting bounds low={self.low} > high={self.high}")
+
+    def bounds(self) -> str:
+        """The allowed range as text (``"1..4096"``); empty for a setting
+        that is not a number."""
+        if self.type not in (int, float) or (self.low is None and self.high is None):
+            return ""
+        low = "" if self.low is None else f"{self.low:g}"
+        high = "" if self.high is None else f"{self.high:g}"
+        return f"{low}..{high}"
 
     def _range(self) -> str:
         kind = "an integer" if self.type is int else "a finite number"

@@ -32,6 +32,7 @@ from agents import make_player  # noqa: E402
 from trappola_env.referee import play_partie  # noqa: E402
 from trappola_env.engine import random_deal  # noqa: E402
 from evaluation import derive_seed, head_to_head  # noqa: E402
+from trappola_env.atomic_file import write_text  # noqa: E402
 
 
 class Timed:
@@ -145,7 +146,7 @@ def main() -> None:
             print(f"  as {role:<10} win rate {r['win_rate']:.3f}  [{r['win_rate_ci'][0]:.3f}, "
                   f"{r['win_rate_ci'][1]:.3f}]  ({r['decided']} decided)")
     if args.json:
-        Path(args.json).write_text(json.dumps(report, indent=2))
+        write_text(args.json, json.dumps(report, indent=2))
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from evaluation import head_to_head
 from evaluation.stats import wilson
+from trappola_env.atomic_file import write_text
 from train.config import load_config, resolve_config
 from train.ppo_selfplay import train
 
@@ -114,7 +115,7 @@ def main(argv=None) -> int:
             rows.append(row)
             print(f"{name:<14} seed {seed}: {row['timesteps']:>9,} steps ({row['learn_steps_per_second']:,.0f}/s)  "
                   f"vs rule {fmt(row['rule'])}  vs {args.pimc} {fmt(row['pimc'])}", flush=True)
-            (out / "ablation.json").write_text(json.dumps({"args": vars(args), "rows": rows}, indent=1))
+            write_text(out / "ablation.json", json.dumps({"args": vars(args), "rows": rows}, indent=1))
     print_table(rows, args.pimc)
     return 0
 

@@ -29,7 +29,7 @@ player A (``players[0]``) against B:
   Plain mode: Wilson. Duplicate mode: the two parties of a deal are not
   independent (same cards), so the interval treats each deal as a cluster
   (``stats.clustered_rate``: cluster-robust variance, Wilson at the
-  effective sample size). ``win_rate_ci_method`` says which.
+  effective sample size, never above the parties decided). ``win_rate_ci_method`` says which.
 * ``mean_point_diff`` (A's total minus B's, over all parties) and
   ``mean_tokens`` (A's net tokens per partie, stakes included; B's are
   ``mean_tokens_opponent``), each with a 95% Student-t ``*_ci`` over

@@ -40,6 +40,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from trappola_env.atomic_file import atomic_write
 from trappola_env.engine import CARD_NAMES, Partie, RuleConfig, action_name, deal_from_names
 from trappola_env.engine.partie import IllegalActionError
 
@@ -97,7 +98,7 @@ def write_games(games, directory) -> Path:
         raise ValueError(f"--save-games {directory}: not a directory")
     d.mkdir(parents=True, exist_ok=True)
     path = d / GAMES_FILE
-    with open(path, "w") as f:
+    with atomic_write(path, "w") as f:
         for g in games:
             f.write(json.dumps(g, separators=(",", ":"), allow_nan=False) + "\n")
     return path

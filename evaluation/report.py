@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import csv
 import json
-from pathlib import Path
+
+from trappola_env.atomic_file import atomic_write, write_text
 
 from .exploitability import COLUMN, exploitability_cell
 
@@ -113,12 +114,12 @@ def to_json(summary: dict) -> str:
 
 
 def write_json(summary: dict, path) -> None:
-    Path(path).write_text(to_json(summary))
+    write_text(path, to_json(summary))
 
 
 def write_csv(records: list[dict], path) -> None:
     """One line per record, columns in the records' key order."""
-    with open(path, "w", newline="") as f:
+    with atomic_write(path, "w", newline="") as f:
         if not records:
             return
         w = csv.DictWriter(f, fieldnames=list(records[0]))

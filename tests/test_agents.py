@@ -86,11 +86,11 @@ def test_unknown_setting_lists_the_settings():
     ("rule:pro=maybe", "choose one of never, always, threshold, random"),
     ("rule:rollout_p=nan", r"rollout_p='nan': expected a finite number from 0 to 1"),
     ("rule:rollout_p=1.5", r"rollout_p='1.5': expected a finite number from 0 to 1"),
-    ("rule:samples=0", r"samples='0': expected an integer >= 1"),
-    ("rule:answer_rollouts=-1", r"answer_rollouts='-1': expected an integer >= 0"),
+    ("rule:samples=0", r"samples='0': expected an integer from 1 to 4096"),
+    ("rule:answer_rollouts=-1", r"answer_rollouts='-1': expected an integer from 0 to 4096"),
     ("rule:first_two=inf", "first_two='inf': expected a finite number"),
-    ("random:pro_bulka=-5", r"pro_bulka='-5': expected a finite number >= 0"),
-    ("policy:pro_bulka=nan", r"pro_bulka='nan': expected a finite number >= 0"),
+    ("random:pro_bulka=-5", r"pro_bulka='-5': expected a finite number from 0 to 1000"),
+    ("policy:pro_bulka=nan", r"pro_bulka='nan': expected a finite number from 0 to 1000"),
 ])
 def test_bad_setting_values_say_what_fits(spec, message):
     with pytest.raises(ValueError, match=message):

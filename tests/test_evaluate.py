@@ -4,6 +4,7 @@ import json
 import math
 import random
 
+import numpy as np
 import pytest
 
 from agents import make_player
@@ -138,9 +139,10 @@ def test_clustered_rate_accounts_for_pairs():
     rate, ci, n_eff = clustered_rate(wins, [1] * 100)
     assert rate == 0.7 and n_eff == pytest.approx(100 * 0.21 / (0.21 * 100 / 99), rel=1e-9)
     assert ci[0] == pytest.approx(wilson(70, 100)[0], abs=0.005)
-    # Pairs that nearly always split 1-1 (duplicate where the cards decide): a narrow interval.
-    rate, ci, _ = clustered_rate([1] * 45 + [2] * 3 + [0] * 2, [2] * 50)
-    assert rate == 0.51 and ci[1] - ci[0] < (wilson(51, 100)[1] - wilson(51, 100)[0]) / 2
+    # Pairs that nearly always split 1-1 (duplicate where the cards decide): the variance
+    # estimate would allow more than 100 trials' worth; the effective n stops at the 100 played.
+    rate, ci, n_eff = clustered_rate([1] * 45 + [2] * 3 + [0] * 2, [2] * 50)
+    assert rate == 0.51 and n_eff == 100 and ci == wilson(51, 100)
     # Every pair split: no variance to estimate; plain Wilson on the trials.
     assert clustered_rate([1] * 50, [2] * 50)[1] == wilson(50, 100)
     # Pairs that are both won or both lost: half the information of 100 trials.
@@ -148,6 +150,25 @@ def test_clustered_rate_accounts_for_pairs():
     assert rate == 0.6 and n_eff == pytest.approx(49, rel=1e-6)  # ~ the 50 pairs, not 100 parties
     assert ci[1] - ci[0] > wilson(60, 100)[1] - wilson(60, 100)[0]
     assert clustered_rate([], []) == (None, [None, None], 0.0)
+
+
+def test_clustered_rate_small_samples_never_narrower_than_wilson():
+    # 5 wins of 9 decided parties in 5 deals: the cluster variance alone gave [0.435, 0.670].
+    rate, ci, n_eff = clustered_rate([1, 1, 1, 1, 1], [2, 2, 2, 2, 1])
+    assert n_eff == 9 and ci == wilson(5, 9)
+    assert ci[0] == pytest.approx(0.267, abs=1e-3) and ci[1] == pytest.approx(0.811, abs=1e-3)
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        n = int(rng.integers(2, 12))
+        decided = rng.integers(0, 3, n)
+        wins = rng.binomial(decided, rng.random())
+        rate, ci, n_eff = clustered_rate(wins.tolist(), decided.tolist())
+        total, k = int(decided.sum()), int(wins.sum())
+        if total == 0:
+            continue
+        low, high = wilson(k, total)
+        assert n_eff <= total
+        assert ci[1] - ci[0] >= high - low - 1e-12, (wins, decided)
 
 
 # ------------------------------------------------------------ seeds, backends

@@ -1,11 +1,15 @@
 """The web app in a real browser (headless Chromium through chromedriver):
-a whole partie played by clicking, a saved game stepped to its end, the
-leaderboard, bad input shown in the page, and no JavaScript errors.
+a whole partie played by clicking, the end box, Pro offered and declared
+by either side, the pimc hint, a reload that resumes the game, a saved game stepped and
+auto-played to its end, the leaderboard linked to its games, the phone
+width, a request from another site's page refused, bad input shown in
+the page, and no JavaScript errors.
 
 Skipped without Chromium (Debian: ``apt-get install chromium
-chromium-driver``). Screenshots of the three views go to a temporary
-folder; to refresh the README's, run with ``TRAPPOLA_SCREENSHOTS=docs/img``.
+chromium-driver``). Screenshots go to a temporary folder; to refresh the
+README's, run with ``TRAPPOLA_SCREENSHOTS=docs/img``.
 """
+import http.server
 import json
 import os
 import shutil
@@ -21,6 +25,7 @@ pytest.importorskip("fastapi")
 uvicorn = pytest.importorskip("uvicorn")
 webdriver = pytest.importorskip("selenium.webdriver")
 
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
@@ -34,12 +39,25 @@ pytestmark = pytest.mark.skipif(
     reason="Chromium and chromedriver not found: apt-get install chromium chromium-driver")
 
 
-@pytest.fixture(scope="module")
-def base_url():
+DESKTOP = (1320, 900)
+PHONE = (390, 844)
+
+
+def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning"))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def app():
+    return create_app()
+
+
+@pytest.fixture(scope="module")
+def base_url(app):
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     end = time.monotonic() + 10
@@ -58,11 +76,12 @@ def browser():
     profile = tempfile.mkdtemp(prefix="trappola-chromium-")
     for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--no-first-run", f"--user-data-dir={profile}", "--window-size=1320,900"):
+                "--no-first-run", f"--user-data-dir={profile}", f"--window-size={DESKTOP[0]},{DESKTOP[1]}"):
         opts.add_argument(arg)
     opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(options=opts, service=webdriver.ChromeService(executable_path=CHROMEDRIVER))
     driver.implicitly_wait(0)
+    driver.set_window_size(*DESKTOP)
     yield driver
     driver.quit()
     shutil.rmtree(profile, ignore_errors=True)
@@ -98,32 +117,270 @@ def visible(driver, element_id):
     return found and found[0].is_displayed()
 
 
-def test_play_a_whole_partie_by_clicking(browser, base_url, shots):
-    browser.get(base_url + "/#play")
-    opponent = browser.find_element(By.ID, "opponent")
-    opponent.clear()
-    opponent.send_keys("rule")
-    browser.find_element(By.ID, "seed").send_keys("21")
+RANKS = "2789TBCRA"
+
+
+def rank(button):
+    return RANKS.index(button.get_attribute("data-card")[0])
+
+
+def open_page(browser, url):
+    """Load ``url`` as a new page (from ``#play/<id>`` to ``#play`` a browser
+    only moves within the page it has)."""
+    browser.get("about:blank")
+    browser.get(url)
+
+
+def start_game(browser, base_url, opponent, seed, parties=1):
+    open_page(browser, base_url + "/#play")
+    field = browser.find_element(By.ID, "opponent")
+    field.clear()
+    field.send_keys(opponent)
+    browser.find_element(By.ID, "seed").send_keys(str(seed))
+    if parties > 1:
+        browser.find_element(By.CSS_SELECTOR, "#mode option[value='session']").click()
+        count = browser.find_element(By.ID, "parties")
+        count.clear()
+        count.send_keys(str(parties))
     browser.find_element(By.ID, "start").click()
+    wait(browser, lambda d: visible(d, "table") and "#play/" in d.current_url)
+
+
+def click_and_wait(browser, element):
+    version = browser.find_element(By.ID, "table").get_attribute("data-version")
+    element.click()
+    wait(browser, lambda d: d.find_element(By.ID, "table").get_attribute("data-version") != version)
+
+
+def play_on(browser, pick=lambda cards: cards[0], until=lambda d: False, shot=None, clicks_before_shot=4,
+            tricks_held=None):
+    """Click legal cards (``pick`` of them; an Alifer proposal is declined)
+    until the end box shows or ``until(driver)``; returns the clicks made.
+    ``tricks_held``: a list to which each completed trick's text on the
+    felt is added, as the click that completed it left it."""
     clicks = 0
-    while not visible(browser, "partie-end"):
-        clickable = wait(browser, lambda d: visible(d, "partie-end") or
-                         d.find_elements(By.CSS_SELECTOR, "#hand button.legal") or
-                         d.find_elements(By.CSS_SELECTOR, "#buttons button[data-action='46']"))
-        if clickable is True:
-            break
-        if clicks == 4:
-            (shots / "play.png").write_bytes(browser.get_screenshot_as_png())
-        # Cards first; answer an Alifer proposal by playing on.
-        version = browser.find_element(By.ID, "table").get_attribute("data-version")
-        clickable[0].click()
+    while True:
+        found = wait(browser, lambda d: until(d) or visible(d, "partie-end") or
+                     d.find_elements(By.CSS_SELECTOR, "#hand button.legal:not([disabled])") or
+                     d.find_elements(By.CSS_SELECTOR, "#buttons button[data-action='46']:not([disabled])"))
+        if found is True:
+            return clicks
+        if shot is not None and clicks == clicks_before_shot:
+            shot()
+        cards = [b for b in found if b.get_attribute("data-card")]
+        done = len(browser.find_elements(By.CSS_SELECTOR, "#tricks li"))
+        click_and_wait(browser, pick(cards) if cards else found[0])
         clicks += 1
-        wait(browser, lambda d: d.find_element(By.ID, "table").get_attribute("data-version") != version)
+        if tricks_held is not None and len(browser.find_elements(By.CSS_SELECTOR, "#tricks li")) > done \
+                and not visible(browser, "partie-end"):
+            tricks_held.append(browser.find_element(By.ID, "trick").text)
+
+
+def test_play_a_whole_partie_by_clicking(browser, base_url, shots):
+    browser.set_window_size(1400, 1000)
+    try:
+        start_game(browser, base_url, "rule", 21)
+        held = []
+        clicks = play_on(browser, shot=lambda: (shots / "play.png").write_bytes(browser.get_screenshot_as_png()),
+                         tricks_held=held)
+        # A trick the person completes stays on the felt a moment, with its winner.
+        assert held and all("trick to " in t for t in held), held
+        assert "Alifer" in browser.find_element(By.ID, "stakes-row").get_attribute("title")
+        end = browser.find_element(By.ID, "partie-end")
+        text = end.text
+        assert "held:" in text and ("You win" in text or "rule wins" in text or "Alifer" in text)
+        assert "you wins" not in text and "Game over" in text and clicks >= 5
+        # The box's button is in its first line, on screen without scrolling.
+        button = browser.find_element(By.ID, "new-game")
+        bottom = browser.execute_script("return arguments[0].getBoundingClientRect().bottom", button)
+        assert button.is_displayed() and bottom < browser.execute_script("return window.innerHeight")
+        (shots / "play-end.png").write_bytes(browser.get_screenshot_as_png())
+        assert browser.find_element(By.ID, "status").text == "The game is over."
+        assert js_errors(browser) == []
+    finally:
+        browser.set_window_size(*DESKTOP)
+
+
+def test_the_end_box_and_pro_offered_to_you(browser, base_url, shots):
+    # Seed 3 against random: playing its highest card, the person wins twice and is offered Pro.
+    start_game(browser, base_url, "random:alifer=false", 3, parties=4)
+    offered = lambda d: visible(d, "pro-offer")  # noqa: E731
+    while not offered(browser):
+        play_on(browser, pick=lambda cards: max(cards, key=rank), until=offered)
+        if offered(browser):
+            break
+        end = browser.find_element(By.ID, "partie-end").text
+        # The box says why, and its tokens are the ledger's: the board behind it is the ended partie.
+        tokens = browser.find_element(By.ID, "end-tokens").text
+        assert "Your tokens from this partie" in tokens and "Why" in end and "last trick, 6 points" in end
+        balance = float(tokens.rsplit("Balance: ", 1)[1].rstrip("."))
+        ledger_you = [r for r in browser.find_elements(By.CSS_SELECTOR, "#ledger table tr")
+                      if r.text.startswith("you ")]
+        assert float(ledger_you[0].text.split()[1]) == balance
+        assert browser.find_elements(By.CSS_SELECTOR, "#hand .card") == []
+        assert browser.find_elements(By.ID, "next-partie"), end
+        click_and_wait(browser, browser.find_element(By.ID, "next-partie"))
+    offer = browser.find_element(By.ID, "pro-offer").text
+    assert "won 2 parties in a row" in offer and "extra stake of 10" in offer and "Bulka holds" in offer
+    assert float(browser.find_element(By.ID, "pro-bulka").text) > 0
+    (shots / "pro-offer.png").write_bytes(browser.get_screenshot_as_png())
+    click_and_wait(browser, browser.find_element(By.CSS_SELECTOR, "#pro-offer button[data-action='47']"))
+    assert "you declared Pro" in browser.find_element(By.ID, "pro-banner").text
+    play_on(browser, pick=lambda cards: max(cards, key=rank))
     end = browser.find_element(By.ID, "partie-end").text
-    assert "held:" in end and ("wins" in end or "Alifer" in end) and "Game over" in end
-    assert clicks >= 5
-    assert browser.find_element(By.ID, "status").text == "The game is over."
+    assert "You declared Pro" in end and "Pro stake -10" in end
+    rows = [r.text for r in browser.find_elements(By.CSS_SELECTOR, "#ledger tr.history-row")]
+    assert any("Pro (yours" in r for r in rows)
+    # The per-partie tokens add up to the balance.
+    changes = [float(r.split()[-2]) for r in rows]
+    last_balance = float(rows[-1].split()[-1])
+    assert sum(changes) == last_balance
     assert js_errors(browser) == []
+
+
+def test_the_opponent_declaring_pro_is_shown(browser, base_url):
+    # Seed 10: rule:pro=always wins twice against the lowest cards and declares Pro.
+    start_game(browser, base_url, "rule:pro=always", 10, parties=4)
+    banner = lambda d: visible(d, "pro-banner")  # noqa: E731
+    while not banner(browser):
+        play_on(browser, pick=lambda cards: min(cards, key=rank), until=banner)
+        if not banner(browser):
+            click_and_wait(browser, browser.find_element(By.ID, "next-partie"))
+    text = browser.find_element(By.ID, "pro-banner").text
+    assert "rule:pro=always declared Pro" in text and "takes the Bulka" in text
+    play_on(browser, pick=lambda cards: min(cards, key=rank))
+    rows = [r.text for r in browser.find_elements(By.CSS_SELECTOR, "#ledger tr.history-row")]
+    assert any("Pro (rule:pro=always" in r for r in rows)
+    assert "declared Pro and" in browser.find_element(By.ID, "partie-end").text
+    assert js_errors(browser) == []
+
+
+def test_what_pimc_thinks(browser, base_url):
+    pytest.importorskip("numba")
+    start_game(browser, base_url, "rule", 4)
+    browser.find_element(By.ID, "hint-on").click()
+    legal = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#hand button.legal"))
+    rows = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#hint table.values tr.chosen ~ tr, "
+                                                                    "#hint table.values tr.chosen"))
+    assert len(rows) == len(legal) > 1
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#hand button.legal .value-badge")) == len(legal)
+    assert "from your seat" in browser.find_element(By.ID, "hint").text
+    browser.find_element(By.ID, "hint-on").click()
+    assert not visible(browser, "hint")
+    assert js_errors(browser) == []
+
+
+def test_a_reload_resumes_the_game_and_a_discard_asks_first(browser, base_url, app):
+    start_game(browser, base_url, "rule", 5)
+    # A double-click plays the card once and shows no error: input waits for the answer.
+    card = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#hand button.legal:not([disabled])"))[0]
+    version = browser.find_element(By.ID, "table").get_attribute("data-version")
+    ActionChains(browser).double_click(card).perform()
+    wait(browser, lambda d: d.find_element(By.ID, "table").get_attribute("data-version") != version)
+    time.sleep(0.3)
+    assert not visible(browser, "error")
+    assert sum(li.text.startswith("you: play") for li in browser.find_elements(By.CSS_SELECTOR, "#log li")) == 1
+    play_on(browser, until=lambda d: len(d.find_elements(By.CSS_SELECTOR, "#tricks li")) >= 2)
+    url = browser.current_url
+    table_id = url.rsplit("/", 1)[1]
+    hand = [c.get_attribute("data-card") for c in browser.find_elements(By.CSS_SELECTOR, "#hand .card")]
+    browser.refresh()
+    wait(browser, lambda d: visible(d, "table") and d.find_elements(By.CSS_SELECTOR, "#hand .card"))
+    assert browser.current_url == url
+    assert [c.get_attribute("data-card") for c in browser.find_elements(By.CSS_SELECTOR, "#hand .card")] == hand
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#tricks li")) >= 2
+    # Start asks before discarding the game; keeping it changes nothing.
+    browser.find_element(By.ID, "start").click()
+    wait(browser, lambda d: visible(d, "confirm-discard"))
+    browser.find_element(By.ID, "discard-no").click()
+    assert browser.current_url == url and not visible(browser, "confirm-discard")
+    # A game closed on the server says so instead of vanishing.
+    app.state.tables.close(table_id, "closed by the test")
+    browser.refresh()
+    wait(browser, lambda d: visible(d, "gone"))
+    assert "no longer on the server" in browser.find_element(By.ID, "gone").text
+    assert "closed by the test" in browser.find_element(By.ID, "gone").text
+    assert js_errors(browser, allowed=(f"/api/tables/{table_id}",)) == []
+
+
+def page_width(browser):
+    return browser.execute_script("return document.documentElement.scrollWidth")
+
+
+def wide_elements(browser):
+    """The elements reaching past a phone's width (for a failure's message: a
+    mobile browser widens its layout to the widest element)."""
+    return browser.execute_script(
+        "return [...document.querySelectorAll('*')].filter((e) => e.getBoundingClientRect().right > arguments[0] + 0.5)"
+        ".map((e) => `${e.tagName}#${e.id}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`)", PHONE[0])
+
+
+def test_the_phone_width(browser, base_url, shots, saved_games):
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                            {"width": PHONE[0], "height": PHONE[1], "deviceScaleFactor": 2, "mobile": True})
+    try:
+        start_game(browser, base_url, "rule", 21)
+        play_on(browser, until=lambda d: len(d.find_elements(By.CSS_SELECTOR, "#tricks li")) >= 1)
+        assert page_width(browser) <= PHONE[0], wide_elements(browser)
+        board = browser.find_element(By.CSS_SELECTOR, "#table .board").rect
+        side = browser.find_element(By.CSS_SELECTOR, "#table .side").rect
+        assert board["width"] > 300 and side["y"] >= board["y"] + board["height"]
+        tops = {c.rect["y"] for c in browser.find_elements(By.CSS_SELECTOR, "#hand .card:not(.legal)")}
+        assert len(tops) <= 1, tops  # one row (legal cards are lifted a little)
+        (shots / "play-phone.png").write_bytes(browser.get_screenshot_as_png())
+        play_on(browser)
+        box = browser.find_element(By.ID, "partie-end").rect
+        assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE[0]
+        assert browser.find_element(By.ID, "new-game").is_displayed()
+        (shots / "end-phone.png").write_bytes(browser.get_screenshot_as_png())
+        path, games = saved_games
+        open_page(browser, base_url + "/#replay")
+        browser.find_element(By.ID, "replay-file").send_keys(str(path))
+        wait(browser, lambda d: visible(d, "replay"))
+        for _ in range(6):
+            browser.find_element(By.ID, "next").click()
+        assert page_width(browser) <= PHONE[0], wide_elements(browser)
+        (shots / "replay-phone.png").write_bytes(browser.get_screenshot_as_png())
+        assert js_errors(browser) == []
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_another_sites_page_cannot_start_a_table(browser, base_url, app):
+    """A page from another origin (here: another port) posts to the API the
+    way a no-cors fetch and a cors fetch can; the server starts nothing."""
+    page = ("<!doctype html><title>elsewhere</title><script>"
+            f"const api = '{base_url}/api/tables';"
+            "const body = JSON.stringify({opponent: 'rule'});"
+            "Promise.allSettled(["
+            " fetch(api, {method: 'POST', mode: 'no-cors', headers: {'Content-Type': 'text/plain'}, body}),"
+            " fetch(api, {method: 'POST', headers: {'Content-Type': 'application/json'}, body}),"
+            "]).then(() => { document.title = 'sent'; });</script>")
+
+    class Page(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            data = page.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args):
+            pass
+
+    other = http.server.ThreadingHTTPServer(("127.0.0.1", free_port()), Page)
+    thread = threading.Thread(target=other.serve_forever, daemon=True)
+    thread.start()
+    try:
+        before = len(app.state.tables)
+        browser.get(f"http://localhost:{other.server_address[1]}/")
+        wait(browser, lambda d: d.title == "sent")
+        time.sleep(0.3)
+        assert len(app.state.tables) == before
+    finally:
+        other.shutdown()
+        browser.get_log("browser")  # the refused requests are logged there on purpose
 
 
 @pytest.fixture(scope="module")
@@ -137,12 +394,14 @@ def saved_games(tmp_path_factory):
 
 def test_replay_a_saved_game_to_its_end(browser, base_url, shots, saved_games):
     path, games = saved_games
-    browser.get(base_url + "/#replay")
+    open_page(browser, base_url + "/#replay")
     browser.find_element(By.ID, "replay-file").send_keys(str(path))
     wait(browser, lambda d: visible(d, "replay"))
-    assert browser.find_element(By.ID, "step-label").text == f"step 0 of {len(games[0]['actions'])}"
+    n = len(games[0]["actions"])
+    assert browser.find_element(By.ID, "step-label").text == f"step 0 of {n}"
     hands = [el.text.split() for el in browser.find_elements(By.CSS_SELECTOR, "#r-hand-0 .card")]
     assert len(hands) == 9 and len(browser.find_elements(By.CSS_SELECTOR, "#r-stock .card")) == 18
+    assert "games.jsonl" in browser.find_element(By.ID, "replay-name").text
     steps = 0
     while browser.find_element(By.ID, "next").is_enabled():
         browser.find_element(By.ID, "next").click()
@@ -154,25 +413,55 @@ def test_replay_a_saved_game_to_its_end(browser, base_url, shots, saved_games):
                 browser.find_element(By.ID, "next").click()
                 steps += 1
             assert browser.find_elements(By.CSS_SELECTOR, "#r-values tr.chosen")
+            # The hands stay as dealt, the cards played greyed.
+            played = browser.find_elements(By.CSS_SELECTOR, "#r-hand-0 .card.played, #r-hand-1 .card.played")
+            assert len(browser.find_elements(By.CSS_SELECTOR, "#r-hand-0 .card")) == 9 and played
             (shots / "replay.png").write_bytes(browser.get_screenshot_as_png())
-    assert steps == len(games[0]["actions"])
+    assert steps == n
     result = games[0]["result"]
     outcome = browser.find_element(By.ID, "r-outcome").text
     winner = None if result["winner"] is None else games[0]["players"][result["winner"]]
     assert (winner and outcome == f"{winner} wins") or (not winner and "Alifer" in outcome)
+    # The address names the file, the game and the step: a reload comes back to it.
+    assert browser.current_url.endswith(f"/0/{n}")
+    browser.refresh()
+    wait(browser, lambda d: visible(d, "replay") and d.find_element(By.ID, "step-label").text == f"step {n} of {n}")
+    # The slider moves to any step; auto-play runs on to the end by itself.
+    browser.execute_script("const s = document.getElementById('step-slider'); s.value = 2;"
+                           "s.dispatchEvent(new Event('input'));")
+    assert browser.find_element(By.ID, "step-label").text == f"step 2 of {n}"
+    browser.find_element(By.CSS_SELECTOR, "#speed option[value='4']").click()
+    browser.find_element(By.ID, "autoplay").click()
+    wait(browser, lambda d: d.find_element(By.ID, "step-label").text == f"step {n} of {n}", timeout=n / 4 + 10)
     assert js_errors(browser) == []
 
 
 def test_leaderboard_and_bad_input_in_the_page(browser, base_url, shots, tmp_path):
-    summary = rate_pool(["rule", "random", "rule:declare=never", "random:alifer=false"], 30, seed=0,
-                        workers=1).summary
+    rated = rate_pool(["rule", "random", "rule:declare=never", "random:alifer=false"], 30, seed=0,
+                      workers=1, record_games=True)
+    summary = rated.summary
     path = tmp_path / "ratings.json"
     path.write_text(json.dumps(summary))
-    browser.get(base_url + "/#leaderboard")
+    games = tmp_path / "games.jsonl"
+    games.write_text("".join(json.dumps(g) + "\n" for g in rated.games))
+    # The games of the same run open in Replay: each pair of the leaderboard links to its own.
+    open_page(browser, base_url + "/#replay")
+    browser.find_element(By.ID, "replay-file").send_keys(str(games))
+    wait(browser, lambda d: visible(d, "replay"))
+    browser.find_element(By.CSS_SELECTOR, "nav a[data-view=leaderboard]").click()
     browser.find_element(By.ID, "board-file").send_keys(str(path))
     rows = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".leader-table tr td:nth-child(2)"))
     assert [r.text for r in rows[:4]] == [e["player"] for e in summary["ratings"]]
+    links = browser.find_elements(By.CSS_SELECTOR, ".leader-table a.games-link")
+    assert len(links) == len(summary["pairs"]) == 6, (js_errors(browser), browser.find_element(By.ID, "board").text)
     (shots / "leaderboard.png").write_bytes(browser.get_screenshot_as_png())
+    pair = summary["pairs"][1]
+    links[1].click()
+    wait(browser, lambda d: visible(d, "pair-filter") and visible(d, "replay"))
+    assert f"{pair['a']} vs {pair['b']}" in browser.find_element(By.ID, "pair-filter").text
+    options = browser.find_elements(By.CSS_SELECTOR, "#game-select option")
+    assert len(options) == 60 and all(pair["a"] in o.text and pair["b"] in o.text for o in options)
+    open_page(browser, base_url + "/#leaderboard")
 
     bad = tmp_path / "bad.json"
     bad.write_text('{"kind": "ratings"}')
@@ -184,12 +473,12 @@ def test_leaderboard_and_bad_input_in_the_page(browser, base_url, shots, tmp_pat
     error_shown("malformed ratings summary: missing field 'settings'")
     assert not browser.find_elements(By.CSS_SELECTOR, ".leader-table")
     # The server carries on: the other views still answer, each refusal in the page.
-    browser.get(base_url + "/#replay")
+    open_page(browser, base_url + "/#replay")
     bad = tmp_path / "bad.jsonl"
     bad.write_text("not a game\n")
     browser.find_element(By.ID, "replay-file").send_keys(str(bad))
     error_shown("line 1: not JSON")
-    browser.get(base_url + "/#play")
+    open_page(browser, base_url + "/#play")
     opponent = browser.find_element(By.ID, "opponent")
     opponent.clear()
     opponent.send_keys("nosuch")

@@ -51,9 +51,11 @@ def collect(teacher: str, n_deals: int, seed: int, reward_mode: str = "mixed", p
               tokens_scale, points_weight, random_share, privileged)
              for i, start in enumerate(range(0, n_deals, chunk))]
     if workers > 1 and len(tasks) > 1:
-        import multiprocessing
+        from evaluation.backend import ProcessBackend
 
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
+        # Workers that die with the trainer, and a dead worker as a WorkerLostError (a multiprocessing
+        # Pool would wait for it forever).
+        with ProcessBackend(workers, context="fork") as pool:
             parts = pool.map(_collect_chunk, tasks)
     else:
         parts = [_collect_chunk(t) for t in tasks]

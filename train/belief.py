@@ -46,6 +46,7 @@ from agents.sampling import constraints_of
 from evaluation.backend_choice import make_backend
 from evaluation.progress import progress_bar
 from evaluation.seeding import derive_seed
+from trappola_env.atomic_file import atomic_write
 from trappola_env.engine import Partie, random_deal
 from trappola_env.engine.actions import CARD_ACTIONS
 from trappola_env.observation import OBS_SIZE, encode
@@ -217,7 +218,7 @@ def fit(data: dict, hidden=(256, 256), epochs: int = 8, batch_size: int = 1024, 
 
 
 def save_rows(path, data: dict, pairs, deals: int, seed: int) -> None:
-    with open(path, "wb") as f:
+    with atomic_write(path, "wb") as f:
         np.savez(f, meta=np.array(json.dumps({"pairs": [list(p) for p in pairs], "deals": deals, "seed": seed})),
                  **data)
 

@@ -20,10 +20,12 @@ from collections import defaultdict
 
 from stable_baselines3.common.callbacks import BaseCallback
 
+from agents.checkpoint import CheckpointError, read_metadata
 from agents.numpy_policy import NumpyPolicy
 from evaluation.stats import mean_ci
 
 from .checkpoint import build_metadata, save_checkpoint
+from .run_log import resumes_into
 from .selfplay_env import pool_member
 
 
@@ -84,8 +86,9 @@ class EvalCheckpointCallback(BaseCallback):
         self.log = log
         self.last_eval = 0
         self.last_ckpt = 0
-        self.best_score = -1.0
-        self.best_path = None
+        # A run resumed inside its own folder competes with the best.zip it already has.
+        self.best_score, self.best_path = kept_best(run_dir / "best.zip", cfg.eval_opponent) \
+            if resumes_into(cfg) else (-1.0, None)
         self.history = []
 
     def evaluate(self) -> dict:
@@ -143,7 +146,7 @@ class EvalCheckpointCallback(BaseCallback):
 
     def _on_step(self) -> bool:
         cfg = self.cfg
-        if cfg.eval_every and self.num_timesteps - self.last_eval >= cfg.eval_every:
+        if cfg.eval_every and cfg.eval_deals and self.num_timesteps - self.last_eval >= cfg.eval_every:
             self.last_eval = self.num_timesteps
             self.evaluate_and_keep_best()
         if cfg.checkpoint_every and self.num_timesteps - self.last_ckpt >= cfg.checkpoint_every:
@@ -152,6 +155,21 @@ class EvalCheckpointCallback(BaseCallback):
             if cfg.keep_checkpoints:  # the learning curve, for evaluation after the run
                 save_checkpoint(self.model, self.run_dir / "checkpoints" / f"{self.num_timesteps}.zip", self.meta())
         return True
+
+
+def kept_best(path, opponent: str) -> tuple[float, object]:
+    """(score, path) of an existing ``best.zip`` against ``opponent``, from
+    its metadata; (-1.0, None) when there is none, or none against that
+    opponent, or the file is unusable."""
+    if not path.is_file():
+        return -1.0, None
+    try:
+        score = read_metadata(path).get("eval", {}).get(opponent, {}).get("score")
+    except (CheckpointError, AttributeError):
+        return -1.0, None
+    if isinstance(score, bool) or not isinstance(score, (int, float)):
+        return -1.0, None
+    return float(score), path
 
 
 def duplicate_figures(match) -> dict:

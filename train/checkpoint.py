@@ -9,6 +9,7 @@ layout the network depends on.
 """
 from __future__ import annotations
 
+import io
 import json
 import time
 import zipfile
@@ -17,6 +18,7 @@ from pathlib import Path
 from agents.checkpoint import (FORMAT_VERSION, META_NAME, OPTIMIZER_NAME, CheckpointError, check_compatible,
                                check_weights, current_signature, read_metadata)
 from agents.numpy_policy import NumpyPolicy
+from trappola_env.atomic_file import write_bytes
 
 
 def build_metadata(config: dict, seed: int, num_timesteps: int, env: str = "trappola_v0", **extra) -> dict:
@@ -35,30 +37,39 @@ def build_metadata(config: dict, seed: int, num_timesteps: int, env: str = "trap
     return meta
 
 
+def _meta_json(meta: dict) -> str:
+    return json.dumps(meta, indent=1, sort_keys=True, default=str)
+
+
 def write_metadata(path: str | Path, meta: dict) -> None:
-    """Add (or replace) the metadata entry of an existing checkpoint zip."""
+    """Add (or replace) the metadata entry of an existing checkpoint zip
+    (the file is replaced whole: a crash leaves the old one)."""
     path = Path(path)
-    with zipfile.ZipFile(path) as zf:
-        entries = [(i, zf.read(i.filename)) for i in zf.infolist() if i.filename != META_NAME]
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as zf:
-        for info, data in entries:
-            zf.writestr(info, data)
-        zf.writestr(META_NAME, json.dumps(meta, indent=1, sort_keys=True, default=str))
-    tmp.replace(path)
+    buf = io.BytesIO()
+    with zipfile.ZipFile(path) as zin, zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zout:
+        for info in zin.infolist():
+            if info.filename != META_NAME:
+                zout.writestr(info, zin.read(info.filename))
+        zout.writestr(META_NAME, _meta_json(meta))
+    write_bytes(path, buf.getvalue())
 
 
 def save_checkpoint(model, path: str | Path, meta: dict) -> Path:
-    """``model.save`` then the metadata entry; returns the ``.zip`` path."""
+    """``model.save`` plus the metadata entry, written as one file
+    atomically (a kill or a full disk during the save leaves the previous
+    checkpoint intact); returns the ``.zip`` path."""
     path = Path(path)
     if path.suffix != ".zip":
         path = path.with_suffix(".zip")
     path.parent.mkdir(parents=True, exist_ok=True)
-    model.save(path)
     # Taken from the model itself, so a config that disagrees cannot mislead the loader.
     meta = {**meta, "policy_arch": {"activation": model.policy.activation_fn.__name__.lower(),
                                     "net_arch": model.policy.net_arch}}
-    write_metadata(path, meta)
+    buf = io.BytesIO()
+    model.save(buf)
+    with zipfile.ZipFile(buf, "a", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr(META_NAME, _meta_json(meta))
+    write_bytes(path, buf.getvalue())
     return path
 
 
@@ -71,13 +82,13 @@ def export_for_play(src: str | Path, dst: str | Path, **extra_meta) -> Path:
     meta = {**meta, **extra_meta, "optimizer_state": False, "exported_from": str(src)}
     dst = Path(dst)
     dst.parent.mkdir(parents=True, exist_ok=True)
-    tmp = dst.with_suffix(dst.suffix + ".tmp")
-    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as zout:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zout:
         for info in zin.infolist():
             if info.filename not in (META_NAME, OPTIMIZER_NAME):
                 zout.writestr(info.filename, zin.read(info.filename), zipfile.ZIP_DEFLATED)
-        zout.writestr(META_NAME, json.dumps(meta, indent=1, sort_keys=True, default=str))
-    tmp.replace(dst)
+        zout.writestr(META_NAME, _meta_json(meta))
+    write_bytes(dst, buf.getvalue())
     return dst
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import typing
 from dataclasses import asdict, dataclass, field, fields
 from importlib import resources
@@ -41,6 +42,7 @@ class TrainConfig:
     trainer: str = "sb3"  # "rllib" configs are read by train.rllib_config
     run_name: str = "ppo_selfplay"
     out_dir: str = "runs"  # the run writes to out_dir/run_name/
+    overwrite: bool = False  # replace an existing out_dir/run_name (else refused unless resumed from inside it)
     seed: int = 0
     total_timesteps: int = 2_000_000  # learner decisions (env steps of the wrapper)
     max_minutes: float = 0.0  # wall-clock cap on the whole run (BC included); 0 = none
@@ -144,8 +146,7 @@ class TrainConfig:
                      "bc_deals", "eval_search_deals", "opponent_workers"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)!r}")
-        if not self.net_arch or any(not isinstance(n, int) or n < 1 for n in self.net_arch):
-            raise ValueError(f"net_arch must be a non-empty list of positive ints, got {self.net_arch!r}")
+        check_run_settings(self)
         exploiters = self.pool.get("exploiter", 0) > 0
         if exploiters != (self.exploiter_every > 0):
             raise ValueError("league exploiters need both exploiter_every > 0 and a pool weight for 'exploiter' "
@@ -190,6 +191,29 @@ class TrainConfig:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+#: Seeds are passed to numpy, torch and Python's random, and offsets are added to them.
+MAX_SEED = 2**31 - 1
+
+
+def check_run_settings(cfg) -> None:
+    """The settings both trainers share: ``run_name`` one non-empty folder
+    name (so the run stays inside ``out_dir``), ``seed`` in
+    [0, ``MAX_SEED``], ``net_arch`` a non-empty list of positive ints."""
+    name = cfg.run_name
+    if not isinstance(name, str) or name in ("", ".", "..") or any(c in name for c in ("/", "\\", "\0")) \
+            or (os.altsep and os.altsep in name):
+        raise ValueError(f"run_name must be a folder name without a path separator (the run writes to "
+                         f"out_dir/run_name), got {name!r}")
+    if not isinstance(cfg.out_dir, str) or not cfg.out_dir:
+        raise ValueError(f"out_dir must be a non-empty path, got {cfg.out_dir!r}")
+    if isinstance(cfg.seed, bool) or not isinstance(cfg.seed, int) or not 0 <= cfg.seed <= MAX_SEED:
+        raise ValueError(f"seed must be an int in [0, {MAX_SEED}], got {cfg.seed!r}")
+    arch = cfg.net_arch
+    if not isinstance(arch, list) or not arch or any(isinstance(n, bool) or not isinstance(n, int) or n < 1
+                                                     for n in arch):
+        raise ValueError(f"net_arch must be a non-empty list of positive ints, got {arch!r}")
 
 
 #: (field, low, high, brackets): "(]" means low < value <= high.
@@ -351,11 +375,30 @@ def load_config(path: str | Path | None = None, overrides: typing.Sequence[str] 
     return config_from_dict(extra, cfg) if extra else cfg
 
 
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """``yaml.SafeLoader`` that refuses a key given twice in one mapping
+    (plain YAML keeps the last, so a forgotten line would silently win)."""
+
+    def construct_mapping(self, node, deep=False):
+        seen = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            try:
+                duplicate = key in seen
+            except TypeError:  # an unhashable key: the base class reports it
+                break
+            if duplicate:
+                raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
+            seen.add(key)
+        return super().construct_mapping(node, deep)
+
+
 def _read_yaml(path: Path):
     """The file's YAML data (safe types only); a syntax error, a tab
-    indent or a Python tag raises ``ValueError`` naming the file and line."""
+    indent, a Python tag or a key given twice raises ``ValueError`` naming
+    the file and line."""
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
+        return yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)
     except UnicodeDecodeError as exc:
         raise ValueError(f"config file {path} is not UTF-8 text ({exc})") from None
     except yaml.YAMLError as exc:

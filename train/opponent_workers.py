@@ -22,6 +22,8 @@ import traceback
 
 import numpy as np
 
+from evaluation.backend import WorkerLostError, end_with_parent
+
 from .selfplay_env import PlayerOpponent
 
 
@@ -33,6 +35,7 @@ def worker_seed(seed: int, k: int) -> int:
 def _serve(conn, players: dict, seeds: dict) -> None:
     """A worker: answers lists of (name, info_state, legal_mask) with
     their actions until it receives ``None``."""
+    end_with_parent()
     opponents = {}
     for name, player in players.items():
         opponents[name] = PlayerOpponent(player, name)
@@ -79,9 +82,12 @@ class OpponentWorkers:
             k = int(row) % self.n
             slots[k].append(j)
             batches[k].append((name, info, mask))
-        for conn, batch in zip(self._conns, batches):
+        for k, (conn, batch) in enumerate(zip(self._conns, batches)):
             if batch:
-                conn.send(batch)
+                try:
+                    conn.send(batch)
+                except OSError:  # a broken pipe: the worker is gone
+                    raise self._lost([k]) from None
         self._pending = (len(rows), slots)
 
     def gather(self) -> np.ndarray:
@@ -91,21 +97,31 @@ class OpponentWorkers:
         size, slots = self._pending
         self._pending = None
         out = np.empty(size, np.int64)
-        errors = []
+        errors, lost = [], []
         for k, (conn, slot) in enumerate(zip(self._conns, slots)):
             if not slot:
                 continue
             try:
                 status, answer = conn.recv()
-            except EOFError:
-                status, answer = "error", f"opponent worker {k} stopped (exit code {self._procs[k].exitcode})"
+            except (EOFError, ConnectionResetError):
+                lost.append(k)
+                continue
             if status == "ok":
                 out[slot] = answer
             else:
                 errors.append(answer)
+        if lost:
+            raise self._lost(lost)
         if errors:
             raise RuntimeError("an opponent worker failed:\n" + "\n".join(errors))
         return out
+
+    def _lost(self, workers: list[int]) -> WorkerLostError:
+        """The error for dead workers: the games they held cannot go on."""
+        for k in workers:
+            self._procs[k].join(timeout=1)
+        dead = "; ".join(f"opponent worker {k} died (exit code {self._procs[k].exitcode})" for k in workers)
+        return WorkerLostError(f"{dead}: the opponent games it held are lost")
 
     def close(self) -> None:
         for conn in self._conns:

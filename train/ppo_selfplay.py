@@ -35,8 +35,12 @@ from pathlib import Path
 
 import yaml
 
+from agents.checkpoint import CheckpointError
+from evaluation.backend import WorkerLostError
+from trappola_env.atomic_file import describe_os_error, write_text
+
 from .config import TrainConfig, load_config, resolve_config, trainer_of
-from .run_log import open_run
+from .run_log import RunDirError, check_run_dir, open_run
 
 
 def train(cfg: TrainConfig, log=None, callbacks=(), players: dict | None = None) -> dict:
@@ -58,17 +62,16 @@ def train(cfg: TrainConfig, log=None, callbacks=(), players: dict | None = None)
     from .vec import make_vec_env
 
     # 1. settings and seeds ---------------------------------------------
-    if cfg.resume or cfg.init_from:  # refuse an unusable checkpoint before writing or starting anything
+    # Refuse an unusable checkpoint or run folder before writing or starting anything.
+    if cfg.resume or cfg.init_from:
         from agents.checkpoint import load_policy
 
         load_policy(cfg.resume or cfg.init_from)
-    run_dir, say, log_file = open_run(cfg, log)
+    check_run_dir(cfg)
 
     t_start = time.time()
     torch.set_num_threads(cfg.torch_threads)
     set_random_seed(cfg.seed)
-    say(f"run {run_dir}: {cfg.total_timesteps:,} steps, {cfg.n_envs} envs, pool {cfg.pool}, "
-        f"reward {cfg.reward_mode}, net {cfg.net_arch}, bc={cfg.bc}")
 
     # 2. environments ----------------------------------------------------
     venv = make_vec_env(cfg, players=players)
@@ -88,7 +91,6 @@ def train(cfg: TrainConfig, log=None, callbacks=(), players: dict | None = None)
                                                                        "resumed_from")}}
         model.learning_rate = lr_schedule
         model._setup_lr_schedule()
-        say(f"resumed from {cfg.resume} at {model.num_timesteps:,} steps")
     else:
         policy_class = PrivilegedCriticPolicy if cfg.privileged_critic else "MlpPolicy"
         model = MaskablePPO(
@@ -108,7 +110,14 @@ def train(cfg: TrainConfig, log=None, callbacks=(), players: dict | None = None)
                 raise ValueError(f"init_from {cfg.init_from}: its network is not this config's "
                                  f"(net_arch {cfg.net_arch}, privileged_critic {cfg.privileged_critic}): "
                                  f"{str(exc).splitlines()[0]}") from None
-            say(f"network weights from {cfg.init_from}")
+    # The run folder is written only now that the environments and the model are up.
+    run_dir, say, log_file = open_run(cfg, log)
+    say(f"run {run_dir}: {cfg.total_timesteps:,} steps, {cfg.n_envs} envs, pool {cfg.pool}, "
+        f"reward {cfg.reward_mode}, net {cfg.net_arch}, bc={cfg.bc}")
+    if resumed_from:
+        say(f"resumed from {cfg.resume} at {model.num_timesteps:,} steps")
+    if cfg.init_from:
+        say(f"network weights from {cfg.init_from}")
     formats = ["csv"] + (["tensorboard"] if cfg.tensorboard else [])
     model.set_logger(configure(str(run_dir / "tb"), formats))
 
@@ -146,13 +155,26 @@ def train(cfg: TrainConfig, log=None, callbacks=(), players: dict | None = None)
         callbacks.append(ProgressBarCallback(cfg.total_timesteps))
     steps_before = model.num_timesteps
     t_learn = time.time()
-    model.learn(total_timesteps=cfg.total_timesteps, callback=callbacks, reset_num_timesteps=not cfg.resume)
+    lost = None  # a dead opponent worker stops the run; its weights so far are still saved below
+    try:
+        model.learn(total_timesteps=cfg.total_timesteps, callback=callbacks, reset_num_timesteps=not cfg.resume)
+    except WorkerLostError as exc:
+        lost = exc
     learn_s = time.time() - t_learn
     steps = model.num_timesteps - steps_before
     say(f"learned {steps:,} steps in {learn_s / 60:.1f} min ({steps / max(learn_s, 1e-9):.0f} steps/s)")
 
     # 6. final evaluation and checkpoint ----------------------------------
     final_eval = None
+    if lost is not None:
+        venv.close()
+        meta = build_metadata(cfg.to_dict(), cfg.seed, model.num_timesteps, bc=bc_stats, resumed_from=resumed_from,
+                              stopped=str(lost))
+        final = save_checkpoint(model, run_dir / "final.zip", meta)
+        say(f"stopped at {model.num_timesteps:,} steps: {lost}; saved {final} (not evaluated; "
+            f"best.zip and last.zip are as the run left them)")
+        log_file.close()
+        raise lost
     if cfg.eval_deals:
         done_now = evaluator.history and evaluator.history[-1]["timesteps"] == model.num_timesteps
         final_eval = evaluator.history[-1] if done_now else evaluator.evaluate_and_keep_best()
@@ -164,13 +186,14 @@ def train(cfg: TrainConfig, log=None, callbacks=(), players: dict | None = None)
     summary = {
         "run_dir": str(run_dir), "final": str(final),
         "best": str(evaluator.best_path) if evaluator.best_path else str(final),
-        "best_score": evaluator.best_score, "timesteps": model.num_timesteps, "learn_steps_per_second":
-        steps / max(learn_s, 1e-9), "minutes": (time.time() - t_start) / 60.0,
+        # None, not the -1 placeholder, when nothing was evaluated (eval_deals=0).
+        "best_score": evaluator.best_score if evaluator.best_path else None, "timesteps": model.num_timesteps,
+        "learn_steps_per_second": steps / max(learn_s, 1e-9), "minutes": (time.time() - t_start) / 60.0,
         "evals": [{k: r[k] for k in ("timesteps", "win_rate", "score", "points_diff")} for r in evaluator.history],
     }
-    (run_dir / "summary.json").write_text(json.dumps(summary, indent=1))
-    score = f" (score {evaluator.best_score:.3f})" if evaluator.best_path else ""
-    say(f"done in {summary['minutes']:.1f} min; best {summary['best']}{score}")
+    write_text(run_dir / "summary.json", json.dumps(summary, indent=1))
+    say(f"done in {summary['minutes']:.1f} min; " + (f"best {summary['best']} (score {evaluator.best_score:.3f})"
+                                                     if evaluator.best_path else "no evaluation (eval_deals=0)"))
     log_file.close()
     return summary
 
@@ -219,7 +242,14 @@ def cli_main(argv=None) -> int:
     except (ValueError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    summary = train(cfg)
+    try:
+        summary = train(cfg)
+    except (RunDirError, CheckpointError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"error: {describe_os_error(exc)}", file=sys.stderr)
+        return 2
     print(json.dumps({k: summary[k] for k in ("best", "final", "best_score", "timesteps", "minutes")}, indent=1))
     return 0
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from .config import check_run_settings
+
 ENVS = ("trappola_v0", "bulka_v0")
 REWARD_MODES = ("win", "points", "tokens", "mixed")
 
@@ -21,6 +23,7 @@ class RLlibConfig:
     # --- run -------------------------------------------------------------
     run_name: str = "rllib_selfplay"
     out_dir: str = "runs"  # the run writes to out_dir/run_name/
+    overwrite: bool = False  # replace an existing out_dir/run_name (else refused)
     seed: int = 0
     total_timesteps: int = 1_000_000  # decisions sampled, all seats together
     max_minutes: float = 0.0  # wall-clock cap; 0 = none
@@ -94,8 +97,7 @@ class RLlibConfig:
                              f"({self.train_batch_size})")
         if not 0.0 <= self.self_play_prob <= 1.0:
             raise ValueError(f"self_play_prob must be in [0, 1], got {self.self_play_prob!r}")
-        if not self.net_arch or any(not isinstance(n, int) or n < 1 for n in self.net_arch):
-            raise ValueError(f"net_arch must be a non-empty list of positive ints, got {self.net_arch!r}")
+        check_run_settings(self)
 
     @property
     def run_dir(self) -> Path:

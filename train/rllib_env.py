@@ -197,5 +197,6 @@ class RLlibTrappolaEnv(MultiAgentEnv):
 
     def _observe(self, agent: str) -> dict:
         o = self.env.observe(agent)
-        return {OBS_KEY: np.asarray(o["observation"], np.float32),
+        # a copy: the environment's arrays are read-only, and torch warns on (and may write into) such arrays
+        return {OBS_KEY: np.array(o["observation"], np.float32),
                 MASK_KEY: np.asarray(o["action_mask"], np.float32)}

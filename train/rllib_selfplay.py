@@ -47,8 +47,10 @@ import zlib
 
 import numpy as np
 
+from trappola_env.atomic_file import describe_os_error, write_text
+
 from .rllib_config import RLlibConfig
-from .run_log import open_run
+from .run_log import RunDirError, check_run_dir, open_run
 
 MAIN = "main"
 
@@ -160,7 +162,8 @@ def train(cfg: RLlibConfig, log=None) -> dict:
     from .callbacks import short_figures
     from .rllib_export import save_rllib_checkpoint
 
-    run_dir, say, log_file = open_run(cfg, log)
+    check_run_dir(cfg)  # before Ray starts; the folder is written once the algorithm is built
+    run_dir, log_file = cfg.run_dir, None
 
     def save(name: str, weights: dict, steps: int, **extra):
         return save_rllib_checkpoint(weights, run_dir / name, cfg.to_dict(), cfg.seed, steps, cfg.net_arch,
@@ -189,6 +192,7 @@ def train(cfg: RLlibConfig, log=None) -> dict:
         weights = main_state(algo)
         for slot in snapshots:
             set_snapshot(algo, slot, weights)
+        run_dir, say, log_file = open_run(cfg, log)
         say(f"run {run_dir}: RLlib PPO on {cfg.env}, {cfg.total_timesteps:,} decisions, "
             f"{cfg.num_env_runners} env runners, league of {cfg.league_size}, net {cfg.net_arch}")
         if cfg.progress_bar:
@@ -255,12 +259,14 @@ def train(cfg: RLlibConfig, log=None) -> dict:
             save("last.zip", weights, steps)
         summary = {
             "run_dir": str(run_dir), "final": str(final), "best": str(best_path or final),
-            "best_score": best_score, "timesteps": steps, "learn_steps_per_second": steps / max(learn_s, 1e-9),
+            "best_score": best_score if best_path else None, "timesteps": steps,
+            "learn_steps_per_second": steps / max(learn_s, 1e-9),
             "minutes": (time.time() - t_start) / 60.0, "trainer": "rllib",
             "evals": [{k: r[k] for k in ("timesteps", "win_rate", "score", "points_diff")} for r in history],
         }
-        (run_dir / "summary.json").write_text(json.dumps(summary, indent=1))
-        say(f"done in {summary['minutes']:.1f} min; best {summary['best']} (score {best_score:.3f})")
+        write_text(run_dir / "summary.json", json.dumps(summary, indent=1))
+        say(f"done in {summary['minutes']:.1f} min; " + (f"best {summary['best']} (score {best_score:.3f})"
+                                                         if best_path else "no evaluation, no best.zip"))
     finally:
         if bar is not None:
             bar.close()
@@ -268,7 +274,8 @@ def train(cfg: RLlibConfig, log=None) -> dict:
             algo.stop()
         if started:
             ray.shutdown()
-        log_file.close()
+        if log_file is not None:
+            log_file.close()
     return summary
 
 
@@ -286,6 +293,13 @@ def cli_main(config_path, overrides) -> int:
     except (ValueError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    summary = train(cfg)
+    try:
+        summary = train(cfg)
+    except RunDirError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"error: {describe_os_error(exc)}", file=sys.stderr)
+        return 2
     print(json.dumps({k: summary[k] for k in ("best", "final", "best_score", "timesteps", "minutes")}, indent=1))
     return 0

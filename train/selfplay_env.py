@@ -236,7 +236,8 @@ class SelfPlayEnv(gymnasium.Env):
         env = self.env
         if env.agent_selection != LEARNER or env.terminations[LEARNER]:
             raise RuntimeError("step() called when the learner is not to act; call reset()")
-        env.step(int(action))
+        # Refused as by the PettingZoo envs: 2.9, "3" or True is not an action (int() made them 2, 3, 1).
+        env.step(int(action) if isinstance(action, np.integer) else action)
         self._env_reward += env.rewards[LEARNER]
         done = env.terminations[LEARNER] or self._advance()
         obs = env.observe(LEARNER)

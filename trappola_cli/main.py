@@ -9,7 +9,7 @@
                                              # (evaluation/game_record.py), for trappola serve's replay
     trappola evaluate ... [--progress | --no-progress]
     trappola evaluate --ratings ... --exploit X.json   # an exploitability column from trappola exploit --json
-    trappola serve [--host 127.0.0.1] [--port 8000]   # the web app: play, replay, leaderboard
+    trappola serve [--host 127.0.0.1] [--port 8000] [--allow-host NAME]   # the web app: play, replay, leaderboard
     trappola players            # the registered players and their settings
     trappola bench [args...]    # speed of random play (trappola_cli/bench.py)
     trappola train [--config FILE|NAME] [key=value | --key value ...]   # train/README.md
@@ -135,6 +135,9 @@ def build_parser() -> argparse.ArgumentParser:
                                     "saved by evaluate --save-games, show an evaluate --json summary.")
     sv.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, this machine only)")
     sv.add_argument("--port", type=_port, default=8000, help="port (default: 8000)")
+    sv.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                    help="a host name the server answers to besides this machine's (localhost, 127.0.0.1, "
+                         "::1 and --host); repeatable: the names other machines reach it by")
 
     sub.add_parser("players", help="list the registered players and their settings")
 
@@ -199,9 +202,11 @@ def main(argv=None) -> int:
                 parser.error(f"unrecognized arguments: {' '.join(extra)}")
         except SystemExit as e:  # argparse: --help (0) or a usage error (2), already printed
             return int(e.code or 0)
+    from trappola_env.atomic_file import describe_os_error
+
     try:
         return COMMANDS[args.command](args)
-    except (CliError, ValueError, FileNotFoundError, PermissionError, IsADirectoryError) as e:
+    except (CliError, ValueError) as e:
         print(f"trappola {args.command}: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -212,6 +217,9 @@ def main(argv=None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 141
+    except OSError as e:  # a full disk, a read-only or missing folder...: the path and the cause
+        print(f"trappola {args.command}: error: {describe_os_error(e)}", file=sys.stderr)
+        return 2
 
 
 # --------------------------------------------------------------------- play
@@ -260,14 +268,11 @@ def cmd_evaluate(args) -> int:
 
     players = split_player_list(args.players)
     config = RuleConfig(ace_declaration=args.ace_declaration)
-    for path in (args.json, args.csv):
+    if args.save_games and args.session:
+        raise CliError("--save-games records head-to-head and --ratings games, not Bulka sessions")
+    for path, folder in ((args.json, False), (args.csv, False), (args.save_games, True)):
         if path:
-            _check_writable(Path(path))
-    if args.save_games:
-        if args.session:
-            raise CliError("--save-games records head-to-head and --ratings games, not Bulka sessions")
-        if Path(args.save_games).exists() and not Path(args.save_games).is_dir():
-            raise CliError(f"--save-games {args.save_games}: not a directory")
+            _check_writable(path, folder)
     if args.address is not None and args.backend != "ray":
         raise CliError("--address needs --backend ray")
     exploits = _read_exploits(args.exploit, players) if args.exploit else []
@@ -353,7 +358,7 @@ def cmd_serve(args) -> int:
     from trappola_web import serve
 
     try:
-        serve(host=args.host, port=args.port)
+        serve(host=args.host, port=args.port, hosts=args.allow_host)
     except ModuleNotFoundError as e:
         if e.name not in ("fastapi", "starlette", "uvicorn"):
             raise
@@ -361,15 +366,15 @@ def cmd_serve(args) -> int:
     return 0
 
 
-def _check_writable(path: Path) -> None:
+def _check_writable(path: str, folder: bool) -> None:
     """Refuse an output path before a long run rather than after it."""
-    if path.is_dir():
-        raise CliError(f"cannot write {path}: it is a directory")
-    parent = path.resolve().parent
-    if not parent.is_dir():
-        raise CliError(f"cannot write {path}: no such directory")
-    if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise CliError(f"cannot write {path}: permission denied")
+    from trappola_env.atomic_file import check_can_write, describe_os_error
+
+    try:
+        check_can_write(path, folder)
+    except OSError as e:
+        cause = e.strerror if e.filename == str(Path(path)) else describe_os_error(e)
+        raise CliError(f"cannot write {path}: {cause}") from None
 
 
 # ------------------------------------------------------------------ players

@@ -14,6 +14,7 @@ training, the CLI) may import; it imports nothing of the project.
 """
 from __future__ import annotations
 
+import errno
 import os
 import secrets
 from contextlib import contextmanager
@@ -28,6 +29,45 @@ def temp_name(path: str | Path) -> Path:
     that the final rename stays within one file system."""
     path = Path(path)
     return path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
+
+
+def remove_stale_temps(path: str | Path) -> list[Path]:
+    """Remove the temporary files of ``path`` left by writers that were
+    killed mid-write (their process is gone); a live writer's is kept.
+    Returns the removed paths. Called by every ``atomic_write``, so a
+    killed trainer's half-written checkpoints do not pile up."""
+    path = Path(path)
+    prefix = f".{path.name}."
+    removed = []
+    try:
+        entries = list(os.scandir(path.parent))
+    except OSError:
+        return removed
+    for entry in entries:
+        name = entry.name
+        if not (name.startswith(prefix) and name.endswith(TEMP_SUFFIX)):
+            continue
+        pid = name[len(prefix):-len(TEMP_SUFFIX)].split(".")[0]
+        if pid.isdigit() and not pid_running(int(pid)):
+            try:
+                os.unlink(entry.path)
+                removed.append(Path(entry.path))
+            except OSError:
+                pass
+    return removed
+
+
+def pid_running(pid: int) -> bool:
+    """Whether process ``pid`` exists (True when the platform cannot tell)."""
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # it exists (owned by someone else), or the platform cannot tell: keep its file
+        return True
+    return True
 
 
 def is_temp_name(name: str) -> bool:
@@ -45,15 +85,20 @@ def atomic_write(path: str | Path, mode: str = "w", encoding: str | None = "utf-
     Parameters: ``path`` the target (its folder must exist); ``mode`` ``"w"``
     (text) or ``"wb"`` (bytes); ``encoding`` and ``newline`` as for ``open``
     in text mode. Yields the open file object. Raises ``ValueError`` for
-    another mode and whatever ``OSError`` the file system gives (the
-    temporary file removed, ``path`` untouched).
+    another mode and whatever ``OSError`` the file system gives, naming
+    ``path`` (a full disk, a read-only folder...): the temporary file is
+    removed and ``path`` left as it was.
     """
     if mode not in ("w", "wb"):
         raise ValueError(f"atomic_write mode must be 'w' or 'wb', got {mode!r}")
     path = Path(path)
+    remove_stale_temps(path)
     tmp = temp_name(path)
-    # os.open honours the umask like a plain open() (mkstemp would force 0600).
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        # os.open honours the umask like a plain open() (mkstemp would force 0600).
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    except OSError as exc:
+        raise _naming(exc, path, tmp) from exc
     try:
         kwargs = {} if mode == "wb" else {"encoding": encoding, "newline": newline}
         with os.fdopen(fd, mode, **kwargs) as f:
@@ -61,13 +106,33 @@ def atomic_write(path: str | Path, mode: str = "w", encoding: str | None = "utf-
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except FileNotFoundError:
             pass
+        if isinstance(exc, OSError):
+            raise _naming(exc, path, tmp) from exc
         raise
     fsync_dir(path.parent)
+
+
+def _naming(exc: OSError, path: Path, tmp: Path) -> OSError:
+    """``exc`` naming the target instead of the temporary file (or of no
+    file: a failed write or flush names none)."""
+    if exc.errno is None or exc.filename not in (None, str(tmp)):
+        return exc
+    return OSError(exc.errno, exc.strerror, str(path))
+
+
+def describe_os_error(exc: OSError) -> str:
+    """One line for a user: the path and the cause (``runs/a/final.zip: No
+    space left on device``); the message itself for an ``OSError`` raised
+    with a text only."""
+    if exc.strerror and exc.filename is not None:
+        other = f" -> {exc.filename2}" if exc.filename2 is not None else ""
+        return f"{exc.filename}{other}: {exc.strerror}"
+    return str(exc) or type(exc).__name__
 
 
 def fsync_dir(directory: str | Path) -> None:
@@ -83,6 +148,34 @@ def fsync_dir(directory: str | Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def check_can_write(path: str | Path, folder: bool = False) -> None:
+    """Raise an ``OSError`` naming the path and the cause unless a file can
+    be written at ``path`` (its folder must exist) or, with ``folder``,
+    inside the folder ``path`` (created later if missing): checked before a
+    long run rather than after it. The folder is probed by creating and
+    removing a file, which catches what permission bits do not (a read-only
+    file system, a user who may write anywhere)."""
+    path = Path(path)
+    if folder:
+        existing = path
+        while not existing.exists() and existing != existing.parent:
+            existing = existing.parent
+    else:
+        if path.is_dir():
+            raise IsADirectoryError(errno.EISDIR, "it is a directory", str(path))
+        existing = path.parent
+        if not existing.exists():
+            raise FileNotFoundError(errno.ENOENT, "no such directory", str(existing))
+    if not existing.is_dir():
+        raise NotADirectoryError(errno.ENOTDIR, "not a directory", str(existing))
+    probe = temp_name(existing / "write-check")
+    try:
+        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, str(existing)) from exc
+    os.unlink(probe)
 
 
 def write_bytes(path: str | Path, data: bytes) -> Path:

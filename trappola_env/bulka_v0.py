@@ -86,7 +86,7 @@ takes an int, a numpy integer, or a numpy integer array of one element.
 
 ``Dict(observation=Box(0, 1, (366,), float32), action_mask=Box(0, 1, (49,),
 int8))``. The mask is all zeros for every agent but the one to act, and
-after the end.
+after the end. Both arrays are read-only, as in ``trappola_v0``.
 
 The first 347 values are exactly the ``trappola_v0`` observation
 (``trappola_env.observation.encode``; see the ``trappola_v0`` page for the
@@ -190,7 +190,7 @@ from .engine.render import render_partie
 from .engine.scoring import BASE_STAKE
 from .engine.seating import Seating
 from .engine.session import OVER, PLAYING, PRO_DECISION, Session
-from .env_base import MAX_MULTIPLIER, EnvBase, OrderEnforcing, shuffled_deal
+from .env_base import MAX_MULTIPLIER, EnvBase, OrderEnforcing, read_only, shuffled_deal
 from .envs_common import check_positive_int, mask_array
 from .observation import LAYOUT, OBS_SIZE, Observer, decode_observation, encode, multiplier_feature
 
@@ -400,7 +400,7 @@ class raw_env(EnvBase):
                 mask = mask_array(session.legal_mask())
             else:
                 mask = np.zeros(N_ACTIONS, np.int8)
-            obs = self._obs[agent] = {"observation": vec, "action_mask": mask}
+            obs = self._obs[agent] = read_only({"observation": vec, "action_mask": mask})
         return obs
 
     # ------------------------------------------------------------ render

@@ -70,6 +70,16 @@ def as_action(action):
     return action
 
 
+def read_only(obs: dict) -> dict:
+    """``obs`` with its arrays made read-only, in place: an observation is
+    cached until the next step and handed to every caller, so an in-place
+    edit by one caller would change what ``last()`` gives the next (numpy
+    raises instead; a caller that wants to edit takes a copy)."""
+    for value in obs.values():
+        value.setflags(write=False)
+    return obs
+
+
 class OrderEnforcing(OrderEnforcingWrapper):
     """PettingZoo's ``OrderEnforcingWrapper`` whose ``copy.copy`` is a full
     copy (a shallow copy would share the environment it wraps) and for
@@ -241,4 +251,4 @@ def check_seed(seed) -> int:
 
 
 __all__ = ["EnvBase", "OrderEnforcing", "RENDER_MODES", "MAX_MULTIPLIER", "MAX_STAKE_MULTIPLE", "shuffled_deal",
-           "check_bounded_int", "check_seed", "as_action"]
+           "check_bounded_int", "check_seed", "as_action", "read_only"]

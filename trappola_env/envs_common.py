@@ -18,17 +18,20 @@ REWARD_MODES = ("win", "points", "tokens")
 _BYTES9 = tuple(bytes(i >> k & 1 for k in range(9)) for i in range(512))
 _BYTES4 = tuple(bytes(i >> k & 1 for k in range(4)) for i in range(16))
 _EMPTY = bytearray()
+_FROZEN = b""
 _frombuffer = np.frombuffer
 _INT8 = np.int8
 assert N_ACTIONS == 5 * 9 + 4
 
 
-def mask_array(mask: int) -> np.ndarray:
-    """An engine action bit set (``Partie.legal_mask()``) as a new, writable
-    int8 array of 49 zeros and ones."""
+def mask_array(mask: int, read_only: bool = False) -> np.ndarray:
+    """An engine action bit set (``Partie.legal_mask()``) as a new int8
+    array of 49 zeros and ones; writable, or with ``read_only`` read-only
+    (at no cost: built on an immutable buffer)."""
     # Table lookups of 9-bit chunks joined into one buffer: about three
     # times as fast as np.unpackbits for one short mask.
-    return _frombuffer(_EMPTY.join((_BYTES9[mask & 511], _BYTES9[mask >> 9 & 511], _BYTES9[mask >> 18 & 511],
+    joiner = _FROZEN if read_only else _EMPTY
+    return _frombuffer(joiner.join((_BYTES9[mask & 511], _BYTES9[mask >> 9 & 511], _BYTES9[mask >> 18 & 511],
                                     _BYTES9[mask >> 27 & 511], _BYTES9[mask >> 36 & 511], _BYTES4[mask >> 45])),
                        _INT8)
 

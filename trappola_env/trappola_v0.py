@@ -131,7 +131,8 @@ Offsets 0..306 are 0/1. The opponent's hand and the 17 hidden stock cards
 never enter the vector. ``observe`` computes an observation at most once
 per agent and step and never writes into an array it has returned (a
 stored observation stays valid); the same dict is returned again within a
-step, so do not modify it.
+step, and its arrays are read-only (an in-place edit raises instead of
+changing what ``last()`` gives the next caller; edit a copy).
 
 ## Rewards
 
@@ -220,6 +221,9 @@ from .envs_common import (
     score_dict,
 )
 from .observation import OBS_SIZE, Observer, decode_observation, encode
+
+_NO_ACTIONS = np.zeros(N_ACTIONS, np.int8)  # the mask of an agent not to act, shared: read-only
+_NO_ACTIONS.setflags(write=False)
 
 AGENTS = ("player_0", "player_1")
 OPTION_KEYS = ("deal", "dealer", "multiplier")
@@ -329,10 +333,13 @@ class raw_env(EnvBase):
         observer = self._observer
         observer.sync()
         if partie.to_act == seat and partie.phase != DONE and not self._cut:
-            mask = mask_array(partie.legal_mask())
+            mask = mask_array(partie.legal_mask(), read_only=True)
         else:
-            mask = np.zeros(N_ACTIONS, np.int8)
-        obs = self._obs[agent] = {"observation": observer.vectors[seat].copy(), "action_mask": mask}
+            mask = _NO_ACTIONS
+        # Read-only arrays (see env_base.read_only) built on immutable bytes: cheaper than a copy
+        # made read-only afterwards, on the hot path of every step.
+        vec = np.frombuffer(observer.vectors[seat].tobytes(), np.float32)
+        obs = self._obs[agent] = {"observation": vec, "action_mask": mask}
         return obs
 
     # ------------------------------------------------------------ render

@@ -13,19 +13,37 @@ three views.
 
 ``app.create_app()`` is the app (FastAPI, its API documented there);
 ``serve(host, port)`` runs it with uvicorn. The page is plain HTML, CSS
-and JavaScript in ``static/``, with no build step.
+and JavaScript modules in ``static/`` (``main.js`` routes the address to
+``play.js``, ``replay.js`` and ``leaderboard.js``; ``util.js`` is shared),
+with no build step.
+
+The server runs on the user's machine, so it trusts no request: ``guard``
+admits only this machine's host names and the page's own origin,
+``opponents`` offers bounded players and never opens a file a request
+names, ``thinking`` runs them on a bounded pool that stops with their
+table, and ``body`` reads uploads within their limit.
 """
 from __future__ import annotations
 
 
-def serve(host: str = "127.0.0.1", port: int = 8000) -> None:
-    """Run the app until interrupted (bound to this machine by default)."""
+#: Bind addresses meaning "every interface": they name no host a browser uses.
+_ANY = ("0.0.0.0", "::", "")
+
+
+def serve(host: str = "127.0.0.1", port: int = 8000, hosts=()) -> None:
+    """Run the app until interrupted (bound to this machine by default). It
+    answers to this machine's names, ``host`` and ``hosts`` (``guard``)."""
     import uvicorn
 
     from .app import create_app
 
-    print(f"Trappola lab: open http://{host}:{port}/ (Ctrl-C to stop)")
-    uvicorn.run(create_app(), host=host, port=port, log_level="warning")
+    names = list(hosts) + ([] if host in _ANY else [host])
+    shown = "127.0.0.1" if host in _ANY else (f"[{host}]" if ":" in host else host)
+    print(f"Trappola lab: open http://{shown}:{port}/ (Ctrl-C to stop)")
+    if host in _ANY and not hosts:
+        print("  bound to every interface, but it answers only to this machine's names; "
+              "add --allow-host NAME for each name other machines use")
+    uvicorn.run(create_app(hosts=names), host=host, port=port, log_level="warning")
 
 
 __all__ = ["serve"]

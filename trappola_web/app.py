@@ -1,73 +1,80 @@
 """The web app: the page (``static/``) and its JSON API.
 
-    POST /api/tables            {"opponent": spec, "parties": 1, "seat": "challenger", "seed": null}
-    GET  /api/tables/{id}       the table's state, from the person's side
-    POST /api/tables/{id}/action {"action": id}     (docs/rules.md section 9)
-    POST /api/tables/{id}/next  the next partie of a session
-    POST /api/replays           the text of a saved-games file -> {"id", "games"}
-    GET  /api/replays/{id}/{k}  the frames of game k
-    POST /api/leaderboard       the text of an evaluate --json summary -> tables
-    GET  /api/players           the registered players
+    POST   /api/tables             {"opponent": spec, "parties": 1, "seat": "challenger", "seed": null}
+    GET    /api/tables/{id}        the table's state, from the person's side
+    POST   /api/tables/{id}/action {"action": id}     (docs/rules.md section 9)
+    POST   /api/tables/{id}/next   {}: the next partie of a session
+    POST   /api/tables/{id}/hint   {}: what pimc thinks of each legal card now
+    DELETE /api/tables/{id}        close the table (its opponent stops)
+    POST   /api/replays?name=N     a saved-games file (application/x-ndjson) -> {"id", "name", "games"}
+    GET    /api/replays/{id}       the game list of an open file
+    GET    /api/replays/{id}/{k}   the frames of game k
+    POST   /api/leaderboard        an evaluate --json summary (application/json) -> tables
+    GET    /api/players            the players the web table offers
 
-Every refusal (an unknown player spec, an illegal or untimely move, a
-malformed file) answers a 4xx status with ``{"detail": message}``; the
-page shows the message and the server carries on.
+Every refusal (a foreign page or host, an opponent the web does not
+offer, an illegal or untimely move, a malformed or oversized file, a game
+that has expired) answers a 4xx status (503 when every table is in use)
+with ``{"detail": message}``; the page shows the message and the server
+carries on. Who may call the API: ``guard``; which opponents: ``opponents``;
+where they think: ``thinking``.
 """
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from pathlib import Path
 
+import anyio
 from fastapi import FastAPI, Request
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
+from .body import json_object, read_limited
+from .errors import WebError
+from .guard import Guard, media_type
+from .hint import hint
 from .leaderboard import leaderboard
-from .play import PlayTable, TableError, Tables
+from .opponents import WEB_SETTINGS, web_player
+from .play import PlayTable, Tables
 from .replay import MAX_BYTES, Replays
+from .thinking import ThinkingPool
 
 STATIC = Path(__file__).parent / "static"
 
 
-class BadRequest(Exception):
-    def __init__(self, message: str, status: int = 400):
-        super().__init__(message)
-        self.status = status
+async def _upload(request: Request, kind: str, lock: asyncio.Lock) -> bytearray:
+    """An uploaded file's bytes, declared as ``kind``, at most ``MAX_BYTES``."""
+    if media_type(request.headers.get("content-type")) != kind:
+        raise WebError(f"the file must be sent as {kind}", 415)
+    async with lock:  # one upload at a time, so memory stays within one file's limit
+        return await read_limited(request, MAX_BYTES, "the file")
 
 
-async def _json_object(request: Request) -> dict:
-    try:
-        body = await request.json()
-    except ValueError:
-        raise BadRequest("the request body must be a JSON object") from None
-    if not isinstance(body, dict):
-        raise BadRequest("the request body must be a JSON object")
-    return body
+def create_app(make_player=None, *, hosts=(), workers: int | None = None, tables: Tables | None = None) -> FastAPI:
+    """The app. ``make_player(spec)`` builds opponents (default:
+    ``opponents.web_player``, the bounded specs; tests pass their own);
+    ``hosts``: host names it answers to besides this machine's
+    (``guard``); ``workers``: threads where opponents think (``thinking``);
+    ``tables``: the open tables (default ``Tables()``)."""
+    make_player = make_player or web_player
+    pool = ThinkingPool(workers)
+    tables = tables if tables is not None else Tables()
+    replays = Replays()
+    upload_lock = asyncio.Lock()
 
+    @contextlib.asynccontextmanager
+    async def lifespan(app):
+        yield
+        tables.close_all()
+        pool.shutdown()
 
-async def _text(request: Request) -> str:
-    body = await request.body()
-    if len(body) > MAX_BYTES:
-        raise BadRequest(f"the file is larger than {MAX_BYTES // (1024 * 1024)} MB", 413)
-    try:
-        return body.decode("utf-8")
-    except UnicodeDecodeError:
-        raise BadRequest("the file is not UTF-8 text") from None
+    app = FastAPI(title="Trappola lab", docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan)
+    app.state.tables, app.state.pool, app.state.replays = tables, pool, replays
+    app.add_middleware(Guard, hosts=hosts)
 
-
-def create_app(make_player=None) -> FastAPI:
-    """The app; ``make_player(spec)`` builds opponents (default:
-    ``agents.make_player``; tests pass their own)."""
-    if make_player is None:
-        from agents import make_player
-    app = FastAPI(title="Trappola lab", docs_url=None, redoc_url=None)
-    tables, replays = Tables(), Replays()
-
-    @app.exception_handler(BadRequest)
-    async def bad_request(request, exc: BadRequest):
-        return JSONResponse({"detail": str(exc)}, status_code=exc.status)
-
-    @app.exception_handler(TableError)
-    async def table_error(request, exc: TableError):
+    @app.exception_handler(WebError)
+    async def refused(request, exc: WebError):
         return JSONResponse({"detail": str(exc)}, status_code=exc.status)
 
     @app.get("/", include_in_schema=False)
@@ -80,20 +87,21 @@ def create_app(make_player=None) -> FastAPI:
     def players():
         from agents import REGISTRY
 
-        return [{"name": n, "about": about} for n, (_, about, _) in REGISTRY.items() if n != "human"]
+        return [{"name": n, "about": REGISTRY[n][1], "settings": list(keys)} for n, keys in WEB_SETTINGS.items()]
 
     @app.post("/api/tables")
     async def new_table(request: Request):
-        body = await _json_object(request)
+        body = await json_object(request)
         spec = body.get("opponent", "rule")
-        if not isinstance(spec, str):
-            raise BadRequest(f"opponent must be a player spec like 'rule', got {spec!r}")
+        # Building a player may read its model: off the event loop.
         try:
-            opponent = make_player(spec)
-        except ValueError as e:
-            raise BadRequest(f"player spec {spec!r}: {e}") from None
+            opponent = await anyio.to_thread.run_sync(make_player, spec)
+        except WebError:
+            raise
+        except ValueError as e:  # a make_player of the caller's that refuses the spec
+            raise WebError(f"player spec: {e}") from None
         table = PlayTable(opponent, parties=body.get("parties", 1), seat=body.get("seat", "challenger"),
-                          seed=body.get("seed"))
+                          seed=body.get("seed"), submit=pool.submit)
         tables.add(table)
         return table.state()
 
@@ -101,43 +109,66 @@ def create_app(make_player=None) -> FastAPI:
     def table_state(table_id: str):
         return tables.get(table_id).state()
 
+    @app.delete("/api/tables/{table_id}")
+    def close_table(table_id: str):
+        tables.close(table_id)
+        return {"closed": table_id}
+
     @app.post("/api/tables/{table_id}/action")
     async def table_action(table_id: str, request: Request):
         table = tables.get(table_id)
-        body = await _json_object(request)
+        body = await json_object(request)
         if "action" not in body:
-            raise BadRequest("missing 'action' (an action id, 0..48)")
+            raise WebError("missing 'action' (an action id, 0..48)")
         table.act(body["action"])
         return table.state()
 
     @app.post("/api/tables/{table_id}/next")
-    def table_next(table_id: str):
+    async def table_next(table_id: str, request: Request):
         table = tables.get(table_id)
+        await json_object(request)
         table.next_partie()
         return table.state()
 
+    @app.post("/api/tables/{table_id}/hint")
+    async def table_hint(table_id: str, request: Request):
+        table = tables.get(table_id)
+        await json_object(request)
+        return await asyncio.wrap_future(pool.submit(lambda: hint(table)))
+
+    # Replays answer JSON text made in a worker thread: a file's game list can
+    # be large, and encoding it on the event loop would stall every table.
     @app.post("/api/replays")
     async def open_replay(request: Request):
-        text = await _text(request)
+        data = await _upload(request, "application/x-ndjson", upload_lock)
         try:
-            file_id, games = replays.open(text)
+            listing = await anyio.to_thread.run_sync(replays.open, data, request.query_params.get("name", ""))
         except ValueError as e:
-            raise BadRequest(f"not a saved-games file: {e}") from None
-        return {"id": file_id, "games": games}
+            raise WebError(f"not a saved-games file: {e}") from None
+        return Response(listing, media_type="application/json")
+
+    @app.get("/api/replays/{file_id}")
+    def replay_listing(file_id: str):
+        try:
+            return Response(replays.listing(file_id), media_type="application/json")
+        except KeyError as e:
+            raise WebError(e.args[0], 404) from None
 
     @app.get("/api/replays/{file_id}/{k}")
-    def replay_game(file_id: str, k: int):
+    async def replay_game(file_id: str, k: int):
         try:
-            return replays.game(file_id, k)
+            return Response(await anyio.to_thread.run_sync(replays.game, file_id, k), media_type="application/json")
         except KeyError as e:
-            raise BadRequest(e.args[0], 404) from None
+            raise WebError(e.args[0], 404) from None
 
     @app.post("/api/leaderboard")
     async def open_leaderboard(request: Request):
-        text = await _text(request)
+        data = await _upload(request, "application/json", upload_lock)
         try:
-            return leaderboard(text)
+            return await anyio.to_thread.run_sync(lambda: leaderboard(data.decode("utf-8")))
+        except UnicodeDecodeError:
+            raise WebError("not an evaluation summary: the file is not UTF-8 text") from None
         except ValueError as e:
-            raise BadRequest(f"not an evaluation summary: {e}") from None
+            raise WebError(f"not an evaluation summary: {e}") from None
 
     return app

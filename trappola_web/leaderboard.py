@@ -43,7 +43,8 @@ def _ratings(s: dict) -> list[dict]:
          "columns": ["#", "player", "ordinal (mu - 3 sigma)", "mu", "mu 95% interval", "sigma"]
          + ([COLUMN] if s.get("exploitability") else []), "rows": rows},
         {"caption": "Pairs: win rate of the first player over decided parties [95% CI]",
-         "columns": ["pair", "win rate [95% CI]", "decided", "mean point difference"], "rows": pairs},
+         "columns": ["pair", "win rate [95% CI]", "decided", "mean point difference"], "rows": pairs,
+         "pairs": [[p["a"], p["b"]] for p in s["pairs"]]},
     ]
 
 
@@ -77,7 +78,7 @@ def _head_to_head(s: dict) -> list[dict]:
             ["parties (decided, Alifer)", f"{s['parties']} ({s['decided']}, {s['alifer']})"]]
     mode = "duplicate" if st["duplicate"] else "plain"
     return [{"caption": f"{a} vs {b}: {st['deals']} deals, {mode}, seed {st['seed']}",
-             "columns": ["", "value [95% CI]"], "rows": rows}]
+             "columns": ["", "value [95% CI]"], "rows": rows, "pair": [a, b]}]
 
 
 _KINDS = {"ratings": _ratings, "session_tournament": _tournament, "head_to_head": _head_to_head}
@@ -85,11 +86,15 @@ _KINDS = {"ratings": _ratings, "session_tournament": _tournament, "head_to_head"
 
 def leaderboard(text: str) -> dict:
     """``{"kind", "tables": [{"caption", "columns", "rows"}]}`` from the
-    text of an evaluator summary; ``ValueError`` saying what is wrong."""
+    text of an evaluator summary; ``ValueError`` saying what is wrong. A
+    table of pairs also has ``pairs`` (the two players of each row), a
+    head-to-head table ``pair``: the page links them to their saved games."""
     try:
         summary = json.loads(text)
     except json.JSONDecodeError as e:
         raise ValueError(f"not JSON ({e.msg} at line {e.lineno}, column {e.colno})") from None
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
     if not isinstance(summary, dict):
         raise ValueError("not a summary written by trappola evaluate --json (expected a JSON object)")
     kind = summary.get("kind")

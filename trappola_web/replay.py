@@ -10,24 +10,31 @@ frame carries the ``result``.
 """
 from __future__ import annotations
 
+import json
 import secrets
 import threading
 from collections import OrderedDict
 
 from trappola_env.engine import CARD_NAMES, InfoState, Partie, RuleConfig, card_id, deal_from_names
-from evaluation.game_record import read_games
+from evaluation.game_record import MAX_LINE, replay_record
 
 from . import render
 
 #: Largest file the page may send (a game is a few kB).
 MAX_BYTES = 64 * 1024 * 1024
+#: Most bytes of games kept in memory, over every open file.
+MAX_KEPT = 4 * MAX_BYTES
+#: Longest file name kept for the page.
+MAX_NAME = 200
 
 
 def summary_of(k: int, record: dict) -> dict:
     """One line of the game list."""
     res = record["result"]
     names = record["players"]
+    pair = record.get("pair")
     return {"index": k, "players": names, "deal_index": record.get("deal_index"), "game": record.get("game"),
+            "pair": pair if isinstance(pair, list) and all(isinstance(p, str) for p in pair) else None,
             "outcome": res["outcome"], "winner": None if res["winner"] is None else names[res["winner"]],
             "points": [s[3] for s in res["scores"]], "tokens": res["tokens"],
             "has_values": any("values" in a for a in record["actions"])}
@@ -61,30 +68,96 @@ def frames(record: dict) -> list[dict]:
     return out
 
 
-class Replays:
-    """Files opened in the page, kept by id (the oldest dropped beyond ``limit``)."""
+def check_lines(data) -> tuple[list[bytes], list[dict]]:
+    """Check a saved-games file line by line (``evaluation.game_record``'s
+    checks; ``ValueError`` names the first defect) and return its games as
+    their lines of text, with the game list. A record is parsed again when
+    its game is opened: the text takes a tenth of the memory of the parsed
+    objects."""
+    lines, summaries = [], []
+    view = memoryview(data)
+    start, n = 0, 0
+    while start < len(data):
+        # Line by line without splitting the whole file first: its lines are
+        # then the only copy kept beside the body.
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        line, start, n = bytes(view[start:end]).strip(), end + 1, n + 1
+        if not line:
+            continue
+        if len(line) > MAX_LINE:
+            raise ValueError(f"line {n}: longer than {MAX_LINE} characters")
+        try:
+            record = json.loads(line.decode("utf-8"))
+        except UnicodeDecodeError:
+            raise ValueError(f"line {n}: not UTF-8 text") from None
+        except json.JSONDecodeError as e:
+            raise ValueError(f"line {n}: not JSON ({e.msg} at column {e.colno})") from None
+        except RecursionError:
+            raise ValueError(f"line {n}: JSON nested too deeply") from None
+        replay_record(record, f"line {n}")
+        summaries.append(summary_of(len(lines), record))
+        lines.append(line)
+    if not lines:
+        raise ValueError("no games in the file (one JSON object per line expected)")
+    return lines, summaries
 
-    def __init__(self, limit: int = 8):
+
+class Replays:
+    """Files opened in the page, kept by id as checked lines of text and
+    their game list as JSON text (what the page is sent): the oldest
+    dropped beyond ``limit`` files or ``max_kept`` bytes."""
+
+    def __init__(self, limit: int = 8, max_kept: int = MAX_KEPT):
         self.limit = limit
-        self._files: OrderedDict[str, list[dict]] = OrderedDict()
+        self.max_kept = max_kept
+        self._files: OrderedDict[str, dict] = OrderedDict()
         self._lock = threading.Lock()
 
-    def open(self, text: str) -> tuple[str, list[dict]]:
-        """Check a saved-games file (``ValueError`` names its first defect)
-        and keep it; returns its id and game list."""
-        games = read_games(text)
-        file_id = secrets.token_hex(8)
+    def kept_bytes(self) -> int:
+        """Bytes of text held, over every file."""
         with self._lock:
-            self._files[file_id] = games
-            while len(self._files) > self.limit:
-                self._files.popitem(last=False)
-        return file_id, [summary_of(k, g) for k, g in enumerate(games)]
+            return sum(f["bytes"] for f in self._files.values())
 
-    def game(self, file_id: str, k: int) -> dict:
+    def open(self, data, name: str = "") -> bytes:
+        """Check a saved-games file (bytes or text; ``ValueError`` names its
+        first defect) and keep it; returns ``{"id", "name", "games"}`` as
+        JSON text."""
+        if isinstance(data, str):
+            data = data.encode("utf-8")
+        lines, summaries = check_lines(data)
+        file_id = secrets.token_hex(8)
+        # Encoded game by game: one call over the whole list would hold the
+        # interpreter for most of a second on a large file, and stall every request.
+        head = json.dumps({"id": file_id, "name": str(name)[:MAX_NAME]})[:-1]
+        listing = b"".join([head.encode(), b', "games": [', b", ".join(json.dumps(g).encode() for g in summaries),
+                            b"]}"])
+        del summaries
+        entry = {"lines": lines, "listing": listing, "bytes": sum(len(x) for x in lines) + len(listing)}
         with self._lock:
-            games = self._files.get(file_id)
-        if games is None:
-            raise KeyError(f"no replay file {file_id!r} (open it again)")
-        if not 0 <= k < len(games):
-            raise KeyError(f"the file has games 0..{len(games) - 1}, not {k}")
-        return {"summary": summary_of(k, games[k]), "frames": frames(games[k])}
+            self._files[file_id] = entry
+            while len(self._files) > self.limit or (
+                    len(self._files) > 1 and sum(f["bytes"] for f in self._files.values()) > self.max_kept):
+                self._files.popitem(last=False)
+        return listing
+
+    def listing(self, file_id: str) -> bytes:
+        """``{"id", "name", "games"}`` of an open file as JSON text;
+        ``KeyError`` if it is no longer open."""
+        return self._entry(file_id)["listing"]
+
+    def game(self, file_id: str, k: int) -> bytes:
+        """``{"summary", "frames"}`` of game ``k`` as JSON text; ``KeyError``
+        saying what is missing."""
+        lines = self._entry(file_id)["lines"]
+        if not 0 <= k < len(lines):
+            raise KeyError(f"the file has games 0..{len(lines) - 1}, not {k}")
+        record = json.loads(lines[k])
+        return json.dumps({"summary": summary_of(k, record), "frames": frames(record)}).encode()
+
+    def _entry(self, file_id: str) -> dict:
+        with self._lock:
+            entry = self._files.get(file_id)
+        if entry is None:
+            raise KeyError(f"the replay file {file_id!r} is no longer open on the server (open it again)")
+        return entry

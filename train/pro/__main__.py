@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 from agents.policy_player import shipped_model_path
+from trappola_env.atomic_file import write_text
 
 from ..checkpoint import read_metadata, write_metadata
 from .bench import SessionBench
@@ -112,8 +113,8 @@ def main(argv=None) -> int:
         write_metadata(args.model, meta)
         print(f"wrote the Pro policy into {args.model}")
     if args.json:
-        Path(args.json).write_text(json.dumps({"table": table, "scan": scan_out, "training": history,
-                                               "learned": learned.to_dict()}, indent=1))
+        write_text(args.json, json.dumps({"table": table, "scan": scan_out, "training": history,
+                                          "learned": learned.to_dict()}, indent=1))
     return 0
 
 

@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from agents.policy_player import shipped_model_path
+from trappola_env.atomic_file import atomic_write, write_text
 
 from .bench import SessionBench
 from .parallel import fork_imap
@@ -79,8 +80,12 @@ def as_arrays(rows: list[dict]) -> dict:
 
 
 def save(records: dict, path) -> None:
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    np.savez(path, **records)
+    path = Path(path)
+    if path.suffix != ".npz":  # as np.savez names a bare path
+        path = path.with_name(path.name + ".npz")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_write(path, "wb") as f:
+        np.savez(f, **records)
 
 
 def load(path) -> dict:
@@ -236,7 +241,7 @@ def main(argv=None) -> int:
     print(f"\n{(time.time() - t0) / 60:.1f} min")
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps(summary, indent=1))
+        write_text(args.json, json.dumps(summary, indent=1))
     return 0
 
 

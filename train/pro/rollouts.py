@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from trappola_env.atomic_file import atomic_write
 from trappola_env.engine.session import OVER, PRO_DECISION, Session
 from trappola_env.referee import play_out, play_session
 
@@ -95,7 +96,8 @@ def fit_pro_policy(bench: SessionBench, sessions: int, seed: int = 0, ridge: flo
     else:
         X, A = pro_advantage_data(bench, sessions, seed)
         if bench.save_dir:
-            np.savez(Path(bench.save_dir) / "pro_advantages.npz", X=X, A=A)
+            with atomic_write(Path(bench.save_dir) / "pro_advantages.npz", "wb") as f:
+                np.savez(f, X=X, A=A)
     w = np.linalg.solve(X.T @ X + ridge * np.eye(X.shape[1]), X.T @ A)
     resid = A - X @ w
     cov = np.linalg.inv(X.T @ X + ridge * np.eye(X.shape[1])) * resid.var(ddof=X.shape[1])

@@ -1,0 +1,132 @@
+"""One folder per run: an existing run is refused unless ``overwrite=true``
+or resumed from inside it (keeping its best score); bad settings and
+failed start-ups write nothing."""
+from __future__ import annotations
+
+import errno
+import json
+import os
+
+import pytest
+
+from agents.checkpoint import read_metadata
+from train.checkpoint import write_metadata
+from train.config import load_config
+from train.ppo_selfplay import cli_main, train
+from train.rllib_config import RLlibConfig
+from train.run_log import RunDirError, check_run_dir
+
+TINY = ["n_envs=2", "vec_env=dummy", "n_steps=64", "batch_size=64", "n_epochs=1", "total_timesteps=128",
+        "net_arch=[16]", "bc=false", "eval_every=128", "eval_deals=2", "snapshot_every=64",
+        "checkpoint_every=128", "progress_bar=false", "max_minutes=0", "tensorboard=false"]
+
+
+def tiny(tmp_path, name, *extra):
+    return load_config(None, TINY + [f"out_dir={tmp_path}", f"run_name={name}", *extra])
+
+
+def quiet(msg):
+    pass
+
+
+@pytest.fixture(scope="module")
+def run_a(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("runs")
+    return tmp, train(tiny(tmp, "a"), log=quiet)
+
+
+def test_a_second_run_into_the_same_folder_is_refused_and_changes_nothing(run_a):
+    tmp, _ = run_a
+    before = {p.name: p.read_bytes() for p in (tmp / "a").iterdir() if p.is_file()}
+    with pytest.raises(RunDirError, match="already holds a run"):
+        train(tiny(tmp, "a", "seed=1"), log=quiet)
+    assert {p.name: p.read_bytes() for p in (tmp / "a").iterdir() if p.is_file()} == before
+
+
+def test_the_cli_refuses_it_in_one_line(run_a, capsys):
+    tmp, _ = run_a
+    assert cli_main(TINY + [f"out_dir={tmp}", "run_name=a"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "overwrite=true" in err and str(tmp / "a") in err
+
+
+def test_overwrite_replaces_the_old_run_whole(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "train.log").write_text("the old run's log\n")
+    (tmp_path / "a" / "stale.zip").write_text("x")
+    summary = train(tiny(tmp_path, "a", "overwrite=true", "eval_deals=0", "checkpoint_every=0"), log=quiet)
+    assert not (tmp_path / "a" / "stale.zip").exists()
+    log = (tmp_path / "a" / "train.log").read_text()
+    assert "the old run" not in log
+    assert (tmp_path / "a" / "final.zip").is_file()
+    # eval_deals=0: no evaluation, reported as such (it printed "score -1.000", or crashed with eval_every set)
+    assert not (tmp_path / "a" / "best.zip").exists() and summary["best_score"] is None and not summary["evals"]
+    assert "no evaluation" in log and "-1.000" not in log
+
+
+def test_a_resume_inside_the_folder_continues_it_and_keeps_its_best_score(run_a):
+    tmp, first = run_a
+    best = tmp / "a" / "best.zip"
+    meta = read_metadata(best)
+    meta["eval"]["rule"]["score"] = 1.0  # the top score: no evaluation of the resumed run can beat it
+    write_metadata(best, meta)
+    kept = best.read_bytes()
+    summary = train(tiny(tmp, "a", f"resume={tmp / 'a' / 'last.zip'}"), log=quiet)
+    assert summary["timesteps"] > first["timesteps"] and summary["evals"]
+    assert best.read_bytes() == kept and summary["best_score"] == 1.0 and summary["best"] == str(best)
+    assert json.loads((tmp / "a" / "summary.json").read_text())["timesteps"] == summary["timesteps"]
+
+
+def test_a_resume_from_another_folder_into_an_existing_run_is_refused(run_a, tmp_path):
+    tmp, _ = run_a
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "best.zip").write_text("someone's")
+    with pytest.raises(RunDirError):
+        check_run_dir(tiny(tmp_path, "b", f"resume={tmp / 'a' / 'final.zip'}"))
+
+
+@pytest.mark.parametrize("bad", ["run_name=", "run_name=../x", "run_name=a/b", "run_name=..", "seed=-5",
+                                 "seed=4294967296", "net_arch=[256, true]", "net_arch=[0]", "overwrite=1"])
+def test_bad_settings_are_refused_before_anything_is_written(tmp_path, capsys, bad):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "config.yaml").write_text("the old run's\n")
+    assert cli_main(TINY + [f"out_dir={tmp_path}", "run_name=a", "overwrite=true", bad]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+    assert (tmp_path / "a" / "config.yaml").read_text() == "the old run's\n"
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["a", "config.yaml"]
+
+
+def test_the_rllib_config_shares_the_checks():
+    for bad in ({"run_name": "../x"}, {"seed": -5}, {"net_arch": [256, True]}):
+        with pytest.raises(ValueError):
+            RLlibConfig(**bad)
+
+
+def test_a_failed_start_up_writes_no_run_folder(tmp_path, monkeypatch):
+    from train import vec
+
+    def broken(cfg):
+        raise RuntimeError("the environments did not start")
+
+    monkeypatch.setattr(vec, "make_vec_env", broken)
+    with pytest.raises(RuntimeError):
+        train(tiny(tmp_path, "a"), log=quiet)
+    assert not (tmp_path / "a").exists()
+
+
+def test_an_out_dir_that_is_a_file_or_read_only_is_refused_before_the_run(tmp_path, monkeypatch, capsys):
+    (tmp_path / "f").write_text("")
+    with pytest.raises(RunDirError, match="not a directory"):
+        check_run_dir(tiny(tmp_path / "f", "a"))
+    real_open = os.open
+
+    def read_only(path, flags, *args):  # a read-only file system refuses even root
+        if flags & os.O_CREAT:
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS), path)
+        return real_open(path, flags, *args)
+
+    monkeypatch.setattr(os, "open", read_only)
+    assert cli_main(TINY + [f"out_dir={tmp_path / 'ro'}", "run_name=a"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Read-only file system" in err and str(tmp_path) in err
+    assert sorted(tmp_path.iterdir()) == [tmp_path / "f"]
