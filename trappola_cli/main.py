@@ -448,7 +448,7 @@ def cmd_exploit(args) -> int:
     from train.exploit import DEFAULT_WARM_START, format_exploit, run_exploit
 
     if args.json:
-        _check_writable(Path(args.json))
+        _check_writable(args.json, False)
     bad = [o for o in args.overrides if "=" not in o]
     if bad:
         raise CliError(f"settings must be key=value, got {bad[0]!r}")
