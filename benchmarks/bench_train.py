@@ -7,6 +7,7 @@
     .venv/bin/python benchmarks/bench_train.py --what compare --steps 65536
     .venv/bin/python benchmarks/bench_train.py --what profile --steps 65536 [key=value ...]
     .venv/bin/python benchmarks/bench_train.py --what workers --steps 131072
+    .venv/bin/python benchmarks/bench_train.py --what targets --steps 131072
 
 * env: ``SelfPlayEnv`` steps per second with uniformly random learner
   moves, per opponent (the ceiling that PPO cannot exceed);
@@ -23,6 +24,13 @@
   (half the games against ``pimc:samples=4``), its per-game opponents
   played in this process and then in 2 worker processes
   (``opponent_workers``), and the ratio;
+* targets: learner steps/s against one frozen opponent of each kind, as
+  ``trappola exploit`` trains (pool = that opponent only, no BC, no
+  evaluation), self-play measured in the same run: the network alone
+  (``policy:endgame=0``) batched in the VecEnv and, for comparison, shown
+  one game at a time as before; then the search players (``rule``,
+  ``policy`` with its endgame search, ``pimc:samples=8``) in 2 opponent
+  worker processes, over a quarter of the steps;
 * decide: ``policy`` player decision time (median / p90 over the decisions
   of 200 parties against ``rule``, one core, one thread).
 
@@ -68,10 +76,12 @@ SUBPROC_DEFAULT = ["vec_env=subproc", "n_envs=16", "n_steps=256", "batch_size=51
                    "pool={self: 0.4, rule: 0.4, random: 0.2}"]
 
 
-def bench_ppo(steps: int, overrides: list[str], label: str = "ppo", stand_in: bool = False) -> float:
+def bench_ppo(steps: int, overrides: list[str], label: str = "ppo", stand_in: bool = False,
+              players: dict | None = None) -> float:
     """MaskablePPO learner steps per second under the shipped config with
     ``overrides`` (no BC, no evaluation); ``stand_in`` replaces the games by
-    a VecEnv whose steps cost nothing (SB3's own ceiling)."""
+    a VecEnv whose steps cost nothing (SB3's own ceiling); ``players``
+    (pool name -> player) go to the batched VecEnv."""
     import torch
     from sb3_contrib import MaskablePPO
 
@@ -82,7 +92,7 @@ def bench_ppo(steps: int, overrides: list[str], label: str = "ppo", stand_in: bo
     root = Path(__file__).resolve().parents[1]
     cfg = load_config(root / "configs" / "ppo_selfplay.yaml", ["bc=false", "eval_deals=0"] + overrides)
     torch.set_num_threads(cfg.torch_threads)
-    venv = _stand_in_class()(cfg.n_envs) if stand_in else make_vec_env(cfg)
+    venv = _stand_in_class()(cfg.n_envs) if stand_in else make_vec_env(cfg, players=players)
     act = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[cfg.activation]
     model = MaskablePPO("MlpPolicy", venv, seed=0, device="cpu", n_steps=cfg.n_steps, batch_size=cfg.batch_size,
                         n_epochs=cfg.n_epochs, policy_kwargs=dict(net_arch=dict(pi=cfg.net_arch, vf=cfg.net_arch),
@@ -237,6 +247,38 @@ def bench_workers(steps: int) -> None:
           f"({after:.0f} vs {before:.0f})")
 
 
+class PerGame:
+    """A player that the batched VecEnv cannot batch (its kind is hidden):
+    the network opponent played one game at a time, as before."""
+
+    def __init__(self, player):
+        self.player = player
+
+    def reset(self, seed=None):
+        self.player.reset(seed)
+
+    def act(self, view):
+        return self.player.act(view)
+
+
+def bench_targets(steps: int) -> None:
+    """Learner steps/s against one frozen opponent of each kind (the
+    ``trappola exploit`` setting), self-play in the same run."""
+    from agents import make_player
+
+    net = "policy:endgame=0"
+    rates = {"self-play": bench_ppo(steps, [], "self-play (the default pool: self 0.8, random 0.2)")}
+    rates[net] = bench_ppo(steps, [f"pool={{'{net}': 1.0}}", "snapshot_every=0"], f"{net}, batched")
+    rates["per game"] = bench_ppo(steps // 4, [f"pool={{'{net}': 1.0}}", "snapshot_every=0"],
+                                  f"{net}, one game at a time", players={net: PerGame(make_player(net))})
+    for spec in ("rule", "policy", "pimc:samples=8"):
+        rates[spec] = bench_ppo(steps // 4, [f"pool={{'{spec}': 1.0}}", "snapshot_every=0", "opponent_workers=2"],
+                                f"{spec}, 2 opponent workers")
+    print(f"{net}: {rates[net]:.0f} learner steps/s batched, {rates[net] / rates['self-play']:.2f} of self-play "
+          f"({rates['self-play']:.0f}), {rates[net] / rates['per game']:.1f} times one game at a time "
+          f"({rates['per game']:.0f})")
+
+
 def bench_decide(model: str, parties: int = 200) -> None:
     import random
 
@@ -272,7 +314,8 @@ def bench_decide(model: str, parties: int = 200) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--what", choices=("all", "env", "ppo", "decide", "compare", "profile", "workers"), default="all")
+    ap.add_argument("--what", choices=("all", "env", "ppo", "decide", "compare", "profile", "workers",
+                                                      "targets"), default="all")
     ap.add_argument("--steps", type=int, default=None,
                     help="learner steps per PPO run (default 20,000; 65,536 for compare; 131,072 for workers)")
     ap.add_argument("--model", default=str(shipped_model_path()))
@@ -289,6 +332,8 @@ def main() -> None:
         bench_compare(args.steps or 65_536)
     if args.what == "workers":
         bench_workers(args.steps or 131_072)
+    if args.what == "targets":
+        bench_targets(args.steps or 131_072)
     if args.what == "profile":
         bench_profile(args.steps or 65_536, args.overrides)
     if args.what in ("all", "decide"):

@@ -15,6 +15,8 @@ import json
 
 from trappola_env.atomic_file import atomic_write, write_text
 
+from .exploitability import COLUMN, exploitability_cell
+
 
 def _num(v, digits: int = 3) -> str:
     if v is None:
@@ -74,14 +76,22 @@ def format_tournament(s: dict) -> str:
                      f"{_num(e['pro_declared'], 2)} {_ci(e['pro_declared_ci'], 2)}",
                      f"{_num(e['pro_won'], 2)} {_ci(e['pro_won_ci'], 2)}",
                      _num(e["pro_win_rate"], 2)])
-    return head + "\n" + table(rows, ["player", "tokens/partie [95% CI]", "Bulka wins/session",
-                                      "Pro declared/session", "Pro won/session", "Pro win rate"])
+    header = ["player", "tokens/partie [95% CI]", "Bulka wins/session", "Pro declared/session", "Pro won/session",
+              "Pro win rate"]
+    if s.get("exploitability"):  # from trappola exploit --json results, given with --exploit
+        rows = [r + [exploitability_cell(s, r[0])] for r in rows]
+        header.append(COLUMN)
+    return head + "\n" + table(rows, header)
 
 
 def format_ratings(s: dict) -> str:
     rows = [[e["player"], _num(e["mu"], 2), _num(e["sigma"], 2), _num(e["ordinal"], 2)] for e in s["ratings"]]
+    header = ["player", "mu", "sigma", "ordinal (mu-3s)"]
+    if s.get("exploitability"):  # from trappola exploit --json results, given with --exploit
+        rows = [r + [exploitability_cell(s, r[0])] for r in rows]
+        header.append(COLUMN)
     out = [f"Ratings (openskill Plackett-Luce) from duplicate pairs, {s['settings']['deals']} deals each, "
-           f"seed {s['settings']['seed']}", table(rows, ["player", "mu", "sigma", "ordinal (mu-3s)"]), ""]
+           f"seed {s['settings']['seed']}", table(rows, header), ""]
     pair_rows = [[f"{p['a']} vs {p['b']}", _num(p["win_rate"]), _ci(p["win_rate_ci"]), str(p["decided"])]
                  for p in s["pairs"]]
     out.append(table(pair_rows, ["pair", "win rate (first)", "95% CI", "decided"]))

@@ -231,3 +231,42 @@ def test_train_runs_on_the_batched_vec_env_by_default(tmp_path):
     assert isinstance(venv.venv, BatchedSelfPlayVecEnv) and venv.num_envs == 8
     summary = train(cfg, log=lambda m: None)
     assert summary["timesteps"] >= 256 and (tmp_path / "b" / "final.zip").is_file()
+
+
+class PerGame:
+    """A player shown one game at a time: hides the wrapped player's kind,
+    so the environment cannot batch it."""
+
+    def __init__(self, player):
+        self.player = player
+
+    def reset(self, seed=None):
+        self.player.reset(seed)
+
+    def act(self, view):
+        return self.player.act(view)
+
+
+def test_a_network_alone_is_batched_and_plays_the_games_the_player_would():
+    from agents import make_player
+
+    spec = "policy:endgame=0"
+    batched = BatchedSelfPlayVecEnv(32, pool={spec: 1.0}, seed=4)
+    per_game = BatchedSelfPlayVecEnv(32, pool={spec: 1.0}, seed=4, players={spec: PerGame(make_player(spec))})
+    assert set(batched.frozen) == {spec} and not batched.players
+    assert not per_game.frozen and set(per_game.players) == {spec}
+    searching = BatchedSelfPlayVecEnv(2, pool={"policy:endgame=3": 1.0}, seed=4)
+    assert not searching.frozen and set(searching.players) == {"policy:endgame=3"}
+    obs_a, obs_b = batched.reset(), per_game.reset()
+    ends = 0
+    for _ in range(40):
+        np.testing.assert_array_equal(obs_a, obs_b)
+        np.testing.assert_array_equal(batched.action_masks(), per_game.action_masks())
+        acts = batched.action_masks().argmax(axis=1)  # the learner: its first legal action
+        obs_a, r_a, d_a, i_a = batched.step(acts)
+        obs_b, r_b, d_b, i_b = per_game.step(acts)
+        np.testing.assert_array_equal(d_a, d_b)
+        np.testing.assert_allclose(r_a, r_b)
+        assert all(i_a[k]["opponent"] == spec for k in np.flatnonzero(d_a))
+        ends += int(d_a.sum())
+    assert ends >= 32  # whole parties were played, the opponent's moves included

@@ -14,7 +14,12 @@ dealt again at once, SB3's automatic reset).
   (batched, in compiled code) and any registered player (``rule``...)
   through the per-game player interface: such a game keeps a reference
   ``Partie`` in step, from which the player is shown its ``TurnView``, at
-  the player's own speed.
+  the player's own speed. A pool member that is a trained network alone
+  (``policy:endgame=0``, ``policy:PATH,endgame=0``: a ``policy`` player
+  without endgame search) is frozen and batched like a snapshot: its
+  weights run by ``TorchActor`` in all its games with one forward pass,
+  greedy unless the spec says ``sample=true``; its moves are those the
+  player would choose.
 * Rewards and infos are those of ``SelfPlayEnv`` (the same reward modes,
   the learner's reward whoever ends the partie, the Alifer value of a
   replay as a running mean per pool member kind, forced moves skipped);
@@ -59,7 +64,7 @@ from agents.numpy_policy import NumpyPolicy
 from .opponent_workers import OpponentWorkers
 from .selfplay_env import ENV_REWARD_MODE, PlayerOpponent, pool_member, scale_reward
 
-RANDOM, PLAYER, SNAPSHOT = 0, 1, 2
+RANDOM, PLAYER, SNAPSHOT, FROZEN = 0, 1, 2, 3
 _RESULT = {True: "win", False: "loss"}
 
 
@@ -96,6 +101,15 @@ def sample_masked(logits: np.ndarray, masks: np.ndarray, rng: np.random.Generato
     c = np.cumsum(np.exp(z - z.max(axis=1, keepdims=True)), axis=1)
     u = rng.random(len(c)) * c[:, -1]
     return np.minimum((c <= u[:, None]).sum(axis=1), c.shape[1] - 1)
+
+
+def frozen_network(player) -> tuple[NumpyPolicy, bool] | None:
+    """``(policy, deterministic)`` of a player that is a trained network
+    alone (a ``policy`` player without endgame search), whose moves a
+    batched forward pass can make; None for any other player."""
+    if getattr(player, "kind", None) != "policy" or player.endgame_searcher is not None:
+        return None
+    return player.policy, not player.settings["sample"]
 
 
 class BatchedSelfPlayVecEnv(VecEnv):
@@ -139,16 +153,22 @@ class BatchedSelfPlayVecEnv(VecEnv):
         self._rng = np.random.default_rng(seed)
         BatchPartie.seed_random(int(self._rng.integers(2**31)))
         self.players = {}  # pool name -> PlayerOpponent, for members that play one game at a time
+        # pool name -> (TorchActor, deterministic): frozen networks, batched like the snapshots
+        self.frozen: dict[str, tuple[TorchActor, bool]] = {}
         players = dict(players or {})
         seeds = {}
         for name in self.weights:
-            if name not in ("self", "random"):
+            if name not in ("self", "random", "exploiter"):
                 if name not in players:
                     from agents import make_player
 
                     players[name] = make_player(name)
-                opp = PlayerOpponent(players[name], name)
                 seeds[name] = int(self._rng.integers(2**31))
+                network = frozen_network(players[name])
+                if network is not None:
+                    self.frozen[name] = (TorchActor(network[0]), network[1])
+                    continue
+                opp = PlayerOpponent(players[name], name)
                 opp.reset(seeds[name])
                 self.players[name] = opp
         self._workers = None
@@ -156,6 +176,8 @@ class BatchedSelfPlayVecEnv(VecEnv):
             self._workers = OpponentWorkers({k: v.player for k, v in self.players.items()}, seeds,
                                             opponent_workers)
         self.snapshots: list[int] = []  # ids of the snapshots in the pool, oldest first
+        self.exploiters: list[str] = []  # names of the exploiters in the pool (in self.frozen), oldest first
+        self.n_exploiters = 0
         self._policies: dict[int, TorchActor] = {}
         self.n_added = 0
         self.batch = BatchPartie(n_envs)
@@ -184,14 +206,29 @@ class BatchedSelfPlayVecEnv(VecEnv):
         for k in [k for k in self._policies if k not in live]:
             del self._policies[k]
 
+    def add_exploiter(self, weights: dict) -> None:
+        """Push a frozen exploiter (a best response trained against the
+        learner, ``train.exploiters``) into the pool member ``exploiter``:
+        greedy, batched like the snapshots; the newest ``pool_size`` are
+        kept, drawn uniformly, and games under way keep their opponent."""
+        self.n_exploiters += 1
+        name = f"exploiter{self.n_exploiters}"
+        self.frozen[name] = (TorchActor(NumpyPolicy.from_weights(weights)), True)
+        self.exploiters.append(name)
+        del self.exploiters[:-self.pool_size]
+        live = set(self.exploiters) | set(self.opp_name)
+        for old in [k for k in self.frozen if k.startswith("exploiter") and k not in live]:
+            del self.frozen[old]
+
     def _draw(self, rows: np.ndarray) -> None:
-        names = [k for k in self.weights if k != "self" or self.snapshots]
+        names = [k for k in self.weights if (k != "self" or self.snapshots) and (k != "exploiter" or self.exploiters)]
         if not names:
             raise RuntimeError("the pool has only 'self' and no snapshot yet; call add_snapshot first")
         w = np.array([self.weights[k] for k in names])
         picks = self._rng.choice(len(names), size=rows.size, p=w / w.sum())
         latest = self._rng.random(rows.size) < self.latest_prob
         older = self._rng.integers(len(self.snapshots) or 1, size=rows.size)
+        which = self._rng.integers(len(self.exploiters) or 1, size=rows.size) if "exploiter" in names else None
         for j, i in enumerate(rows):
             name = names[picks[j]]
             self.mirror[i] = None
@@ -202,6 +239,12 @@ class BatchedSelfPlayVecEnv(VecEnv):
             elif name == "random":
                 self.opp_kind[i] = RANDOM
                 self.opp_name[i] = name
+            elif name in self.frozen:
+                self.opp_kind[i] = FROZEN
+                self.opp_name[i] = name
+            elif name == "exploiter":
+                self.opp_kind[i] = FROZEN
+                self.opp_name[i] = self.exploiters[which[j]]
             else:
                 self.opp_kind[i] = PLAYER
                 self.opp_name[i] = name
@@ -247,10 +290,13 @@ class BatchedSelfPlayVecEnv(VecEnv):
             ids = self.opp_snapshot[rows[sel]]
             for sid in np.unique(ids):
                 part = sel[ids == sid]
-                r = rows[part]
-                obs = self.batch.observe(1 - self.learner_seat[r], r)
-                masks = self.batch.legal_masks(r).astype(bool)
-                out[part] = sample_masked(self._policies[sid].logits(obs), masks, self._rng, self.deterministic)
+                out[part] = self._network_actions(rows[part], self._policies[sid], self.deterministic)
+        sel = np.flatnonzero(kinds == FROZEN)
+        if sel.size:
+            names = [self.opp_name[i] for i in rows[sel]]
+            for name in sorted(set(names)):
+                part = sel[[n == name for n in names]]
+                out[part] = self._network_actions(rows[part], *self.frozen[name])
         if remote:
             out[per_game] = self._workers.gather()
             return out
@@ -258,6 +304,12 @@ class BatchedSelfPlayVecEnv(VecEnv):
             p = self.mirror[rows[j]]
             out[j] = self.players[self.opp_name[rows[j]]].policy(p.info_state(p.to_act), p.legal_mask())
         return out
+
+    def _network_actions(self, rows: np.ndarray, actor: TorchActor, deterministic: bool) -> np.ndarray:
+        """The moves of a network opponent in ``rows``, one forward pass."""
+        obs = self.batch.observe(1 - self.learner_seat[rows], rows)
+        masks = self.batch.legal_masks(rows).astype(bool)
+        return sample_masked(actor.logits(obs), masks, self._rng, deterministic)
 
     def _advance(self, rows: np.ndarray) -> np.ndarray:
         """Play opponent moves and forced learner moves in ``rows`` until the

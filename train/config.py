@@ -54,6 +54,9 @@ class TrainConfig:
     progress_bar: bool = True
     tensorboard: bool = True
     resume: str = ""  # checkpoint .zip to continue from
+    # checkpoint .zip whose network (actor and critic) starts the run: a fresh optimizer and step
+    # count, unlike resume; its net_arch and activation must be this config's; no BC then
+    init_from: str = ""
     # --- environment ----------------------------------------------------
     # win: +1/-1/0; points: (own - opponent total) / points_scale;
     # tokens: net tokens / tokens_scale; mixed: win + points_weight * points.
@@ -91,6 +94,11 @@ class TrainConfig:
     pool_size: int = 8  # most recent snapshots kept
     snapshot_latest_prob: float = 0.5  # else a uniformly drawn older snapshot
     opponent_deterministic: bool = False  # snapshots sample their moves by default
+    # League exploiters (train.exploiters): every exploiter_every learner steps (0 = never) a best
+    # response trained exploiter_steps steps against the learner joins the pool member "exploiter"
+    # (give it a weight: pool.exploiter=0.2). Batched VecEnv only.
+    exploiter_every: int = 0
+    exploiter_steps: int = 250_000
     # --- behaviour cloning warm start ------------------------------------
     bc: bool = True
     bc_teacher: str = "rule"
@@ -134,13 +142,21 @@ class TrainConfig:
         if self.opponent_workers and self.vec_env != "batched":
             raise ValueError(f"opponent_workers needs vec_env: batched (got {self.vec_env!r}); "
                              "the subproc workers already play their games in parallel")
-        for name in ("total_timesteps", "snapshot_every", "eval_every", "checkpoint_every", "eval_deals",
+        for name in ("exploiter_every", "exploiter_steps", "total_timesteps", "snapshot_every", "eval_every", "checkpoint_every", "eval_deals",
                      "bc_deals", "eval_search_deals", "opponent_workers"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)!r}")
         check_run_settings(self)
+        exploiters = self.pool.get("exploiter", 0) > 0
+        if exploiters != (self.exploiter_every > 0):
+            raise ValueError("league exploiters need both exploiter_every > 0 and a pool weight for 'exploiter' "
+                             f"(got exploiter_every={self.exploiter_every}, pool={self.pool})")
+        if exploiters and (self.vec_env != "batched" or self.privileged_critic):
+            raise ValueError("league exploiters need vec_env: batched and no privileged_critic")
+        if exploiters and not any(w > 0 for k, w in self.pool.items() if k != "exploiter"):
+            raise ValueError("the pool needs a member besides 'exploiter' until the first exploiter exists")
         for member in self.pool:
-            if member != "self":
+            if member not in ("self", "exploiter"):
                 _check_player(f"pool member {member!r}", str(member))
         if any(not isinstance(w, (int, float)) or not 0 <= w < math.inf for w in self.pool.values()):
             raise ValueError(f"pool weights must be numbers >= 0, got {self.pool!r}")
@@ -163,6 +179,11 @@ class TrainConfig:
             _check_player(name, getattr(self, name))
         if self.resume and not Path(self.resume).expanduser().is_file():
             raise ValueError(f"resume checkpoint not found: {self.resume}")
+        if self.init_from and not Path(self.init_from).expanduser().is_file():
+            raise ValueError(f"init_from checkpoint not found: {self.init_from}")
+        if self.init_from and self.resume:
+            raise ValueError("init_from and resume exclude each other: resume continues a run, "
+                             "init_from starts a new one from a checkpoint's weights")
 
     @property
     def run_dir(self) -> Path:

@@ -18,9 +18,12 @@ Steps:
    to where it was cut);
 2. ``n_envs`` games (``BatchedSelfPlayVecEnv``; ``vec_env: subproc`` for
    ``SelfPlayEnv`` workers behind ``SubprocVecEnv``);
-3. the model: new, or loaded with ``resume``;
-4. optional behaviour cloning on the teacher's moves (``bc=true``);
-5. PPO with the opponent pool, evaluation and checkpoint callbacks;
+3. the model: new (its weights from ``init_from`` if given), or loaded
+   with ``resume``;
+4. optional behaviour cloning on the teacher's moves (``bc=true``; not
+   after ``resume`` or ``init_from``);
+5. PPO with the opponent pool, evaluation and checkpoint callbacks (and
+   league exploiters with ``exploiter_every``, ``train.exploiters``);
 6. final evaluation and ``final.zip``.
 """
 from __future__ import annotations
@@ -40,7 +43,13 @@ from .config import TrainConfig, load_config, resolve_config, trainer_of
 from .run_log import RunDirError, check_run_dir, open_run
 
 
-def train(cfg: TrainConfig, log=None) -> dict:
+def train(cfg: TrainConfig, log=None, callbacks=(), players: dict | None = None) -> dict:
+    """Run the training ``cfg`` describes (steps 1-6 above) and return its
+    summary (paths of ``final.zip`` and ``best.zip``, steps, speed, minutes,
+    evaluations). ``log``: where progress lines go besides ``train.log``
+    (default ``print``); ``callbacks``: further SB3 callbacks, run after
+    the run's own; ``players``: pool name -> ``agents.base.Player`` for
+    pool members already built (the batched VecEnv only)."""
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.logger import configure
@@ -54,10 +63,10 @@ def train(cfg: TrainConfig, log=None) -> dict:
 
     # 1. settings and seeds ---------------------------------------------
     # Refuse an unusable checkpoint or run folder before writing or starting anything.
-    if cfg.resume:
+    if cfg.resume or cfg.init_from:
         from agents.checkpoint import load_policy
 
-        load_policy(cfg.resume)
+        load_policy(cfg.resume or cfg.init_from)
     check_run_dir(cfg)
 
     t_start = time.time()
@@ -65,7 +74,7 @@ def train(cfg: TrainConfig, log=None) -> dict:
     set_random_seed(cfg.seed)
 
     # 2. environments ----------------------------------------------------
-    venv = make_vec_env(cfg)
+    venv = make_vec_env(cfg, players=players)
 
     # 3. model -----------------------------------------------------------
     lr0, frac = cfg.learning_rate, cfg.lr_final_fraction
@@ -92,12 +101,23 @@ def train(cfg: TrainConfig, log=None) -> dict:
             policy_kwargs=dict(net_arch=dict(pi=list(cfg.net_arch), vf=list(cfg.net_arch)),
                                activation_fn=activation),
         )
+        if cfg.init_from:
+            from agents.checkpoint import load_state_dict
+
+            try:
+                model.policy.load_state_dict(load_state_dict(cfg.init_from))
+            except RuntimeError as exc:  # torch: missing, unexpected or differently shaped weights
+                raise ValueError(f"init_from {cfg.init_from}: its network is not this config's "
+                                 f"(net_arch {cfg.net_arch}, privileged_critic {cfg.privileged_critic}): "
+                                 f"{str(exc).splitlines()[0]}") from None
     # The run folder is written only now that the environments and the model are up.
     run_dir, say, log_file = open_run(cfg, log)
     say(f"run {run_dir}: {cfg.total_timesteps:,} steps, {cfg.n_envs} envs, pool {cfg.pool}, "
         f"reward {cfg.reward_mode}, net {cfg.net_arch}, bc={cfg.bc}")
     if resumed_from:
         say(f"resumed from {cfg.resume} at {model.num_timesteps:,} steps")
+    if cfg.init_from:
+        say(f"network weights from {cfg.init_from}")
     formats = ["csv"] + (["tensorboard"] if cfg.tensorboard else [])
     model.set_logger(configure(str(run_dir / "tb"), formats))
 
@@ -105,7 +125,7 @@ def train(cfg: TrainConfig, log=None) -> dict:
     evaluator = EvalCheckpointCallback(cfg, run_dir, log=say, resumed_from=resumed_from)
     evaluator.init_callback(model)
     bc_stats = None
-    if cfg.bc and not cfg.resume:
+    if cfg.bc and not cfg.resume and not cfg.init_from:
         t0 = time.time()
         data = bc_mod.collect(cfg.bc_teacher, cfg.bc_deals, seed=cfg.seed + 1, reward_mode=cfg.reward_mode,
                               points_scale=cfg.points_scale, tokens_scale=cfg.tokens_scale,
@@ -121,9 +141,16 @@ def train(cfg: TrainConfig, log=None) -> dict:
             evaluator.evaluate_and_keep_best()
 
     # 5. PPO with the opponent pool ---------------------------------------
-    callbacks = [SelfPlayCallback(cfg.snapshot_every, cfg.activation), evaluator]
+    extra_callbacks = list(callbacks)
+    callbacks = [SelfPlayCallback(cfg.snapshot_every, cfg.activation), evaluator, *extra_callbacks]
+    if cfg.exploiter_every:
+        from .exploiters import ExploiterCallback
+
+        callbacks.append(ExploiterCallback(cfg, log=say))
     if cfg.max_minutes > 0:
-        callbacks.append(TimeLimitCallback(cfg.max_minutes - (time.time() - t_start) / 60.0, log=say))
+        # what is left of the budget after BC; at least a moment, since 0 would mean no limit at all
+        left = max(cfg.max_minutes - (time.time() - t_start) / 60.0, 1e-6)
+        callbacks.append(TimeLimitCallback(left, log=say))
     if cfg.progress_bar:
         callbacks.append(ProgressBarCallback(cfg.total_timesteps))
     steps_before = model.num_timesteps

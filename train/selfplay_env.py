@@ -303,8 +303,12 @@ class SelfPlayEnv(gymnasium.Env):
 
 def pool_member(name: str) -> str:
     """The opponent pool member an opponent name belongs to: snapshots
-    ("self3") -> "self"; "rule", "random" as they are."""
-    return "self" if name.startswith("self") else name
+    ("self3") -> "self", exploiters ("exploiter2") -> "exploiter"; "rule",
+    "random" as they are."""
+    for member in ("self", "exploiter"):
+        if name.startswith(member) and name[len(member):].isdigit():
+            return member
+    return name
 
 
 def scale_reward(env_reward: float, result: str, reward_mode: str, points_scale: float = 60.0,

@@ -57,16 +57,19 @@ def _factory(kwargs: dict, seed: int):
     return make
 
 
-def make_vec_env(cfg, seed_offset: int = 0):
+def make_vec_env(cfg, seed_offset: int = 0, players: dict | None = None):
     """``cfg.n_envs`` games, monitored: one ``BatchedSelfPlayVecEnv``
-    (``vec_env: batched``, seed ``cfg.seed``), or SelfPlayEnv workers
-    (seeds ``cfg.seed + 1000 * i``) behind a mask cache."""
+    (``vec_env: batched``, seed ``cfg.seed``; ``players``: pool name ->
+    ``agents.base.Player`` for members already built), or SelfPlayEnv
+    workers (seeds ``cfg.seed + 1000 * i``) behind a mask cache."""
     kwargs = env_kwargs(cfg)
     if cfg.vec_env == "batched":
         from .batched_vec_env import BatchedSelfPlayVecEnv
 
-        return VecMonitor(BatchedSelfPlayVecEnv(cfg.n_envs, seed=cfg.seed + seed_offset,
+        return VecMonitor(BatchedSelfPlayVecEnv(cfg.n_envs, seed=cfg.seed + seed_offset, players=players,
                                                 opponent_workers=cfg.opponent_workers, **kwargs))
+    if players:
+        raise ValueError("players go to the batched VecEnv only (vec_env: batched)")
     fns = [_factory(kwargs, cfg.seed + seed_offset + 1000 * i) for i in range(cfg.n_envs)]
     if cfg.vec_env == "subproc" and cfg.n_envs > 1:
         # fork: workers inherit the imported modules, which makes start-up fast.

@@ -9,10 +9,13 @@
                                              # --session also the session: evaluation/session_record.py),
                                              # for trappola serve's replay
     trappola evaluate ... [--progress | --no-progress]
+    trappola evaluate --ratings ... --exploit X.json   # an exploitability column from trappola exploit --json
     trappola serve [--host 127.0.0.1] [--port 8000] [--allow-host NAME]   # the web app: play, replay, leaderboard
     trappola players            # the registered players and their settings
     trappola bench [args...]    # speed of random play (trappola_cli/bench.py)
     trappola train [--config FILE|NAME] [key=value | --key value ...]   # train/README.md
+    trappola exploit --target SPEC [--minutes M] [--deals D] [--seed S] [--json PATH]
+                     [--warm-start SPEC|none] [key=value ...]   # a best response: train/exploit.py
     trappola demo [--minutes M] [--seed S]   # short training + Bulka table (make demo)
     trappola demo --quick [--deals N]        # no training: the built-in players only
 
@@ -118,6 +121,9 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--ace-declaration", choices=("first_ace", "first_card"), default="first_ace",
                    help="rule variant for declaring Aces (default: first_ace)")
     e.add_argument("--json", metavar="PATH", help="write the summary as JSON")
+    e.add_argument("--exploit", metavar="PATH", action="append", default=[],
+                   help="--ratings, --session: a result of trappola exploit --json for one of the players "
+                        "(repeatable); adds an exploitability column (a lower bound)")
     e.add_argument("--csv", metavar="PATH", help="write one row per partie (per session and player with --session)")
     e.add_argument("--save-games", metavar="DIR",
                    help="write every partie to DIR/games.jsonl (the format is documented in "
@@ -154,6 +160,26 @@ def build_parser() -> argparse.ArgumentParser:
                         "default: the shipped configs/ppo_selfplay.yaml")
     t.add_argument("overrides", nargs="*", metavar="KEY=VALUE", help="config overrides (or --key value)")
 
+    x = sub.add_parser("exploit", help="approximate exploitability: train a best response to a player",
+                       description="Train a best response (MaskablePPO) against a frozen player for --minutes, "
+                                   "then play it against that player on fresh duplicate deals. Its win rate "
+                                   "minus 0.5 and its points edge are lower bounds on the player's "
+                                   "exploitability (train/exploit.py).",
+                       epilog=players_help, formatter_class=argparse.RawDescriptionHelpFormatter)
+    x.add_argument("--target", required=True, help="the player whose exploitability is estimated (a spec)")
+    x.add_argument("--minutes", type=_positive_float, default=30.0,
+                   help="training budget in minutes, warm start included (default: 30)")
+    x.add_argument("--deals", type=_positive, default=1000,
+                   help="duplicate deals of the final evaluation (default: 1000)")
+    x.add_argument("--seed", type=_int, default=0, help="seed (default: 0)")
+    x.add_argument("--json", metavar="PATH", help="write the result as JSON")
+    x.add_argument("--warm-start", default=None,
+                   help="where the best response starts: a policy spec (its weights; default: policy, the "
+                        "shipped network), another player's spec (behaviour cloning on its moves), or none")
+    x.add_argument("--workers", type=_positive, default=None, help="evaluation processes (default: all cores)")
+    x.add_argument("overrides", nargs="*", metavar="KEY=VALUE",
+                   help="training settings (fields of train/config.py, e.g. n_envs=512 learning_rate=1e-4)")
+
     d = sub.add_parser("demo", help="a short training run, then a Bulka-session table (make demo)")
     d.add_argument("--seed", type=_int, default=0, help="seed (default: 0)")
     d.add_argument("--minutes", type=_positive_float, default=None,
@@ -174,7 +200,11 @@ def main(argv=None) -> int:
     else:
         try:
             parser = build_parser()
-            args = parser.parse_args(argv)
+            args, extra = parser.parse_known_args(argv)
+            if extra and args.command == "exploit" and all("=" in a and not a.startswith("-") for a in extra):
+                args.overrides += extra  # key=value settings after an option: argparse leaves them over
+            elif extra:
+                parser.error(f"unrecognized arguments: {' '.join(extra)}")
         except SystemExit as e:  # argparse: --help (0) or a usage error (2), already printed
             return int(e.code or 0)
     from trappola_env.atomic_file import describe_os_error
@@ -250,6 +280,9 @@ def cmd_evaluate(args) -> int:
             _check_writable(path, folder)
     if args.address is not None and args.backend != "ray":
         raise CliError("--address needs --backend ray")
+    exploits = _read_exploits(args.exploit, players) if args.exploit else []
+    if exploits and not (args.session or args.ratings):
+        raise CliError("--exploit adds a column to a leaderboard: use it with --ratings or --session")
     backend = args.backend
     if backend == "ray":
         try:
@@ -271,10 +304,15 @@ def cmd_evaluate(args) -> int:
     finally:
         if not isinstance(backend, str):
             backend.close()
-    print(format_summary(res.summary))
+    summary = res.summary
+    if exploits:
+        from evaluation.exploitability import with_exploitability
+
+        summary = with_exploitability(summary, exploits)
+    print(format_summary(summary))
     print(f"({time.perf_counter() - start:.1f} s)")
     if args.json:
-        write_json(res.summary, args.json)
+        write_json(summary, args.json)
     if args.csv:
         write_csv(res.records, args.csv)
     if args.save_games:
@@ -282,6 +320,24 @@ def cmd_evaluate(args) -> int:
 
         print(f"games saved to {write_games(res.games, args.save_games)}")
     return 0
+
+
+def _read_exploits(paths: list[str], players: list[str]) -> list[dict]:
+    """The exploit results of ``--exploit``, each for one of ``players``
+    (checked before the evaluation runs)."""
+    from evaluation.exploitability import read_exploit
+
+    out = []
+    for path in paths:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            raise CliError(f"--exploit {path}: cannot read it ({e})") from None
+        entry = read_exploit(text)
+        if entry["target"] not in players:
+            raise CliError(f"--exploit {path}: its target {entry['target']!r} is not among --players")
+        out.append(entry)
+    return out
 
 
 def _run_evaluation(args, players, common):
@@ -392,8 +448,27 @@ def cmd_train(args) -> int:
     return cli_main(args.argv)
 
 
+# ------------------------------------------------------------------ exploit
+def cmd_exploit(args) -> int:
+    from train.exploit import DEFAULT_WARM_START, format_exploit, run_exploit
+
+    if args.json:
+        _check_writable(args.json, False)
+    bad = [o for o in args.overrides if "=" not in o]
+    if bad:
+        raise CliError(f"settings must be key=value, got {bad[0]!r}")
+    result = run_exploit(args.target, minutes=args.minutes, deals=args.deals, seed=args.seed,
+                         warm_start=args.warm_start or DEFAULT_WARM_START, overrides=args.overrides,
+                         json_path=args.json, workers=args.workers)
+    print(format_exploit(result))
+    if args.json:
+        print(f"written to {args.json}")
+    return 0
+
+
 COMMANDS = {"play": cmd_play, "evaluate": cmd_evaluate, "players": cmd_players, "bench": cmd_bench,
-            "demo": cmd_demo, "train": cmd_train, "serve": cmd_serve}
+            "demo": cmd_demo, "train": cmd_train, "serve": cmd_serve,
+            "exploit": cmd_exploit}
 
 if __name__ == "__main__":
     sys.exit(main())

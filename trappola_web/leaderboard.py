@@ -6,10 +6,16 @@ with its 95% confidence interval.
   interval mu +- 1.96 sigma, then each pair's win rate;
 - ``session_tournament``: players ranked by tokens per partie;
 - ``head_to_head``: the two players' figures.
+
+A ratings or tournament summary written with ``trappola evaluate
+--exploit`` also gets a column of exploitability (lower bounds, from
+``trappola exploit --json``; ``evaluation.exploitability``).
 """
 from __future__ import annotations
 
 import json
+
+from evaluation.exploitability import COLUMN, exploitability_cell
 
 
 def _num(v, digits: int = 3) -> str:
@@ -28,12 +34,14 @@ def _ratings(s: dict) -> list[dict]:
     st = s["settings"]
     rows = [[str(k + 1), e["player"], _num(e["ordinal"], 2), _num(e["mu"], 2),
              f"[{e['mu'] - 1.96 * e['sigma']:.2f}, {e['mu'] + 1.96 * e['sigma']:.2f}]", _num(e["sigma"], 2)]
+            + ([exploitability_cell(s, e["player"])] if s.get("exploitability") else [])
             for k, e in enumerate(s["ratings"])]
     pairs = [[f"{p['a']} vs {p['b']}", _with_ci(p["win_rate"], p["win_rate_ci"]), str(p["decided"]),
               _num(p["mean_point_diff"], 2)] for p in s["pairs"]]
     return [
         {"caption": f"Ratings (openskill Plackett-Luce), duplicate pairs of {st['deals']} deals, seed {st['seed']}",
-         "columns": ["#", "player", "ordinal (mu - 3 sigma)", "mu", "mu 95% interval", "sigma"], "rows": rows},
+         "columns": ["#", "player", "ordinal (mu - 3 sigma)", "mu", "mu 95% interval", "sigma"]
+         + ([COLUMN] if s.get("exploitability") else []), "rows": rows},
         {"caption": "Pairs: win rate of the first player over decided parties [95% CI]",
          "columns": ["pair", "win rate [95% CI]", "decided", "mean point difference"], "rows": pairs,
          "pairs": [[p["a"], p["b"]] for p in s["pairs"]]},
@@ -48,10 +56,12 @@ def _tournament(s: dict) -> list[dict]:
         e = s["per_player"][n]
         rows.append([str(k + 1), n, _with_ci(e["tokens_per_partie"], e["tokens_per_partie_ci"], 2),
                      _with_ci(e["bulka_wins"], e["bulka_wins_ci"], 2), _with_ci(e["pro_declared"], e["pro_declared_ci"], 2),
-                     _with_ci(e["pro_win_rate"], e["pro_win_rate_ci"], 2)])
+                     _with_ci(e["pro_win_rate"], e["pro_win_rate_ci"], 2)]
+                    + ([exploitability_cell(s, n)] if s.get("exploitability") else []))
     return [{"caption": f"Bulka sessions: {st['sessions']} x {st['parties']} parties, seed {st['seed']} "
                         "(means per session [95% CI])",
-             "columns": ["#", "player", "tokens / partie", "Bulka wins", "Pro declared", "Pro win rate"],
+             "columns": ["#", "player", "tokens / partie", "Bulka wins", "Pro declared", "Pro win rate"]
+             + ([COLUMN] if s.get("exploitability") else []),
              "rows": rows}]
 
 
