@@ -132,7 +132,12 @@ class OpponentWorkers:
         for proc in self._procs:
             proc.join(timeout=5)
             if proc.is_alive():
+                # terminate() only sends the signal: join again so close() returns with the process gone.
                 proc.terminate()
+                proc.join(timeout=5)
+            if proc.is_alive():
+                proc.kill()
+                proc.join()
         for conn in self._conns:
             conn.close()
         self._conns, self._procs = [], []
