@@ -105,7 +105,7 @@ def test_the_rllib_config_shares_the_checks():
 def test_a_failed_start_up_writes_no_run_folder(tmp_path, monkeypatch):
     from train import vec
 
-    def broken(cfg):
+    def broken(cfg, **kwargs):
         raise RuntimeError("the environments did not start")
 
     monkeypatch.setattr(vec, "make_vec_env", broken)
