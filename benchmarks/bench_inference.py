@@ -37,7 +37,6 @@ By trick, too: the evidence grows as the opponent plays.
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import random
 import sys
@@ -56,7 +55,7 @@ from agents import make_player  # noqa: E402
 from agents.belief import load_belief  # noqa: E402
 from agents.inference import effective_sample_size, load_inference, normalise  # noqa: E402
 from agents.sampling import constraints_of  # noqa: E402
-from evaluation import derive_seed  # noqa: E402
+from evaluation import derive_seed, stats  # noqa: E402
 from trappola_env.engine import Partie, random_deal  # noqa: E402
 from trappola_env.interface import TurnView  # noqa: E402
 from trappola_env.observation import encode_info  # noqa: E402
@@ -96,10 +95,9 @@ def rows_of_deal(deal, observer, opponent, seat: int, belief, inferences: dict, 
 
 
 def mean_ci(xs) -> tuple[float, float, float]:
-    xs = np.asarray(xs, dtype=np.float64)
-    m = float(xs.mean())
-    h = 1.96 * float(xs.std(ddof=1)) / math.sqrt(len(xs)) if len(xs) > 1 else float("nan")
-    return m, m - h, m + h
+    """(mean, low, high): ``evaluation.stats.mean_ci`` flattened for the table."""
+    m, (lo, hi) = stats.mean_ci(xs)
+    return m, lo, hi
 
 
 def main(argv=None) -> int:

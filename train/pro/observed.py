@@ -30,7 +30,6 @@ unknown kind gets the mean of the rates, which makes it declare). Mean and
 from __future__ import annotations
 
 import argparse
-import math
 import random
 import time
 
@@ -39,6 +38,7 @@ import numpy as np
 from agents import make_player
 from agents.pro_learned import RECORD_FEATURES, LookaheadPro, ObservedPro, record_features
 from evaluation.seeding import derive_seed
+from evaluation.stats import mean_ci
 from evaluation.tournament import unique_labels
 from trappola_env.engine.records import session_records
 from trappola_env.engine.session import Session
@@ -194,14 +194,12 @@ def main(argv=None) -> int:
     for name, rule in rules.items():
         vals[name] = _parallel(lambda chunk, rule=rule: tokens_per_partie(args.focal, rule, TEST_POOL, chunk,
                                                                              args.parties), test_seeds, args.workers)
-        v = vals[name]
-        half = 1.96 * v.std(ddof=1) / math.sqrt(len(v))
-        print(f"{name:<11} {v.mean():+.3f} [{v.mean() - half:+.3f}, {v.mean() + half:+.3f}] tokens per partie "
-              f"({len(v)} held-out sessions)", flush=True)
+        m, (lo, hi) = mean_ci(vals[name])
+        print(f"{name:<11} {m:+.3f} [{lo:+.3f}, {hi:+.3f}] tokens per partie "
+              f"({len(vals[name])} held-out sessions)", flush=True)
     for other in ("always", "never", "name-keyed"):
-        d = vals["learned"] - vals[other]
-        half = 1.96 * d.std(ddof=1) / math.sqrt(len(d))
-        print(f"learned minus {other:<10} {d.mean():+.3f} [{d.mean() - half:+.3f}, {d.mean() + half:+.3f}]")
+        m, (lo, hi) = mean_ci(vals["learned"] - vals[other])
+        print(f"learned minus {other:<10} {m:+.3f} [{lo:+.3f}, {hi:+.3f}]")
     print(f"learned Pro policy {learned.to_dict()}; {(time.time() - t0) / 60:.1f} min")
     return 0
 
