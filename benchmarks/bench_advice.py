@@ -3,7 +3,7 @@
 Each deal is one Pro partie of a 3-player session (docs/rules.md section
 8): the dealer (``--declarer``) starts with a streak of 2 and declares Pro,
 the challenger (a weak ``--defenders`` player with ``heed=true``) defends,
-and the one waiting player (``--adviser``, honest: ``agents.advice``)
+and the one waiting player (``--adviser``, honest: ``trappola.agents.advice``)
 advises the defender before each of its decisions. The defender plays the
 advice whenever it is legal for it. The same deal is played again without
 advice (``Session(advice=False)``), where the defender decides alone. Alifer
@@ -22,11 +22,11 @@ from __future__ import annotations
 import argparse
 import time
 
-from agents import make_player
-from evaluation.seeding import derive_seed
-from evaluation.stats import mean_ci, wilson
-from trappola_env.engine.session import Session
-from trappola_env.referee import play_session
+from trappola.agents import make_player
+from trappola.evaluation.seeding import derive_seed
+from trappola.evaluation.stats import mean_ci, wilson
+from trappola.engine.session import Session
+from trappola.envs.referee import play_session
 
 NAMES = ("defender", "declarer", "adviser")
 

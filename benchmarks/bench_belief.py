@@ -27,12 +27,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import trappola_env.referee as referee  # noqa: E402
-from agents.pimc import PimcPlayer  # noqa: E402
-from agents.policy_player import PolicyPlayer  # noqa: E402
-from evaluation import head_to_head  # noqa: E402
-from evaluation.backend import ProcessBackend  # noqa: E402
-from trappola_env.engine.cards import mask_of  # noqa: E402
+import trappola.envs.referee as referee  # noqa: E402
+from trappola.agents.pimc import PimcPlayer  # noqa: E402
+from trappola.agents.policy_player import PolicyPlayer  # noqa: E402
+from trappola.evaluation import head_to_head  # noqa: E402
+from trappola.evaluation.backend import ProcessBackend  # noqa: E402
+from trappola.engine.cards import mask_of  # noqa: E402
 
 _DEAL = {}
 _play_partie = referee.play_partie

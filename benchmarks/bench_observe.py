@@ -1,5 +1,5 @@
 """What read-only observations cost: ``trappola_v0`` steps/s through the
-standard AEC loop (``trappola_cli.bench.loop_run``, as ``bench_env.py``)
+standard AEC loop (``trappola.cli.bench.loop_run``, as ``bench_env.py``)
 with the shipped ``observe`` (read-only cached arrays) and with the
 earlier one (writeable cached arrays, restated below), in interleaved
 slices of one run, so that a shared machine loads both alike.
@@ -14,12 +14,12 @@ import sys
 
 import numpy as np
 
-from evaluation.stats import mean_ci
-from trappola_cli.bench import loop_run
-from trappola_env import trappola_v0
-from trappola_env.env_base import OrderEnforcing
-from trappola_env.engine import N_ACTIONS
-from trappola_env.engine.partie import DONE
+from trappola.evaluation.stats import mean_ci
+from trappola.cli.bench import loop_run
+from trappola.envs import trappola_v0
+from trappola.envs.aec_base import OrderEnforcing
+from trappola.engine import N_ACTIONS
+from trappola.engine.partie import DONE
 
 
 class WriteableObservations(trappola_v0.raw_env):

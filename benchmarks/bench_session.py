@@ -1,4 +1,4 @@
-"""Cost of the session layer: the fast runner (``trappola_env.referee``)
+"""Cost of the session layer: the fast runner (``trappola.envs.referee``)
 with random players vs the same number of parties played bare (deal,
 play, ``result()``) with the same random policy, called the same way
 (an ``InfoState`` and the legal mask per action). The difference is what
@@ -17,10 +17,10 @@ import random
 import statistics
 import time
 
-from trappola_env.engine import DEFAULT_CONFIG, Partie, cards_of, random_deal
-from trappola_env.referee import play_out, play_session
+from trappola.engine import DEFAULT_CONFIG, Partie, cards_of, random_deal
+from trappola.envs.referee import play_out, play_session
 
-from evaluation.seeding import derive_seed
+from trappola.evaluation.seeding import derive_seed
 
 
 class RandomPlayer:
@@ -83,7 +83,7 @@ def bench_overhead(n_players, parties, rounds):
 
 def bench_env(parties, seed=0):
     try:
-        from trappola_env import bulka_v0
+        from trappola.envs import bulka_v0
     except ImportError:
         print("bulka_v0 not available; env run skipped")
         return

@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/bench_train.py                 # both
     .venv/bin/python benchmarks/bench_train.py --what env      # raw wrapper steps/s per opponent
     .venv/bin/python benchmarks/bench_train.py --what ppo --steps 20000 n_envs=4
-    .venv/bin/python benchmarks/bench_train.py --what decide --model agents/models/default.zip
+    .venv/bin/python benchmarks/bench_train.py --what decide --model trappola/agents/models/default.zip
     .venv/bin/python benchmarks/bench_train.py --what compare --steps 65536
     .venv/bin/python benchmarks/bench_train.py --what profile --steps 65536 [key=value ...]
     .venv/bin/python benchmarks/bench_train.py --what workers --steps 131072
@@ -20,7 +20,7 @@
   nothing, and the bare batched engine's random-play actions/s; the last
   line is the ratio of the two defaults;
 * profile: where the new default's training time goes (cProfile);
-* workers: learner steps/s with ``configs/ppo_vs_search.yaml``'s pool
+* workers: learner steps/s with ``trappola/configs/ppo_vs_search.yaml``'s pool
   (half the games against ``pimc:samples=4``), its per-game opponents
   played in this process and then in 2 worker processes
   (``opponent_workers``), and the ratio;
@@ -47,13 +47,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents.policy_player import shipped_model_path  # noqa: E402
+from trappola.agents.policy_player import shipped_model_path  # noqa: E402
 
 
 def bench_env(seconds: float = 3.0) -> None:
     import numpy as np
 
-    from train.selfplay_env import SelfPlayEnv
+    from trappola.train.selfplay_env import SelfPlayEnv
 
     for opp in ("random", "rule"):
         env = SelfPlayEnv(pool={opp: 1.0}, seed=1)
@@ -85,12 +85,12 @@ def bench_ppo(steps: int, overrides: list[str], label: str = "ppo", stand_in: bo
     import torch
     from sb3_contrib import MaskablePPO
 
-    from train.config import load_config
-    from train.callbacks import SelfPlayCallback
-    from train.vec import make_vec_env
+    from trappola.train.config import load_config
+    from trappola.train.callbacks import SelfPlayCallback
+    from trappola.train.vec import make_vec_env
 
     root = Path(__file__).resolve().parents[1]
-    cfg = load_config(root / "configs" / "ppo_selfplay.yaml", ["bc=false", "eval_deals=0"] + overrides)
+    cfg = load_config(root / "trappola" / "configs" / "ppo_selfplay.yaml", ["bc=false", "eval_deals=0"] + overrides)
     torch.set_num_threads(cfg.torch_threads)
     venv = _stand_in_class()(cfg.n_envs) if stand_in else make_vec_env(cfg, players=players)
     act = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[cfg.activation]
@@ -172,7 +172,7 @@ def bench_engine(seconds: float = 3.0, n: int = 16384) -> float:
     random parties (compiled, one core)."""
     import numpy as np
 
-    from trappola_env.batch import BatchPartie
+    from trappola.envs.batch import BatchPartie
 
     b = BatchPartie(n)
     rng = np.random.default_rng(0)
@@ -237,9 +237,9 @@ def bench_workers(steps: int) -> None:
     """The search pool's per-game opponents here, then in 2 worker processes."""
     import yaml
 
-    from train.config import load_config
+    from trappola.train.config import load_config
 
-    search = load_config(Path(__file__).resolve().parents[1] / "configs" / "ppo_vs_search.yaml", [])
+    search = load_config(Path(__file__).resolve().parents[1] / "trappola" / "configs" / "ppo_vs_search.yaml", [])
     pool = "pool=" + yaml.safe_dump(dict(search.pool), default_flow_style=True, sort_keys=False).strip()
     before = bench_ppo(steps, [pool, "opponent_workers=0"], "pimc in this process (before)")
     after = bench_ppo(steps, [pool, "opponent_workers=2"], "pimc in 2 worker processes (after)")
@@ -264,7 +264,7 @@ class PerGame:
 def bench_targets(steps: int) -> None:
     """Learner steps/s against one frozen opponent of each kind (the
     ``trappola exploit`` setting), self-play in the same run."""
-    from agents import make_player
+    from trappola.agents import make_player
 
     net = "policy:endgame=0"
     rates = {"self-play": bench_ppo(steps, [], "self-play (the default pool: self 0.8, random 0.2)")}
@@ -284,9 +284,9 @@ def bench_decide(model: str, parties: int = 200) -> None:
 
     import torch
 
-    from agents import make_player
-    from trappola_env.engine import Partie, random_deal
-    from trappola_env.referee import seat_policy
+    from trappola.agents import make_player
+    from trappola.engine import Partie, random_deal
+    from trappola.envs.referee import seat_policy
 
     torch.set_num_threads(1)
     me, rule = seat_policy(make_player(f"policy:{model},endgame=0")), seat_policy(make_player("rule"))

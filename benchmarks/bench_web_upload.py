@@ -22,7 +22,7 @@ import threading
 import time
 import warnings
 
-from evaluation import head_to_head
+from trappola.evaluation import head_to_head
 
 
 def resident_mb() -> float:
@@ -38,7 +38,7 @@ def main() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         from fastapi.testclient import TestClient
-    from trappola_web.app import create_app
+    from trappola.web.app import create_app
 
     games = head_to_head("rule", "random", 50, duplicate=True, seed=1, workers=1, record_games=True).games
     lines = [json.dumps(g).encode() for g in games]

@@ -5,15 +5,17 @@ inside a function, under ``if TYPE_CHECKING``): a lazy import is still an
 arrow. Layers, bottom to top; a module may import its own layer and the
 layers below it, never one above:
 
-    trappola_env.engine   rules and sessions
-    trappola_env          environments, observer, player interface, referee
-    agents                players and what they need at play time
-    evaluation            duplicate matches, session tournaments, ratings
-    train                 training
-    trappola_web          the web app (``trappola serve``)
-    trappola_cli          the ``trappola`` command
+    trappola.atomic_file  crash-safe file writes (imports nothing of the project)
+    trappola.engine       rules and sessions
+    trappola.envs         environments, observer, player interface, referee
+    trappola.agents       players and what they need at play time
+    trappola.evaluation   duplicate matches, session tournaments, ratings
+    trappola.train        training
+    trappola.web          the web app (``trappola serve``)
+    trappola.cli          the ``trappola`` command
 
-``configs`` holds data only and may import nothing of the project.
+``trappola.configs`` holds data only and may import nothing of the project;
+``trappola`` itself (its ``__init__``) only names the version.
 Besides the layers, no two modules may import each other, directly or
 through others (a circle), except a package with its own submodules
 (``__init__`` re-exports what they define).
@@ -23,9 +25,10 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-LAYERS = ("trappola_env.engine", "trappola_env", "agents", "evaluation", "train", "trappola_web", "trappola_cli")
-DATA_PACKAGES = ("configs",)
-PACKAGES = ("trappola_env", "agents", "evaluation", "train", "trappola_web", "trappola_cli") + DATA_PACKAGES
+LAYERS = ("trappola.atomic_file", "trappola.engine", "trappola.envs", "trappola.agents", "trappola.evaluation",
+          "trappola.train", "trappola.web", "trappola.cli")
+DATA_PACKAGES = ("trappola.configs",)
+PACKAGES = ("trappola",)
 
 
 def layer_of(module: str) -> int | None:
@@ -36,7 +39,7 @@ def layer_of(module: str) -> int | None:
         if module == prefix or module.startswith(prefix + "."):
             if best is None or len(prefix) > len(LAYERS[best]):
                 best = i
-    if best is None and module.split(".")[0] in DATA_PACKAGES:
+    if best is None and any(module == d or module.startswith(d + ".") for d in DATA_PACKAGES):
         return -1
     return best
 

@@ -1,4 +1,4 @@
-"""The players' advice (``agents.advice``): imagined worlds that keep to the
+"""The players' advice (``trappola.agents.advice``): imagined worlds that keep to the
 public record, honest advice as a vote, random advice, heeding advice, and
 the referee's advice loop."""
 from __future__ import annotations
@@ -7,15 +7,15 @@ import random
 
 import pytest
 
-from agents import make_player
-from agents.advice import heeded, honest_advice, imagined_views
-from trappola_env.engine import InfoState, Partie, RuleConfig
-from trappola_env.engine.actions import ACCEPT_ALIFER, DECLINE_ALIFER, PRO, PROPOSE_ALIFER
-from trappola_env.engine.advice import ADVICE_BASE, NO_ADVICE, advice_id, advice_mask, possible_mask
-from trappola_env.engine.deal import random_deal
-from trappola_env.engine.session import Session
-from trappola_env.interface import AdviceView, TurnView
-from trappola_env.referee import advice_view, play_session
+from trappola.agents import make_player
+from trappola.agents.advice import heeded, honest_advice, imagined_views
+from trappola.engine import InfoState, Partie, RuleConfig
+from trappola.engine.actions import ACCEPT_ALIFER, DECLINE_ALIFER, PRO, PROPOSE_ALIFER
+from trappola.engine.advice import ADVICE_BASE, NO_ADVICE, advice_id, advice_mask, possible_mask
+from trappola.engine.deal import random_deal
+from trappola.engine.session import Session
+from trappola.envs.interface import AdviceView, TurnView
+from trappola.envs.referee import advice_view, play_session
 
 
 def public_key(info: InfoState) -> tuple:
@@ -105,7 +105,7 @@ def test_random_advice_is_uniform_over_the_advice_mask():
 
 
 def test_the_policy_player_and_default_players_give_no_advice():
-    from agents.base import Player
+    from trappola.agents.base import Player
 
     p = next(defender_states(1, 6))
     assert Player().advise(view_of(p)) == NO_ADVICE

@@ -10,22 +10,22 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agents import REGISTRY, make_player, parse_spec, split_player_list
-from trappola_env.referee import play_partie
-from agents.base import Player
-from trappola_env.interface import TurnView
-from agents.endgame import WIN, card_values
-from agents.human_player import HumanPlayer, HumanQuit, parse_choice, render_view
-from agents.knowledge import opponent_cards, public_points
-from agents.pro_rules import ProRule
-from trappola_env.interface import ProView
-from trappola_env.engine import Deal, Partie, action_id, random_deal
-from trappola_env.engine.actions import (ACCEPT_ALIFER, BIANKA, BLANS, DECLINE_ALIFER, FIGURA_RE, MANKO,
+from trappola.agents import REGISTRY, make_player, parse_spec, split_player_list
+from trappola.envs.referee import play_partie
+from trappola.agents.base import Player
+from trappola.envs.interface import TurnView
+from trappola.agents.endgame import WIN, card_values
+from trappola.agents.human_player import HumanPlayer, HumanQuit, parse_choice, render_view
+from trappola.agents.knowledge import opponent_cards, public_points
+from trappola.agents.pro_rules import ProRule
+from trappola.envs.interface import ProView
+from trappola.engine import Deal, Partie, action_id, random_deal
+from trappola.engine.actions import (ACCEPT_ALIFER, BIANKA, BLANS, DECLINE_ALIFER, FIGURA_RE, MANKO,
                                          PROPOSE_ALIFER)
-from trappola_env.engine.bonuses import trick_bonuses
-from trappola_env.engine.cards import CARD_NAMES, CARD_POINTS, SUIT_MASK, card_id, cards_of, mask_of
-from trappola_env.engine.declarations import declaration_value
-from trappola_env.engine.infostate import InfoState
+from trappola.engine.bonuses import trick_bonuses
+from trappola.engine.cards import CARD_NAMES, CARD_POINTS, SUIT_MASK, card_id, cards_of, mask_of
+from trappola.engine.declarations import declaration_value
+from trappola.engine.infostate import InfoState
 
 from helpers import act, make_partie
 
@@ -102,7 +102,7 @@ def test_a_missing_optional_dependency_names_the_extra(monkeypatch, name, depend
     real = importlib.import_module
 
     def without_dependency(module_name, *args):
-        if module_name == f"agents.{'policy_player' if name == 'policy' else name}":
+        if module_name == f"trappola.agents.{'policy_player' if name == 'policy' else name}":
             raise ModuleNotFoundError(f"No module named {dependency!r}", name=dependency)
         return real(module_name, *args)
 
@@ -438,7 +438,7 @@ def brute_force_values(info, opp_hand):
 
     hands = [0, 0]
     hands[me], hands[1 - me] = info.hand, opp_hand
-    from agents.knowledge import aces_failed
+    from trappola.agents.knowledge import aces_failed
     failed = [aces_failed(info, 0), aces_failed(info, 1)]
     return {c: step(hands, me, c, info.lead, info.leader, info.card_points, failed,
                     [t[3] for t in info.tricks], list(info.two_winner))
@@ -553,7 +553,7 @@ def test_parse_choice():
 def test_determinize_with_the_true_hand_rebuilds_the_view(seed, cards):
     """A world dealt with the opponent's true hand replays to exactly the
     view the seat had: same hand, record, declarations, Manko, legal mask."""
-    from agents.worlds import determinize
+    from trappola.agents.worlds import determinize
 
     rng = random.Random(seed)
     p = Partie(random_deal(rng))
@@ -570,14 +570,14 @@ def test_determinize_with_the_true_hand_rebuilds_the_view(seed, cards):
         assert world is not None
         rebuilt = world.info_state(seat)
         for slot in InfoState.__slots__:
-            if slot != "history":  # replayed in a canonical order (agents.worlds), the same state
+            if slot != "history":  # replayed in a canonical order (trappola.agents.worlds), the same state
                 assert getattr(rebuilt, slot) == getattr(info, slot), slot
         assert sorted(rebuilt.history) == sorted(info.history)
         assert world.hands[1 - seat] == p.hands[1 - seat]
 
 
 def test_determinize_rejects_a_guess_that_contradicts_the_record():
-    from agents.worlds import determinize
+    from trappola.agents.worlds import determinize
 
     p = make_partie("RS RC RD 7S 8S 9S TS 2C 7C", "BS BC BD 7B 8B 9B TB 2B 7D")
     act(p, "declare Figura Re", "7S")

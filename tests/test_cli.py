@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from trappola_cli.main import main
-from evaluation.duplicate import SUMMARY_KEYS
+from trappola.cli.main import main
+from trappola.evaluation.duplicate import SUMMARY_KEYS
 
 FAST = "rule:answer_rollouts=0,endgame=2"
 
@@ -96,7 +96,7 @@ def test_players_and_demo(capsys):
 
 
 def test_module_entry_point_exits_2_without_traceback():
-    proc = subprocess.run([sys.executable, "-m", "trappola_cli", "evaluate", "--players", "rule,nope"],
+    proc = subprocess.run([sys.executable, "-m", "trappola.cli", "evaluate", "--players", "rule,nope"],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2
     assert "unknown player" in proc.stderr and "Traceback" not in proc.stderr
@@ -127,7 +127,7 @@ def test_evaluate_with_a_human_at_end_of_input_stops_in_one_line(monkeypatch, ca
 def test_play_with_stdin_closed_in_a_real_process():
     import os
 
-    proc = subprocess.run([sys.executable, "-m", "trappola_cli", "play", "--seed", "2"],
+    proc = subprocess.run([sys.executable, "-m", "trappola.cli", "play", "--seed", "2"],
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=120,
                           preexec_fn=lambda: os.close(0))
     assert proc.returncode == 0 and "Traceback" not in proc.stderr
@@ -136,7 +136,7 @@ def test_play_with_stdin_closed_in_a_real_process():
 
 @pytest.mark.parametrize("option", ["--json", "--csv"])
 def test_output_into_a_directory_is_refused_before_the_run(tmp_path, monkeypatch, capsys, option):
-    import evaluation
+    from trappola import evaluation
 
     def no_run(*args, **kwargs):
         raise AssertionError("the run started")

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from agents.checkpoint import read_metadata
-from evaluation.backend import ProcessBackend, WorkerLostError
-from train.config import load_config
-from train.ppo_selfplay import cli_main
+from trappola.agents.checkpoint_format import read_metadata
+from trappola.evaluation.backend import ProcessBackend, WorkerLostError
+from trappola.train.config import load_config
+from trappola.train.ppo_selfplay import cli_main
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the process tree from /proc")
@@ -76,7 +76,7 @@ def test_a_killed_pool_worker_fails_the_whole_map(context):
 
 def test_evaluate_with_a_killed_worker_prints_one_line_and_no_results(tmp_path):
     out = tmp_path / "s.json"
-    proc = subprocess.Popen([sys.executable, "-m", "trappola_cli", "evaluate", "--players", "rule,random",
+    proc = subprocess.Popen([sys.executable, "-m", "trappola.cli", "evaluate", "--players", "rule,random",
                              "--deals", "200000", "--workers", "2", "--no-progress", "--json", str(out)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env(), cwd=tmp_path)
     try:
@@ -95,7 +95,7 @@ def test_evaluate_with_a_killed_worker_prints_one_line_and_no_results(tmp_path):
 
 @pytest.mark.parametrize("context", ["forkserver", "fork"])
 def test_pool_workers_end_with_their_parent(context):
-    script = ("import sys, time\nfrom evaluation.backend import ProcessBackend\n"
+    script = ("import sys, time\nfrom trappola.evaluation.backend import ProcessBackend\n"
               "ProcessBackend(2, context=sys.argv[1]).map(time.sleep, [60, 60])\n")
     proc = subprocess.Popen([sys.executable, "-c", script, context], env=env(), stderr=subprocess.DEVNULL)
     family = []
@@ -118,7 +118,7 @@ def test_pool_workers_end_with_their_parent(context):
 
 
 def test_a_killed_opponent_worker_stops_training_with_a_final_checkpoint(tmp_path, monkeypatch, capsys):
-    from train import opponent_workers
+    from trappola.train import opponent_workers
 
     real_gather = opponent_workers.OpponentWorkers.gather
     calls = [0]

@@ -1,13 +1,13 @@
-"""Saved games (evaluation/game_record.py): what evaluate --save-games
+"""Saved games (trappola/evaluation/game_record.py): what evaluate --save-games
 writes replays to the same results, and a damaged file is refused with the
 line and the defect named."""
 import json
 
 import pytest
 
-from evaluation import head_to_head
-from evaluation.game_record import FORMAT, read_games, write_games
-from trappola_cli.main import main
+from trappola.evaluation import head_to_head
+from trappola.evaluation.game_record import FORMAT, read_games, write_games
+from trappola.cli.main import main
 
 
 @pytest.fixture(scope="module")

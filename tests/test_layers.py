@@ -17,16 +17,16 @@ def test_no_circle():
 
 def test_an_upward_import_inside_a_function_is_caught():
     sources = module_sources(ROOT)
-    sources["trappola_env.engine.cards"] += "\n\ndef _sneaky():\n    from agents import make_player\n"
+    sources["trappola.engine.cards"] += "\n\ndef _sneaky():\n    from trappola.agents import make_player\n"
     bad = upward_imports(sources)
-    assert len(bad) == 1 and bad[0].startswith("trappola_env.engine.cards:") and "imports agents" in bad[0]
+    assert len(bad) == 1 and bad[0].startswith("trappola.engine.cards:") and "imports trappola.agents" in bad[0]
 
 
 def test_each_upward_step_is_caught():
     sources = module_sources(ROOT)
-    for low, high in (("trappola_env.interface", "agents.base"), ("agents.base", "evaluation.stats"),
-                      ("evaluation.stats", "train.config"), ("train.config", "trappola_web.app"),
-                      ("trappola_web.app", "trappola_cli.main")):
+    for low, high in (("trappola.envs.interface", "trappola.agents.base"), ("trappola.agents.base", "trappola.evaluation.stats"),
+                      ("trappola.evaluation.stats", "trappola.train.config"), ("trappola.train.config", "trappola.web.app"),
+                      ("trappola.web.app", "trappola.cli.main")):
         changed = dict(sources)
         changed[low] += f"\nimport {high}\n"
         assert any(line.startswith(f"{low}:") and high in line for line in upward_imports(changed)), (low, high)
@@ -34,13 +34,13 @@ def test_each_upward_step_is_caught():
 
 def test_a_relative_import_counts():
     sources = module_sources(ROOT)
-    sources["trappola_env.observation"] += "\nfrom .referee import play_out\n"
-    sources["trappola_env.referee"] += "\nfrom . import observation\n"
-    assert any({"trappola_env.observation", "trappola_env.referee"} <= set(c) for c in circles(sources))
+    sources["trappola.envs.observation"] += "\nfrom .referee import play_out\n"
+    sources["trappola.envs.referee"] += "\nfrom . import observation\n"
+    assert any({"trappola.envs.observation", "trappola.envs.referee"} <= set(c) for c in circles(sources))
 
 
 def test_a_circle_within_a_layer_is_caught():
     sources = module_sources(ROOT)
-    sources["train.config"] += "\nfrom train.bc import clone\n"
-    sources["train.bc"] += "\nimport train.config\n"
-    assert any({"train.config", "train.bc"} <= set(c) for c in circles(sources))
+    sources["trappola.train.config"] += "\nfrom trappola.train.bc import clone\n"
+    sources["trappola.train.bc"] += "\nimport trappola.train.config\n"
+    assert any({"trappola.train.config", "trappola.train.bc"} <= set(c) for c in circles(sources))

@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from trappola_cli.main import main
+from trappola.cli.main import main
 
 FAST = "rule:answer_rollouts=0,endgame=2"
 
@@ -31,7 +31,7 @@ def read_only(monkeypatch):
 
 
 def no_run(monkeypatch):
-    import evaluation
+    from trappola import evaluation
 
     def refuse(*args, **kwargs):
         raise AssertionError("the evaluation started")
@@ -75,11 +75,11 @@ def test_a_full_disk_while_writing_the_json_keeps_the_old_file(tmp_path, monkeyp
 
 
 def test_a_full_disk_during_training_is_one_line_and_leaves_no_temporary_file(tmp_path, monkeypatch, capsys):
-    from train import checkpoint
+    from trappola.train import model_checkpoint as checkpoint
 
     def full(path, data):
         # the temporary file is written, then the disk fills at its fsync
-        from trappola_env import atomic_file
+        from trappola import atomic_file
 
         with pytest.MonkeyPatch.context() as m:
             m.setattr(os, "fsync", lambda fd: (_ for _ in ()).throw(OSError(errno.ENOSPC, "No space left on device")))

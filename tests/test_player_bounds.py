@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from agents import REGISTRY, check_spec, describe_players, make_player, player_class
-from trappola_cli.main import main
+from trappola.agents import REGISTRY, check_spec, describe_players, make_player, player_class
+from trappola.cli.main import main
 
 
 def registered_settings():

@@ -9,10 +9,10 @@ import random
 import numpy as np
 import pytest
 
-from agents import make_player
-from trappola_env.engine import Partie, random_deal
-from trappola_env.engine.actions import CARD_ACTIONS
-from trappola_env.interface import TurnView
+from trappola.agents import make_player
+from trappola.engine import Partie, random_deal
+from trappola.engine.actions import CARD_ACTIONS
+from trappola.envs.interface import TurnView
 
 
 def _my_turns(me, other, deal):
@@ -116,7 +116,7 @@ def test_without_numba_the_search_is_refused_at_once_and_the_network_still_plays
 
 def test_training_time_evaluation_plays_the_network_alone():
     # A run's evaluations measure the network it trains, whatever the player's defaults.
-    from agents.policy_player import PolicyPlayer
+    from trappola.agents.policy_player import PolicyPlayer
 
     shipped = make_player("policy:endgame=0")
     me = PolicyPlayer.from_numpy(shipped.policy)

@@ -1,5 +1,5 @@
-"""The Pro decision from the session records (agents.pro_learned.ObservedPro)
-and its fit (train.pro.observed)."""
+"""The Pro decision from the session records (trappola.agents.pro_learned.ObservedPro)
+and its fit (trappola.train.pro.observed)."""
 from __future__ import annotations
 
 import math
@@ -7,10 +7,10 @@ import math
 import numpy as np
 import pytest
 
-from agents.pro_learned import (ObservedPro, lookahead_values, pro_policy_from_dict, record_features)
-from train.pro.observed import TEST_POOL, TRAIN_POOL, fit_logistic, main, table_of
-from trappola_env.engine.records import Record
-from trappola_env.interface import ProView
+from trappola.agents.pro_learned import (ObservedPro, lookahead_values, pro_policy_from_dict, record_features)
+from trappola.train.pro.observed import TEST_POOL, TRAIN_POOL, fit_logistic, main, table_of
+from trappola.engine.records import Record
+from trappola.envs.interface import ProView
 
 
 def logit(k, n):

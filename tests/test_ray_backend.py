@@ -11,8 +11,8 @@ import pytest
 
 ray = pytest.importorskip("ray")
 
-from evaluation import RayBackend, head_to_head, make_backend, rate_pool, session_tournament  # noqa: E402
-from trappola_cli.main import main  # noqa: E402
+from trappola.evaluation import RayBackend, head_to_head, make_backend, rate_pool, session_tournament  # noqa: E402
+from trappola.cli.main import main  # noqa: E402
 
 FAST_RULE = "rule:answer_rollouts=0,endgame=2"
 
@@ -93,7 +93,7 @@ def test_cli_without_ray_says_what_to_install(monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "ray", None)  # as if Ray were not installed
     assert main(["evaluate", "--players", "random,random", "--deals", "2", "--backend", "ray"]) == 2
     assert "trappola-lab[ray]" in capsys.readouterr().err
-    from train.ppo_selfplay import cli_main
+    from trappola.train.ppo_selfplay import cli_main
 
     assert cli_main(["--config", "rllib_selfplay"]) == 2
     assert "trappola-lab[ray]" in capsys.readouterr().err

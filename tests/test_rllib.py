@@ -11,12 +11,12 @@ import pytest
 ray = pytest.importorskip("ray")
 pytest.importorskip("ray.rllib")
 
-from agents.checkpoint import load_policy, read_metadata  # noqa: E402
-from evaluation import head_to_head  # noqa: E402
-from train.rllib_config import RLlibConfig  # noqa: E402
-from train.rllib_env import MASK_KEY, OBS_KEY, RLlibTrappolaEnv  # noqa: E402
-from train.rllib_selfplay import MAIN, league_mapping  # noqa: E402
-from train.selfplay_env import scale_reward  # noqa: E402
+from trappola.agents.checkpoint_format import load_policy, read_metadata  # noqa: E402
+from trappola.evaluation import head_to_head  # noqa: E402
+from trappola.train.rllib_config import RLlibConfig  # noqa: E402
+from trappola.train.rllib_env import MASK_KEY, OBS_KEY, RLlibTrappolaEnv  # noqa: E402
+from trappola.train.rllib_selfplay import MAIN, league_mapping  # noqa: E402
+from trappola.train.selfplay_env import scale_reward  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -123,7 +123,7 @@ def test_bulka_episode_returns_in_rllib(local_ray):
     """What RLlib itself counts: with the carry, each agent's episode return
     is its balance; without it, RLlib loses the first stakes of an agent
     that had not acted yet."""
-    from train.rllib_selfplay import build_algorithm
+    from trappola.train.rllib_selfplay import build_algorithm
 
     for carry in (True, False):
         cfg = _rllib_config(".", env="bulka_v0", n_players=2, max_parties=3, bulka_tokens_scale=1.0,
@@ -152,8 +152,8 @@ def test_export_is_the_module_actor(tmp_path, local_ray):
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     import torch
 
-    from train.rllib_export import save_rllib_checkpoint
-    from train.rllib_module import MaskedActorCritic
+    from trappola.train.rllib_export import save_rllib_checkpoint
+    from trappola.train.rllib_module import MaskedActorCritic
 
     env = RLlibTrappolaEnv()
     spec = RLModuleSpec(module_class=MaskedActorCritic, observation_space=env.observation_spaces["player_0"],
@@ -175,7 +175,7 @@ def test_export_is_the_module_actor(tmp_path, local_ray):
 def test_a_bulka_checkpoint_carries_the_bulka_observation_size(tmp_path):
     from torch import nn
 
-    from train.rllib_export import save_rllib_checkpoint
+    from trappola.train.rllib_export import save_rllib_checkpoint
 
     env = RLlibTrappolaEnv({"env": "bulka_v0"})
     n_obs = env.observation_spaces["player_0"][OBS_KEY].shape[0]
@@ -191,7 +191,7 @@ def test_a_bulka_checkpoint_carries_the_bulka_observation_size(tmp_path):
 
 
 def test_tiny_selfplay_run_writes_checkpoints_the_evaluator_plays(tmp_path, local_ray):
-    from train.ppo_selfplay import cli_main
+    from trappola.train.ppo_selfplay import cli_main
 
     overrides = ["out_dir=" + str(tmp_path), "run_name=tiny", "total_timesteps=300", "train_batch_size=150",
                  "batch_size=50", "n_epochs=1", "num_env_runners=1", "net_arch=[16]", "eval_deals=3",
@@ -211,7 +211,7 @@ def test_tiny_selfplay_run_writes_checkpoints_the_evaluator_plays(tmp_path, loca
 
 
 def test_rllib_config_errors(tmp_path, capsys):
-    from train.ppo_selfplay import cli_main
+    from trappola.train.ppo_selfplay import cli_main
 
     assert cli_main(["--config", "rllib_selfplay", "pool.rule=1"]) == 2
     assert "unknown config key" in capsys.readouterr().err

@@ -9,12 +9,12 @@ import os
 
 import pytest
 
-from agents.checkpoint import read_metadata
-from train.checkpoint import write_metadata
-from train.config import load_config
-from train.ppo_selfplay import cli_main, train
-from train.rllib_config import RLlibConfig
-from train.run_log import RunDirError, check_run_dir
+from trappola.agents.checkpoint_format import read_metadata
+from trappola.train.model_checkpoint import write_metadata
+from trappola.train.config import load_config
+from trappola.train.ppo_selfplay import cli_main, train
+from trappola.train.rllib_config import RLlibConfig
+from trappola.train.run_log import RunDirError, check_run_dir
 
 TINY = ["n_envs=2", "vec_env=dummy", "n_steps=64", "batch_size=64", "n_epochs=1", "total_timesteps=128",
         "net_arch=[16]", "bc=false", "eval_every=128", "eval_deals=2", "snapshot_every=64",
@@ -103,7 +103,7 @@ def test_the_rllib_config_shares_the_checks():
 
 
 def test_a_failed_start_up_writes_no_run_folder(tmp_path, monkeypatch):
-    from train import vec
+    from trappola.train import vec
 
     def broken(cfg, **kwargs):
         raise RuntimeError("the environments did not start")

@@ -1,4 +1,4 @@
-"""The fast session runner (trappola_env.referee): every player shape, Pro
+"""The fast session runner (trappola.envs.referee): every player shape, Pro
 rules, results consistent with the session engine's own records."""
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import random
 
 import pytest
 
-from trappola_env.engine import InfoState, cards_of
-from trappola_env.engine.session import ProDecision, Session
-from trappola_env.referee import SessionResult, play_session
+from trappola.engine import InfoState, cards_of
+from trappola.engine.session import ProDecision, Session
+from trappola.envs.referee import SessionResult, play_session
 
 
 def random_policy(seed):
@@ -141,9 +141,9 @@ def test_missing_player_for_an_existing_session_raises():
 # ------------------------------------------------------- agents players
 
 def test_agents_players_get_turn_views_pro_views_and_results():
-    pytest.importorskip("agents.random_player")
-    from trappola_env.interface import ProView, TurnView
-    from agents.random_player import RandomPlayer
+    pytest.importorskip("trappola.agents.random_player")
+    from trappola.envs.interface import ProView, TurnView
+    from trappola.agents.random_player import RandomPlayer
 
     class Recording(RandomPlayer):
         def __init__(self, **kw):
@@ -188,7 +188,7 @@ def test_a_pro_rule_must_answer_a_bool():
 
 
 def test_an_illegal_action_names_the_player_and_the_seat():
-    from trappola_env.engine import IllegalActionError
+    from trappola.engine import IllegalActionError
 
     class Cheat:
         name = "cheat:v2"

@@ -8,13 +8,13 @@ import pytest
 
 from helpers import make_deal_spec
 from test_train_selfplay_env import DEAL, WINNER_POINTS
-from trappola_env.batch import order_of
-from trappola_env.engine import action_id, deal_from_names
-from trappola_env.engine.actions import DECLINE_ALIFER, PROPOSE_ALIFER
-from trappola_env.full_deal import encode_full_deal
-from trappola_env.observation import encode
-from agents.numpy_policy import NumpyPolicy
-from train.batched_vec_env import BatchedSelfPlayVecEnv, TorchActor, sample_masked
+from trappola.envs.batch import order_of
+from trappola.engine import action_id, deal_from_names
+from trappola.engine.actions import DECLINE_ALIFER, PROPOSE_ALIFER
+from trappola.envs.full_deal import encode_full_deal
+from trappola.envs.observation import encode
+from trappola.agents.numpy_policy import NumpyPolicy
+from trappola.train.batched_vec_env import BatchedSelfPlayVecEnv, TorchActor, sample_masked
 
 ORDER = order_of(deal_from_names(DEAL))
 
@@ -204,7 +204,7 @@ def test_vec_env_api_and_short_maskable_ppo_run(tmp_path):
     from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
     from stable_baselines3.common.vec_env import VecMonitor
 
-    from train.callbacks import SelfPlayCallback
+    from trappola.train.callbacks import SelfPlayCallback
 
     venv = VecMonitor(BatchedSelfPlayVecEnv(32, pool={"self": 0.5, "random": 0.5}, seed=0))
     assert is_masking_supported(venv)
@@ -219,9 +219,9 @@ def test_vec_env_api_and_short_maskable_ppo_run(tmp_path):
 
 
 def test_train_runs_on_the_batched_vec_env_by_default(tmp_path):
-    from train.config import TrainConfig, load_config
-    from train.ppo_selfplay import train
-    from train.vec import make_vec_env
+    from trappola.train.config import TrainConfig, load_config
+    from trappola.train.ppo_selfplay import train
+    from trappola.train.vec import make_vec_env
 
     assert TrainConfig().vec_env == "batched"
     cfg = load_config(None, ["n_envs=8", "n_steps=16", "batch_size=64", "n_epochs=1", "total_timesteps=256",
@@ -248,7 +248,7 @@ class PerGame:
 
 
 def test_a_network_alone_is_batched_and_plays_the_games_the_player_would():
-    from agents import make_player
+    from trappola.agents import make_player
 
     spec = "policy:endgame=0"
     batched = BatchedSelfPlayVecEnv(32, pool={spec: 1.0}, seed=4)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from agents import make_player
-from evaluation import head_to_head
-from train.callbacks import duplicate_figures
-from train.selfplay_env import pool_member
+from trappola.agents import make_player
+from trappola.evaluation import head_to_head
+from trappola.train.callbacks import duplicate_figures
+from trappola.train.selfplay_env import pool_member
 
 
 def test_duplicate_figures_follow_the_evaluator():

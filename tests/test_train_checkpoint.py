@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from agents.checkpoint import (
+from trappola.agents.checkpoint_format import (
     META_NAME,
     CheckpointError,
     CheckpointNotFoundError,
@@ -17,9 +17,9 @@ from agents.checkpoint import (
     load_policy,
     read_metadata,
 )
-from train.checkpoint import build_metadata, load_model, save_checkpoint, write_metadata
-from train.config import TrainConfig
-from agents.numpy_policy import NumpyPolicy
+from trappola.train.model_checkpoint import build_metadata, load_model, save_checkpoint, write_metadata
+from trappola.train.config import TrainConfig
+from trappola.agents.numpy_policy import NumpyPolicy
 
 
 @pytest.fixture(scope="module")
@@ -27,7 +27,7 @@ def tiny_model():
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from train.selfplay_env import SelfPlayEnv
+    from trappola.train.selfplay_env import SelfPlayEnv
 
     env = DummyVecEnv([lambda: SelfPlayEnv(pool={"random": 1.0}, seed=0)])
     model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=32, seed=0, device="cpu",
@@ -155,7 +155,7 @@ def test_numpy_policy_weights_round_trip(saved):
 
 
 def test_export_for_play_is_smaller_plays_the_same_and_refuses_resume(saved, tmp_path):
-    from train.checkpoint import export_for_play
+    from trappola.train.model_checkpoint import export_for_play
 
     out = export_for_play(saved, tmp_path / "play.zip", pro_policy={"kind": "linear"})
     assert out.stat().st_size < saved.stat().st_size
@@ -169,7 +169,7 @@ def test_export_for_play_is_smaller_plays_the_same_and_refuses_resume(saved, tmp
 
 
 def test_command_line_info_and_export(saved, tmp_path, capsys):
-    from train.checkpoint import main
+    from trappola.train.model_checkpoint import main
 
     assert main(["info", str(saved)]) == 0
     assert json.loads(capsys.readouterr().out)["seed"] == 7
@@ -244,7 +244,7 @@ def test_layers_that_do_not_chain_refused(saved):
 
 
 def test_command_line_refuses_a_bad_checkpoint_in_one_line(saved, capsys, tmp_path, monkeypatch):
-    from trappola_cli.main import main
+    from trappola.cli.main import main
 
     monkeypatch.chdir(tmp_path)
 

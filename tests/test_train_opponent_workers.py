@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 from test_train_batched_vec_env import Lowest
-from train.batched_vec_env import BatchedSelfPlayVecEnv
-from train.config import TrainConfig
-from train.opponent_workers import OpponentWorkers, worker_seed
+from trappola.train.batched_vec_env import BatchedSelfPlayVecEnv
+from trappola.train.config import TrainConfig
+from trappola.train.opponent_workers import OpponentWorkers, worker_seed
 
 
 class Broken(Lowest):

@@ -7,16 +7,16 @@ import pytest
 import torch
 from sb3_contrib import MaskablePPO
 
-from agents.checkpoint import load_policy
-from agents.numpy_policy import NumpyPolicy
-from train.batched_vec_env import BatchedSelfPlayVecEnv
-from train.config import load_config
-from train.ppo_selfplay import train
-from train.privileged_policy import PrivilegedCriticPolicy
-from train.selfplay_env import SelfPlayEnv
-from trappola_env.engine import cards_of
-from trappola_env.full_deal import FULL_DEAL_SIZE, encode_full_deal
-from trappola_env.observation import OBS_SIZE
+from trappola.agents.checkpoint_format import load_policy
+from trappola.agents.numpy_policy import NumpyPolicy
+from trappola.train.batched_vec_env import BatchedSelfPlayVecEnv
+from trappola.train.config import load_config
+from trappola.train.ppo_selfplay import train
+from trappola.train.privileged_policy import PrivilegedCriticPolicy
+from trappola.train.selfplay_env import SelfPlayEnv
+from trappola.engine import cards_of
+from trappola.envs.full_deal import FULL_DEAL_SIZE, encode_full_deal
+from trappola.envs.observation import OBS_SIZE
 
 from test_agents import first_decisions_on_swapped_deals
 from test_train_smoke import TINY

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from agents import make_player
-from trappola_env.interface import ProView
-from trappola_env.engine.session import ProDecision
-from agents.pro_learned import FEATURES, ProPolicy, features
-from agents.pro_rules import ProRule
-from train.pro.bench import SessionBench
-from train.pro.compare import compare, threshold_rule
-from train.pro.rollouts import pro_advantages
+from trappola.agents import make_player
+from trappola.envs.interface import ProView
+from trappola.engine.session import ProDecision
+from trappola.agents.pro_learned import FEATURES, ProPolicy, features
+from trappola.agents.pro_rules import ProRule
+from trappola.train.pro.bench import SessionBench
+from trappola.train.pro.compare import compare, threshold_rule
+from trappola.train.pro.rollouts import pro_advantages
 
 
 def view(bulka, parties_left=30, stake_multiple=1, multiplier=1):
@@ -145,7 +145,7 @@ def test_compare_plays_short_rules_on_a_prefix_of_the_same_sessions():
 def test_cli_trains_compares_and_writes_the_table(tmp_path, capsys):
     import json
 
-    from train.pro.__main__ import main
+    from trappola.train.pro.__main__ import main
 
     out = tmp_path / "pro.json"
     assert main(["--rate-parties", "20", "--scan-sessions", "3", "--test-sessions", "4", "--baseline-sessions", "2",

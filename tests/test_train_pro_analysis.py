@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from train.pro.bench import SessionBench
-from train.pro.analysis import (FIELDS, as_arrays, collect, cross_fitted_gain, detectable_gain, load, save,
+from trappola.train.pro.bench import SessionBench
+from trappola.train.pro.analysis import (FIELDS, as_arrays, collect, cross_fitted_gain, detectable_gain, load, save,
                                 table)
 
 

@@ -1,16 +1,16 @@
 """The shipped Pro decision: one-partie lookahead on learned win rates
-(agents/pro_learned.py, learned by train/pro/lookahead.py), and the public information it reads."""
+(trappola/agents/pro_learned.py, learned by trappola/train/pro/lookahead.py), and the public information it reads."""
 from __future__ import annotations
 
 import pytest
 
-from agents import make_player
-from trappola_env.interface import ProView
-from trappola_env.engine.session import ProDecision
-from trappola_env.referee import play_session
-from agents.pro_learned import ProPolicy, pro_policy_from_dict
-from agents.pro_learned import LookaheadPro, matchup, opponent_kind
-from train.pro.lookahead import measure_win_rates
+from trappola.agents import make_player
+from trappola.envs.interface import ProView
+from trappola.engine.session import ProDecision
+from trappola.envs.referee import play_session
+from trappola.agents.pro_learned import ProPolicy, pro_policy_from_dict
+from trappola.agents.pro_learned import LookaheadPro, matchup, opponent_kind
+from trappola.train.pro.lookahead import measure_win_rates
 
 RATES = LookaheadPro({"rule": 0.6, "random": 0.9}, default=0.75)
 
@@ -77,7 +77,7 @@ def test_measured_win_rates_order_the_opponents():
 
 
 def test_runner_tells_the_decider_its_next_opponent():
-    from agents.random_player import RandomPlayer
+    from trappola.agents.random_player import RandomPlayer
 
     class Recording(RandomPlayer):
         def __init__(self, **kw):

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from helpers import make_deal_spec
-from trappola_env.engine import action_id
-from trappola_env.engine.actions import DECLINE_ALIFER, PROPOSE_ALIFER
-from train.selfplay_env import OPPONENT, OpponentPool, SelfPlayEnv, scale_reward
+from trappola.engine import action_id
+from trappola.engine.actions import DECLINE_ALIFER, PROPOSE_ALIFER
+from trappola.train.selfplay_env import OPPONENT, OpponentPool, SelfPlayEnv, scale_reward
 
 # Challenger: all nine Spade; dealer: all nine Coppe. Spade leads always
 # win (the dealer is void), so the challenger wins every trick: Marc.
@@ -244,7 +244,7 @@ def test_a_seeded_episode_equals_a_fresh_one_whatever_came_before():
 
 
 def test_illegal_learner_actions_follow_the_illegal_action_setting():
-    from trappola_env.engine import IllegalActionError
+    from trappola.engine import IllegalActionError
 
     strict = SelfPlayEnv(pool={"random": 1.0}, reward_mode="win", seed=1)
     strict.reset(seed=1)

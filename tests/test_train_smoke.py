@@ -7,9 +7,9 @@ import json
 import numpy as np
 import pytest
 
-from agents.checkpoint import load_policy, read_metadata
-from train.config import load_config
-from train.ppo_selfplay import cli_main, train
+from trappola.agents.checkpoint_format import load_policy, read_metadata
+from trappola.train.config import load_config
+from trappola.train.ppo_selfplay import cli_main, train
 
 TINY = ["n_envs=2", "vec_env=dummy", "n_steps=64", "batch_size=64", "n_epochs=1", "total_timesteps=256",
         "net_arch=[32]", "bc_deals=30", "bc_epochs=1", "bc_batch_size=64", "eval_every=128", "eval_deals=3",
@@ -74,6 +74,6 @@ def test_resume_continues_from_checkpoint(runs, tmp_path):
 
 
 def test_cli_rejects_bad_settings(capsys):
-    assert cli_main(["--config", "configs/ppo_selfplay.yaml", "no_such_key=1"]) == 2
+    assert cli_main(["--config", "trappola/configs/ppo_selfplay.yaml", "no_such_key=1"]) == 2
     assert "unknown config key" in capsys.readouterr().err
     assert cli_main(["--help"]) == 0

@@ -1,4 +1,4 @@
-"""The web app's API (trappola_web): a whole partie and a Bulka session
+"""The web app's API (trappola.web): a whole partie and a Bulka session
 played through it, the person never shown the opponent's cards, the
 opponent thinking while the page keeps polling, and every bad input
 answered with a 4xx and a message while the server carries on."""
@@ -16,9 +16,9 @@ with warnings.catch_warnings():  # starlette's notice about its httpx client, no
     warnings.simplefilter("ignore")
     from fastapi.testclient import TestClient  # noqa: E402
 
-from agents.base import Player  # noqa: E402
-from evaluation import head_to_head, rate_pool  # noqa: E402
-from trappola_web.app import create_app  # noqa: E402
+from trappola.agents.base import Player  # noqa: E402
+from trappola.evaluation import head_to_head, rate_pool  # noqa: E402
+from trappola.web.app import create_app  # noqa: E402
 
 
 class GatedPlayer(Player):
@@ -175,10 +175,10 @@ def test_replay_frames(client, saved_games):
 
 
 def test_replay_of_a_saved_session_shows_the_session_and_the_advice(client):
-    from agents import make_player
-    from evaluation.session_record import SessionRecorder
-    from trappola_env.engine.session import Session
-    from trappola_env.referee import play_session
+    from trappola.agents import make_player
+    from trappola.evaluation.session_record import SessionRecorder
+    from trappola.engine.session import Session
+    from trappola.envs.referee import play_session
 
     players = {"A": make_player("rule:pro=always,answer_rollouts=0"), "B": make_player("random"),
                "C": make_player("random"), "D": make_player("random:pro=always")}
@@ -231,7 +231,7 @@ def test_trappola_serve_binds_localhost_and_serves_the_page(capsys):
     import urllib.request
     from pathlib import Path
 
-    from trappola_cli.main import main
+    from trappola.cli.main import main
 
     assert main(["serve", "--port", "70000"]) == 2
     assert "expected a port in 1..65535" in capsys.readouterr().err
@@ -239,7 +239,7 @@ def test_trappola_serve_binds_localhost_and_serves_the_page(capsys):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     root = Path(__file__).resolve().parents[1]
-    proc = subprocess.Popen([sys.executable, "-m", "trappola_cli", "serve", "--port", str(port)], cwd=root,
+    proc = subprocess.Popen([sys.executable, "-m", "trappola.cli", "serve", "--port", str(port)], cwd=root,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         end = time.monotonic() + 20
@@ -335,7 +335,7 @@ class SpyAdviser:
     and the advice it gave."""
 
     def __init__(self, spec):
-        from agents import make_player
+        from trappola.agents import make_player
 
         self.player = make_player(spec)
         self.name = self.player.name
@@ -372,10 +372,10 @@ def test_the_human_defender_of_a_pro_partie_sees_the_advice_and_no_hidden_card()
     no hand, and then no advice is shown to it: the advice the computer
     players give each other in the Pro partie it watches is not in its
     moves either."""
-    from agents import make_player
-    from trappola_env.engine import InfoState
-    from trappola_env.engine.advice import advice_mask, advice_name
-    from trappola_web.play import PlayTable
+    from trappola.agents import make_player
+    from trappola.engine import InfoState
+    from trappola.engine.advice import advice_mask, advice_name
+    from trappola.web.play import PlayTable
 
     app = create_app()
     opp = make_player("rule:pro=always,answer_rollouts=0")

@@ -30,8 +30,8 @@ from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
-from evaluation import head_to_head, rate_pool  # noqa: E402
-from trappola_web.app import create_app  # noqa: E402
+from trappola.evaluation import head_to_head, rate_pool  # noqa: E402
+from trappola.web.app import create_app  # noqa: E402
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")
@@ -489,11 +489,11 @@ def test_leaderboard_and_bad_input_in_the_page(browser, base_url, shots, tmp_pat
 
 
 def saved_session_with_advice(path: Path) -> list[dict]:
-    """A 4-player session with advice, every partie saved (evaluation.session_record)."""
-    from agents import make_player
-    from evaluation.session_record import SessionRecorder
-    from trappola_env.engine.session import Session
-    from trappola_env.referee import play_session
+    """A 4-player session with advice, every partie saved (trappola.evaluation.session_record)."""
+    from trappola.agents import make_player
+    from trappola.evaluation.session_record import SessionRecorder
+    from trappola.engine.session import Session
+    from trappola.envs.referee import play_session
 
     players = {"A": make_player("rule:pro=always,answer_rollouts=0"), "B": make_player("random"),
                "C": make_player("random"), "D": make_player("random:pro=always")}
@@ -547,8 +547,8 @@ def test_the_human_defender_sees_the_advice_of_the_waiting_players(browser, base
     listed beside its hand, as the server gave it. Once that partie is
     over the person waits in turn, and the end box of the partie it
     watched says so."""
-    from agents import make_player
-    from trappola_web.play import PlayTable
+    from trappola.agents import make_player
+    from trappola.web.play import PlayTable
 
     browser.set_window_size(*DESKTOP)
     open_page(browser, base_url + "/#play")

@@ -20,14 +20,14 @@ with warnings.catch_warnings():  # starlette's notice about its httpx client, no
     warnings.simplefilter("ignore")
     from fastapi.testclient import TestClient  # noqa: E402
 
-from agents.base import Player  # noqa: E402
-from evaluation import head_to_head  # noqa: E402
-from trappola_web import app as web_app  # noqa: E402
-from trappola_web import opponents  # noqa: E402
-from trappola_web import replay as replay_module  # noqa: E402
-from trappola_web.app import create_app  # noqa: E402
-from trappola_web.play import Tables  # noqa: E402
-from trappola_web.replay import Replays  # noqa: E402
+from trappola.agents.base import Player  # noqa: E402
+from trappola.evaluation import head_to_head  # noqa: E402
+from trappola.web import app as web_app  # noqa: E402
+from trappola.web import opponents  # noqa: E402
+from trappola.web import replay as replay_module  # noqa: E402
+from trappola.web.app import create_app  # noqa: E402
+from trappola.web.play import Tables  # noqa: E402
+from trappola.web.replay import Replays  # noqa: E402
 
 BASE = "http://127.0.0.1:8000"
 JSON = {"Content-Type": "application/json"}

@@ -35,22 +35,32 @@ def run(installed, *args, stdin=None):
 
 
 def test_packages_come_from_the_wheel(installed):
-    proc = run(installed, "-c", "import agents, configs, evaluation, train, trappola_cli, trappola_env;"
-                                "print(agents.__file__); print(trappola_cli.__file__)")
+    proc = run(installed, "-c", "import trappola.agents, trappola.configs, trappola.evaluation, trappola.train, "
+                                "trappola.cli, trappola.envs, trappola.web;"
+                                "print(trappola.agents.__file__); print(trappola.cli.__file__)")
     assert proc.returncode == 0, proc.stderr
     site = str(installed[0])
     assert all(line.startswith(site) for line in proc.stdout.split())
 
 
+def test_the_wheel_installs_one_top_level_package(installed):
+    """Nothing named ``agents``, ``train`` or ``configs`` lands in site-packages
+    beside a user's own modules: the wheel holds ``trappola`` alone."""
+    site = installed[0]
+    top = {p.name for p in site.iterdir() if not p.name.endswith((".dist-info", ".egg-info"))
+           and p.name not in ("bin", "__pycache__")}
+    assert top == {"trappola"}, top
+
+
 def test_the_shipped_policy_plays_from_another_directory(installed):
-    proc = run(installed, "-m", "trappola_cli", "evaluate", "--players", "policy,rule", "--deals", "20",
+    proc = run(installed, "-m", "trappola.cli", "evaluate", "--players", "policy,rule", "--deals", "20",
                "--duplicate", "--workers", "1")
     assert proc.returncode == 0, proc.stderr
     assert "policy" in proc.stdout and "rule" in proc.stdout
 
 
 def test_the_shipped_configs_are_found(installed):
-    proc = run(installed, "-c", "from train.config import load_config, resolve_config;"
+    proc = run(installed, "-c", "from trappola.train.config import load_config, resolve_config;"
                                 "print(resolve_config()); print(load_config(resolve_config('demo')).run_name)")
     assert proc.returncode == 0, proc.stderr
     default, demo_run = proc.stdout.split()
@@ -59,14 +69,14 @@ def test_the_shipped_configs_are_found(installed):
 
 
 def test_a_relative_path_is_the_users(installed):
-    proc = run(installed, "-m", "trappola_cli", "evaluate", "--players", "policy:nothing/here.zip,rule",
+    proc = run(installed, "-m", "trappola.cli", "evaluate", "--players", "policy:nothing/here.zip,rule",
                "--deals", "2")
     assert proc.returncode == 2
     assert "nothing/here.zip" in proc.stderr and str(installed[1]) in proc.stderr
 
 
 def test_play_runs_from_another_directory(installed):
-    proc = run(installed, "-m", "trappola_cli", "play", "--opponent", "policy", "--seed", "1", stdin="q\n")
+    proc = run(installed, "-m", "trappola.cli", "play", "--opponent", "policy", "--seed", "1", stdin="q\n")
     assert proc.returncode == 0, proc.stderr
     assert "bye" in proc.stdout
 
@@ -74,18 +84,18 @@ def test_play_runs_from_another_directory(installed):
 def test_train_with_the_default_config_from_another_directory(installed):
     # The shipped default config, shrunk by overrides to a few hundred steps; its relative
     # out_dir lands in the user's working directory.
-    proc = run(installed, "-m", "trappola_cli", "train", "total_timesteps=256", "n_envs=2", "vec_env=dummy",
+    proc = run(installed, "-m", "trappola.cli", "train", "total_timesteps=256", "n_envs=2", "vec_env=dummy",
                "n_steps=64", "batch_size=64", "n_epochs=1", "net_arch=[32]", "bc=false", "eval_every=256",
                "eval_deals=4", "progress_bar=false", "tensorboard=false", "run_name=wheel")
     assert proc.returncode == 0, proc.stderr
     run_dir = installed[1] / "runs" / "wheel"
     assert (run_dir / "final.zip").is_file()
-    check = run(installed, "-m", "trappola_cli", "evaluate", "--players", "policy:runs/wheel/final.zip,random",
+    check = run(installed, "-m", "trappola.cli", "evaluate", "--players", "policy:runs/wheel/final.zip,random",
                 "--deals", "4", "--workers", "1")
     assert check.returncode == 0, check.stderr
 
 
 def test_quick_demo_runs_from_another_directory(installed):
-    proc = run(installed, "-m", "trappola_cli", "demo", "--quick")
+    proc = run(installed, "-m", "trappola.cli", "demo", "--quick")
     assert proc.returncode == 0, proc.stderr
     assert "Partie 1" in proc.stdout and "policy" in proc.stdout

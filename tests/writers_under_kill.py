@@ -21,19 +21,19 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from agents.belief import BeliefModel
-from agents.checkpoint import CheckpointError, load_policy
-from evaluation.game_record import GAMES_FILE, write_games
-from evaluation.report import write_csv, write_json
-from trappola_env.atomic_file import write_text
-from train.checkpoint import build_metadata, save_checkpoint
+from trappola.agents.belief import BeliefModel
+from trappola.agents.checkpoint_format import CheckpointError, load_policy
+from trappola.evaluation.game_record import GAMES_FILE, write_games
+from trappola.evaluation.report import write_csv, write_json
+from trappola.atomic_file import write_text
+from trappola.train.model_checkpoint import build_metadata, save_checkpoint
 
 
 def tiny_model():
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from train.selfplay_env import SelfPlayEnv
+    from trappola.train.selfplay_env import SelfPlayEnv
 
     env = DummyVecEnv([lambda: SelfPlayEnv(pool={"random": 1.0}, seed=0)])
     return MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=32, seed=0, device="cpu",

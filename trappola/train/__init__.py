@@ -1,0 +1,24 @@
+"""Self-play MaskablePPO training for Trappola.
+
+* ``config``: every setting (``TrainConfig``), YAML + command-line overrides.
+* ``selfplay_env``: the single-agent wrapper with the opponent pool.
+* ``batched_vec_env``: the default vector environment, all games in one
+  process on the batched engine (``trappola.envs.batch``).
+* ``vec``: ``make_vec_env``, the batched one or the process-pool one
+  (``vec_env: subproc``).
+* ``privileged_policy``: the policy whose critic also reads the whole deal
+  (``privileged_critic``).
+* ``run_log``: the run folder, its ``config.yaml`` and ``train.log``.
+* ``ppo_selfplay``: the training script (``train``, ``cli_main``).
+* ``bc``: behaviour cloning warm start on a teacher's moves.
+* ``callbacks``: snapshots, evaluation, checkpoints and the time cap during a run.
+* ``checkpoint``: writing and exporting checkpoints (reading them is ``trappola.agents.checkpoint_format``).
+* ``pro``: training the Pro decision for Bulka sessions.
+* ``demo``: ``make demo``'s short training run and session table.
+* ``rllib_config``, ``rllib_env``, ``rllib_module``, ``rllib_selfplay``,
+  ``rllib_export``: the same self-play on RLlib (Ray), written to the same
+  checkpoints (``trappola train --config rllib_selfplay``).
+
+Players read what training writes through ``agents`` (the numpy actor, the
+checkpoint reader, the learned Pro policies); nothing below imports ``train``.
+"""

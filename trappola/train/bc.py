@@ -1,0 +1,184 @@
+"""Behaviour cloning warm start: imitate a teacher's moves before self-play.
+
+``collect(teacher, n_deals, seed, ...)`` plays the teacher against itself
+(and, for a fifth of the deals, against ``random``, so that odd positions
+are seen too) straight on the engine and records every teacher decision
+that had a choice: the ``trappola_v0`` observation of the teacher's seat,
+the legal mask, the action, and the final reward of that seat under the
+training run's reward mode. ``clone(model, data, ...)`` then fits the
+MaskablePPO policy to it: cross-entropy of the masked action distribution
+on the teacher's action, plus ``value_coef`` times the squared error of
+the value head on the final reward (so PPO starts with a critic that
+matches the actor, instead of a random one that would drag the cloned
+policy off in the first updates).
+
+The rule player is cheap to run (about a millisecond a partie), so the
+data are large: 20,000 deals give roughly half a million decisions.
+"""
+from __future__ import annotations
+
+import random
+import time
+
+import numpy as np
+
+from trappola.engine import Partie, random_deal
+from trappola.envs.full_deal import FULL_DEAL_SIZE, encode_full_deal
+from trappola.envs.observation import OBS_SIZE, encode
+from trappola.envs.referee import seat_policy
+from trappola.envs.trappola_v0 import mask_array, result_name, reward_of
+
+from trappola.evaluation.seeding import derive_seed
+
+from .selfplay_env import ENV_REWARD_MODE, scale_reward
+
+
+def collect(teacher: str, n_deals: int, seed: int, reward_mode: str = "mixed", points_scale: float = 60.0,
+            tokens_scale: float = 30.0, points_weight: float = 0.5, random_share: float = 0.2,
+            alifer_value: str = "replay", workers: int = 1, privileged: bool = False) -> dict:
+    """Teacher decisions with a choice, as arrays: ``obs`` (float16;
+    with ``privileged``, the observation followed by the seat's full-deal
+    vector, as ``SelfPlayEnv(privileged=True)`` gives it),
+    ``mask`` (bool), ``action`` (int64), ``ret`` (float32).
+
+    The deals are played in ``workers`` processes, in fixed chunks with
+    their own seeds, so the data depend on ``seed`` only. With
+    ``alifer_value="replay"`` the return of an Alifer is, as in
+    ``SelfPlayEnv``, the mean return of the non-Alifer parties against the
+    same opponent kind."""
+    chunk = 250  # fixed, so that the data do not depend on the number of workers
+    tasks = [(teacher, min(chunk, n_deals - start), derive_seed(seed, "bc-chunk", i), reward_mode, points_scale,
+              tokens_scale, points_weight, random_share, privileged)
+             for i, start in enumerate(range(0, n_deals, chunk))]
+    if workers > 1 and len(tasks) > 1:
+        from trappola.evaluation.backend import ProcessBackend
+
+        # Workers that die with the trainer, and a dead worker as a WorkerLostError (a multiprocessing
+        # Pool would wait for it forever).
+        with ProcessBackend(workers, context="fork") as pool:
+            parts = pool.map(_collect_chunk, tasks)
+    else:
+        parts = [_collect_chunk(t) for t in tasks]
+    data = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    if alifer_value == "replay" and reward_mode != "tokens":
+        for kind in (0, 1):  # 0: teacher vs teacher, 1: teacher vs random
+            sel = data["vs_random"] == kind
+            decided = sel & ~data["alifer"]
+            if decided.any():
+                data["ret"][sel & data["alifer"]] = data["ret"][decided].mean()
+    return {k: data[k] for k in ("obs", "mask", "action", "ret")}
+
+
+def _collect_chunk(task) -> dict:
+    from trappola.agents import make_player
+
+    teacher, n_deals, seed, reward_mode, points_scale, tokens_scale, points_weight, random_share, privileged = task
+    rng = random.Random(seed)
+    t_a, t_b, rand = make_player(teacher), make_player(teacher), make_player("random")
+    cap = n_deals * 24
+    obs = np.empty((cap, OBS_SIZE + (FULL_DEAL_SIZE if privileged else 0)), np.float16)
+    masks = np.empty((cap, 49), bool)
+    actions = np.empty(cap, np.int64)
+    rets = np.empty(cap, np.float32)
+    alifer = np.zeros(cap, bool)
+    vs_rand = np.zeros(cap, np.int8)
+    n = 0
+    env_mode = ENV_REWARD_MODE[reward_mode]
+    buf = np.empty(OBS_SIZE, np.float32)
+    deal_buf = np.empty(FULL_DEAL_SIZE, np.float32)
+    for _ in range(n_deals):
+        deal = random_deal(rng)
+        vs_random = rng.random() < random_share
+        teacher_seat = rng.randrange(2)
+        players = [t_a, t_b]
+        if vs_random:
+            players[1 - teacher_seat] = rand
+        for p in players:
+            p.reset(rng.getrandbits(31))
+        policies = [seat_policy(p) for p in players]
+        recorded = (teacher_seat,) if vs_random else (0, 1)
+        partie = Partie(deal)
+        start = n
+        seats = []
+        while not partie.terminal:
+            seat = partie.to_act
+            mask = partie.legal_mask()
+            action = policies[seat](partie.info_state(seat), mask)
+            if seat in recorded and mask & (mask - 1):
+                if n >= cap:
+                    raise RuntimeError("more decisions than expected; raise the capacity")
+                encode(partie, seat, buf)
+                obs[n, :OBS_SIZE] = buf
+                if privileged:
+                    obs[n, OBS_SIZE:] = encode_full_deal(partie, seat, deal_buf)
+                masks[n] = mask_array(mask).astype(bool)
+                actions[n] = action
+                seats.append(seat)
+                n += 1
+            partie.apply(action)
+        result = partie.result()
+        for i, seat in zip(range(start, n), seats):
+            name = result_name(result, seat)
+            rets[i] = scale_reward(reward_of(result, seat, env_mode), name, reward_mode, points_scale,
+                                   tokens_scale, points_weight)
+            alifer[i] = name == "alifer"
+            vs_rand[i] = vs_random
+    return {"obs": obs[:n], "mask": masks[:n], "action": actions[:n], "ret": rets[:n], "alifer": alifer[:n],
+            "vs_random": vs_rand[:n]}
+
+
+
+
+def clone(model, data: dict, epochs: int, batch_size: int, learning_rate: float, value_coef: float = 0.5,
+          seed: int = 0, logger=None, log=print) -> dict:
+    """Fit ``model.policy`` (MaskablePPO) to ``data``; returns the final
+    accuracy and losses."""
+    import torch
+
+    policy = model.policy
+    device = policy.device
+    n = len(data["action"])
+    if n == 0:
+        raise ValueError("no behaviour cloning data")
+    obs_all = torch.as_tensor(data["obs"])
+    mask_all = torch.as_tensor(data["mask"])
+    act_all = torch.as_tensor(data["action"])
+    ret_all = torch.as_tensor(data["ret"])
+    opt = torch.optim.Adam(policy.parameters(), lr=learning_rate)
+    gen = torch.Generator().manual_seed(seed)
+    stats = {}
+    policy.set_training_mode(True)
+    for epoch in range(epochs):
+        t0 = time.time()
+        perm = torch.randperm(n, generator=gen)
+        tot = {"ce": 0.0, "v": 0.0, "acc": 0.0}
+        for i in range(0, n, batch_size):
+            idx = perm[i:i + batch_size]
+            obs = obs_all[idx].float().to(device)
+            masks = mask_all[idx].to(device)
+            acts = act_all[idx].to(device)
+            latent_pi, latent_vf = policy.mlp_extractor(policy.extract_features(obs))
+            # Same masking as sb3-contrib's MaskableCategorical: illegal logits -> -1e8.
+            logits = policy.action_net(latent_pi).masked_fill(~masks, -1e8)
+            values = policy.value_net(latent_vf).flatten()
+            ce = torch.nn.functional.cross_entropy(logits, acts)
+            v_loss = torch.nn.functional.mse_loss(values, ret_all[idx].to(device))
+            loss = ce + value_coef * v_loss
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
+            opt.step()
+            acc = (logits.argmax(-1) == acts).float().mean().item()
+            k = len(idx)
+            tot["ce"] += ce.item() * k
+            tot["v"] += v_loss.item() * k
+            tot["acc"] += acc * k
+        stats = {key: v / n for key, v in tot.items()}
+        log(f"bc epoch {epoch + 1}/{epochs}: cross-entropy {stats['ce']:.3f}  value mse {stats['v']:.3f}  "
+            f"accuracy {stats['acc']:.3f}  ({time.time() - t0:.1f}s)")
+        if logger is not None:
+            for key, v in stats.items():
+                logger.record(f"bc/{key}", v)
+            logger.dump(epoch)
+    policy.set_training_mode(False)
+    return stats

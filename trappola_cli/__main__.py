@@ -1,6 +1,0 @@
-"""``python -m trappola_cli`` is the ``trappola`` command."""
-import sys
-
-from .main import main
-
-sys.exit(main())
