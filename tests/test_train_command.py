@@ -26,6 +26,8 @@ def test_help_lists_every_field_with_its_help(capsys, cls, argv):
         assert f"--{f.name} " in text
         assert field_help(cls, f.name) and field_help(cls, f.name) in text, f.name
     assert "one of win, points, tokens, mixed" in text  # a field's choices
+    name = argv[1] if argv else "ppo_selfplay"
+    assert f"({name}: {load_config(resolve_config(name)).total_timesteps})" in text  # the file's value, not the default
     assert ("--league_size" in text) == (cls is RLlibConfig) and ("--bc_teacher" in text) == (cls is TrainConfig)
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import sys
 import textwrap
-from dataclasses import MISSING, fields
+from dataclasses import fields
 
 from trappola.atomic_file import describe_os_error
 
@@ -26,22 +26,22 @@ from .config_file import load_config, resolve_config, trainer_of
 PRINTED = ("best", "final", "best_score", "timesteps", "minutes")
 
 
-def help_text(cls: type, config_name: str = "ppo_selfplay") -> str:
-    """The ``--help`` of ``trappola train`` for the config class ``cls``:
-    usage, then every field as ``--name TYPE`` with its help, default and
-    allowed values."""
-    lines = [f"usage: trappola train [--config FILE|NAME] [key=value | --key value ...]",
-             "",
-             f"Training with the settings of {cls.__name__} ({cls.__module__}); the config file "
-             f"(here {config_name}) sets them, the options below override it.",
-             "The trainer is the file's `trainer` key: sb3 (the default, e.g. --config ppo_selfplay) or rllib "
-             "(--config rllib_selfplay); --config NAME --help lists that trainer's settings.",
-             "Values are YAML: net_arch=[128,128], bc=false; a mapping takes one entry as pool.rule=0.5.",
-             "", "settings:"]
+def help_text(cfg, config_name: str = "ppo_selfplay") -> str:
+    """The ``--help`` of ``trappola train`` for the config ``cfg`` (read
+    from the file ``config_name``): usage, then every field of its class as
+    ``--name TYPE`` with its help, its value in ``cfg`` and its allowed
+    values."""
+    cls = type(cfg)
+    about = (f"Training with the settings of {cls.__name__} ({cls.__module__}): the config file (here "
+             f"{config_name}) sets them, the options below override it. The file's `trainer` key picks the "
+             "trainer: sb3 (the default, e.g. --config ppo_selfplay) or rllib (--config rllib_selfplay); "
+             "--config NAME --help lists that config's settings. Values are YAML: net_arch=[128,128], "
+             "bc=false; a mapping takes one entry as pool.rule=0.5.")
+    lines = ["usage: trappola train [--config FILE|NAME] [key=value | --key value ...]", "",
+             *textwrap.wrap(about, 100), "", "settings (with their value in the config file):"]
     for f in fields(cls):
-        default = f.default if f.default is not MISSING else f.default_factory()
         meta = f.metadata
-        extra = [f"default: {json.dumps(default) if isinstance(default, (list, dict, str)) else default}"]
+        extra = [f"{config_name}: {json.dumps(getattr(cfg, f.name))}"]
         if meta.get("choices"):
             extra.append("one of " + ", ".join(map(str, meta["choices"])))
         text = f"{meta.get('help', '')} ({'; '.join(extra)})"
@@ -90,9 +90,7 @@ def cli_main(argv=None) -> int:
         path = resolve_config(config)
         trainer = trainer_of(path)
         if any(a in ("-h", "--help") for a in rest):
-            from .config_file import config_class
-
-            print(help_text(config_class(trainer), config or "ppo_selfplay"))
+            print(help_text(load_config(path), config or "ppo_selfplay"))
             return 0
         if trainer == "rllib":
             try:
