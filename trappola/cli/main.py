@@ -153,7 +153,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     t = sub.add_parser("train", help="self-play MaskablePPO training (trappola/train/README.md)",
                        description="Self-play MaskablePPO training: settings from --config, overridden by "
-                                   "KEY=VALUE arguments (fields of trappola/train/sb3_config.py, e.g. total_timesteps=200000 "
+                                   "KEY=VALUE arguments (`trappola train --help` lists them, e.g. total_timesteps=200000 "
                                    "pool.rule=0.5 resume=runs/x/last.zip).")
     t.add_argument("--config", default=None,
                    help="YAML config file, or the name of a shipped one (ppo_selfplay, demo, rllib_selfplay); "
