@@ -38,7 +38,7 @@ def recorder(cls, tmp_path, lines=None, scalars=None, **changes):
 @pytest.mark.parametrize("cls", [TrainConfig, RLlibConfig])
 def test_best_zip_is_the_best_score_and_the_run_is_recorded(cls, tmp_path):
     lines, scalars = [], {}
-    rec = recorder(cls, tmp_path, lines, lambda k, v: scalars.setdefault(k, []).append(v))
+    rec = recorder(cls, tmp_path, lines, lambda k, v, steps: scalars.setdefault(k, []).append((v, steps)))
     for steps, network in ((100, "random"), (200, "rule"), (300, "random")):
         assert rec.due(steps)
         rec.step(steps, network)
@@ -50,7 +50,7 @@ def test_best_zip_is_the_best_score_and_the_run_is_recorded(cls, tmp_path):
     assert best["network"] == "rule" and best["num_timesteps"] == 200
     assert best["eval"]["random"]["score"] == scores[1] == rec.best_score
     assert read_metadata(run / "last.zip")["num_timesteps"] == 200  # checkpoint_every=200
-    assert scalars["eval/score_vs_random"] == scores
+    assert scalars["eval/score_vs_random"] == list(zip(scores, (100, 200, 300)))
     summary = rec.finish(400, "random", learned_steps=400, learn_s=2.0, note="x")
     rec.close()
     final = read_metadata(run / "final.zip")
@@ -94,7 +94,7 @@ def test_no_evaluation_means_no_best_zip(tmp_path):
 
 def test_the_search_match_is_logged_but_does_not_choose_best(tmp_path):
     lines, scalars = [], {}
-    rec = recorder(TrainConfig, tmp_path, lines, lambda k, v: scalars.setdefault(k, []).append(v),
+    rec = recorder(TrainConfig, tmp_path, lines, lambda k, v, steps: scalars.setdefault(k, []).append(v),
                    eval_search_deals=2, eval_search_opponent="rule", keep_checkpoints=True)
     rec.step(200, "random")
     rec.close()
@@ -102,3 +102,19 @@ def test_the_search_match_is_logged_but_does_not_choose_best(tmp_path):
     assert res["search"]["deals"] == 2 and "eval/win_rate_vs_rule" in scalars
     assert any("vs rule in duplicate (2 deals)" in line for line in lines)
     assert read_metadata(tmp_path / "r" / "checkpoints" / "200.zip")["num_timesteps"] == 200
+
+
+@pytest.mark.parametrize("tensorboard", [True, False])
+def test_without_a_trainer_logger_the_recorder_writes_tensorboard_itself(tmp_path, tensorboard):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    rec = recorder(RLlibConfig, tmp_path, tensorboard=tensorboard)
+    rec.step(100, "rule")
+    rec.close()
+    tb = tmp_path / "r" / "tb"
+    assert tb.is_dir() == tensorboard
+    if tensorboard:
+        events = EventAccumulator(str(tb))
+        events.Reload()
+        (point,) = events.Scalars("eval/score_vs_random")
+        assert point.step == 100 and point.value == pytest.approx(rec.history[0]["score"])

@@ -120,7 +120,7 @@ def train(cfg: TrainConfig, log=None, callbacks=(), players: dict | None = None)
 
     # The run folder is written only now that the environments and the model are up.
     recorder = RunRecorder(cfg, save, player, log=log, started=t_start,
-                           scalars=lambda key, value: model.logger.record(key, value))
+                           scalars=lambda key, value, steps: model.logger.record(key, value))
     run_dir, say = recorder.run_dir, recorder.say
     say(f"run {run_dir}: {cfg.total_timesteps:,} steps, {cfg.n_envs} envs, pool {cfg.pool}, "
         f"reward {cfg.reward_mode}, net {cfg.net_arch}, bc={cfg.bc}")

@@ -80,6 +80,7 @@ class RunConfig:
     total_timesteps: int = setting(2_000_000, "Length of the run in decisions.", bounds=NON_NEGATIVE)
     max_minutes: float = setting(0.0, "Wall-clock cap on the whole run; 0 = none.", bounds=NON_NEGATIVE)
     progress_bar: bool = setting(True, "Show a progress bar on stderr.")
+    tensorboard: bool = setting(True, "Write TensorBoard logs to the run's tb/.")
     torch_threads: int = setting(2, "Torch threads of the training process.", bounds=AT_LEAST_1)
     # --- reward ------------------------------------------------------------
     reward_mode: str = setting("mixed", "win: +1/-1/0; points: (own - opponent total) / points_scale; tokens: net "

@@ -8,7 +8,8 @@
   (``evaluation.head_to_head``, same deals each time, so evaluations are
   comparable), and with ``eval_search_deals`` a small one against
   ``eval_search_opponent``; a line in ``train.log``, TensorBoard scalars
-  ``eval/*_vs_<opponent>`` where the trainer has a sink for them;
+  ``eval/*_vs_<opponent>`` (into the trainer's own logger, or with
+  ``tensorboard`` a writer of the recorder's in the run's ``tb/``);
 * keeps the best: ``best.zip`` is rewritten whenever the score against
   ``eval_opponent`` beats the best so far (a run resumed inside its own
   folder starts from the score of the ``best.zip`` it has);
@@ -48,7 +49,9 @@ class RunRecorder:
     ``cfg``: a ``RunConfig``; ``save(network, path, steps, **meta) -> Path``
     and ``player(network) -> Player``: the trainer's; ``log``: where
     progress lines go besides ``train.log`` (default ``print``);
-    ``scalars(key, value)``: the TensorBoard sink, or None; ``started``:
+    ``scalars(key, value, steps)``: where TensorBoard scalars go (the
+    trainer's logger), or None: then, with ``cfg.tensorboard``, a writer
+    of the recorder's into ``run_dir/tb``; ``started``:
     when the run started (``time.time()``; default now). Creating one
     creates the run folder (``RunDirError`` if it cannot be used). Public
     state: ``run_dir``, ``history`` (every evaluation), ``best_score`` and
@@ -60,6 +63,7 @@ class RunRecorder:
         self.save = save
         self.player = player
         self.scalars = scalars
+        self._writer = None  # the recorder's own TensorBoard writer, made at the first scalar
         self.started = time.time() if started is None else started
         self.run_dir, self.say, self._log_file = open_run(cfg, log)
         # A run resumed inside its own folder competes with the best.zip it already has.
@@ -116,17 +120,28 @@ class RunRecorder:
             ci = "" if lo is None else f" [{lo:.3f}, {hi:.3f}]"
             self.say(f"[eval {steps:>9,} steps] vs {cfg.eval_search_opponent} in duplicate "
                      f"({cfg.eval_search_deals} deals): win rate {search['win_rate']:.3f}{ci}")
-        if self.scalars is not None:
-            for name, figures in ((cfg.eval_opponent, res), (cfg.eval_search_opponent, search)):
-                if figures:
-                    tag = name.split(":")[0]
-                    for key in ("win_rate", "score", "points_diff"):
-                        self.scalars(f"eval/{key}_vs_{tag}", figures[key])
+        for name, figures in ((cfg.eval_opponent, res), (cfg.eval_search_opponent, search)):
+            if figures:
+                tag = name.split(":")[0]
+                for key in ("win_rate", "score", "points_diff"):
+                    self.scalar(f"eval/{key}_vs_{tag}", figures[key], steps)
         if res["score"] > self.best_score:
             self.best_score = res["score"]
             self.best_path = self.checkpoint("best.zip", steps, network,
                                              eval={cfg.eval_opponent: short_figures(res)})
         return res
+
+    def scalar(self, key: str, value: float, steps: int) -> None:
+        """A TensorBoard scalar at ``steps`` (nowhere without a sink and
+        with ``tensorboard=false``)."""
+        if self.scalars is not None:
+            self.scalars(key, value, steps)
+        elif self.cfg.tensorboard:
+            if self._writer is None:
+                from torch.utils.tensorboard import SummaryWriter
+
+                self._writer = SummaryWriter(str(self.run_dir / "tb"))
+            self._writer.add_scalar(key, value, steps)
 
     def _duplicate(self, network, opponent: str, deals: int) -> dict:
         from trappola.evaluation import head_to_head
@@ -166,7 +181,11 @@ class RunRecorder:
         return summary
 
     def close(self) -> None:
-        """Close ``train.log`` (lines said after this go to ``log`` only)."""
+        """Close ``train.log`` (lines said after this go to ``log`` only)
+        and the TensorBoard writer."""
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
         if not self._log_file.closed:
             self._log_file.close()
 

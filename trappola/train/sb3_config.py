@@ -41,7 +41,8 @@ class TrainConfig(RunConfig):
                            choices=VEC_ENVS)
     opponent_workers: int = setting(0, "vec_env batched only: processes for the pool members that play one game "
                                        "at a time (pimc, rule); 0 = here.", bounds=NON_NEGATIVE)
-    tensorboard: bool = setting(True, "Write TensorBoard logs to the run's tb/ (progress.csv is always written).")
+    tensorboard: bool = redefine(RunConfig, "tensorboard", True, help="Write TensorBoard logs to the run's tb/ "
+                                                                        "(progress.csv is always written).")
     resume: str = setting("", "Checkpoint .zip to continue from (its optimizer state and step count included).")
     init_from: str = setting("", "Checkpoint .zip whose network (actor and critic) starts the run, with a fresh "
                                  "optimizer and step count, unlike resume; its net_arch and activation must be "
