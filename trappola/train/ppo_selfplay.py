@@ -110,6 +110,7 @@ def train(cfg: TrainConfig, log=None, callbacks=(), players: dict | None = None)
                 raise ValueError(f"init_from {cfg.init_from}: its network is not this config's "
                                  f"(net_arch {cfg.net_arch}, privileged_critic {cfg.privileged_critic}): "
                                  f"{str(exc).splitlines()[0]}") from None
+
     def save(model, path, steps, **meta):
         # A model trained in stages must still say how it was made: every checkpoint names its parent.
         return save_checkpoint(model, path, build_metadata(cfg.to_dict(), cfg.seed, steps,
