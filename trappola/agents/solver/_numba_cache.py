@@ -3,7 +3,7 @@
 numba (``cache=True``) decides whether a cached function is stale by looking
 at that function's *own* source file only.  ``search.py`` inlines code from
 ``rules_kernel.py`` and ``last_tricks.py`` (and constants from the engine's
-``cards.py``), so after an edit to one of those, the cached search would
+``cards.py``, ``bonuses.py`` and ``declarations.py``), so after an edit to one of those, the cached search would
 silently keep running the old rules.  Before the solver modules are
 imported, this drops the solver's cache files whenever any of those sources
 changed since the cache was written.
@@ -22,9 +22,10 @@ _STAMP = "solver_sources.sha1"
 
 
 def _sources() -> list[Path]:
-    from trappola.engine import cards
+    """The files whose contents the compiled solver depends on."""
+    from trappola.engine import bonuses, cards, declarations
 
-    return sorted(_HERE.glob("*.py")) + [Path(cards.__file__).resolve()]
+    return sorted(_HERE.glob("*.py")) + [Path(m.__file__).resolve() for m in (cards, bonuses, declarations)]
 
 
 def _cache_dir() -> Path:
