@@ -81,6 +81,9 @@ def pro_view_from_bulka_obs(obs) -> ProView:
 
 
 class PolicyPlayer(Player):
+    """The ``policy`` player: a trained checkpoint's actor, with the endgame search
+    and the Pro decision described in the module docstring."""
+
     kind = "policy"
     POSITIONAL = "path"
     SETTINGS = {
@@ -181,6 +184,7 @@ class PolicyPlayer(Player):
             self._searcher.reset(self.rng.getrandbits(32))
 
     def act(self, view: TurnView) -> int:
+        """The network's move, or the endgame search's once the hand is small enough."""
         mask = view.legal_mask
         if mask & (mask - 1) == 0:  # one legal action: nothing to decide
             return mask.bit_length() - 1
@@ -210,6 +214,7 @@ class PolicyPlayer(Player):
                                deterministic=not self.settings["sample"])
 
     def decide_pro(self, view: ProView) -> bool:
+        """The checkpoint's learned Pro decision with ``pro=learned``, else the ``ProRule``."""
         if self.learned_pro is not None:
             return self.learned_pro.decide(view)
         return self.pro_rule.decide(view, self.rng)

@@ -52,6 +52,7 @@ FIELDS = (
 
 class PartieRecord(NamedTuple):
     """One partie of a session, as ``Session.history`` holds it (fields: the module docstring)."""
+
     # Raw, seat-indexed fields (seat 0 = challenger, 1 = dealer), in the
     # order the session logs them; the player-keyed views are properties.
     index: int

@@ -34,6 +34,7 @@ def to_json_number(x):
 class Ledger:
     """Balances, the Bulka and what departed players took, for the players ``names``
     (all at 0 to begin with)."""
+
     __slots__ = ("balances", "bulka", "departed")
 
     def __init__(self, names: Iterable[str]):

@@ -18,6 +18,7 @@ DECIDED, TIE, AGREED_ALIFER, FORFEIT = "decided", "tie", "agreed_alifer", "forfe
 @dataclass(frozen=True)
 class Score:
     """One seat's points in a partie: card points, declaration points and trick bonus points."""
+
     card_points: int
     declaration_points: int
     bonus_points: int

@@ -190,9 +190,9 @@ class Session:
     the dealer and a challenger from the queue, stakes into the Bulka, Pro offers,
     Alifer replays, joins and departures, and the final split of the Bulka.
 
-    Drive it with ``pending`` (what is awaited), ``act`` (an action or advice id) and
-    ``decide_pro``;
-    ``history`` records every partie."""
+    Drive it with ``pending`` (what is awaited), ``act`` (an action or
+    advice id) and ``decide_pro``; ``history`` records every partie."""
+
     # Slots: the fast runner reads and writes these once or more per partie.
     __slots__ = (
         "max_parties", "stake_multiple", "config", "rng", "seating", "players", "dealer", "challenger",
