@@ -127,7 +127,7 @@ class PolicyPlayer(Player):
         if learned:
             spec = self.meta.get("pro_policy")
             self.learned_pro = pro_policy_from_dict(spec) if spec else None
-            if self.learned_pro is None:  # an older checkpoint: the shared threshold rule
+            if self.learned_pro is None:  # a checkpoint without a learned Pro decision: the shared threshold rule
                 self.pro_rule = ProRule.from_settings({**self.settings, "pro": "threshold"})
         self._np_rng = np.random.default_rng(0)
         self._searcher = self._endgame_searcher(self.settings)
