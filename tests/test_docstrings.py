@@ -45,9 +45,9 @@ NOT_YET_CHECKED = (
 )
 
 
-def module_name(path: Path) -> str:
-    """Dotted module name of a source file under the repository root."""
-    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+def module_name(path: Path, root: Path = ROOT) -> str:
+    """Dotted module name of a source file under the repository root ``root``."""
+    parts = list(path.relative_to(root).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts.pop()
     return ".".join(parts)
@@ -57,11 +57,12 @@ class SourceIndex:
     """The parsed source of every module of the package, with what each
     module's names refer to (its imports and its own classes)."""
 
-    def __init__(self, root: Path = PACKAGE):
+    def __init__(self, package: Path = PACKAGE):
+        self.root = package.parent
         self.trees: dict[str, ast.Module] = {}
         self.paths: dict[str, Path] = {}
-        for path in sorted(root.rglob("*.py")):
-            name = module_name(path)
+        for path in sorted(package.rglob("*.py")):
+            name = module_name(path, self.root)
             self.trees[name] = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
             self.paths[name] = path
 
@@ -188,8 +189,8 @@ def public_definitions(index: SourceIndex):
     being ``path:line qualified.name``."""
     for module, tree in index.trees.items():
         path = index.paths[module]
-        rel = path.relative_to(ROOT).as_posix()
-        if any(part.startswith("_") and part != "__init__.py" for part in path.relative_to(ROOT).parts):
+        rel = path.relative_to(index.root).as_posix()
+        if any(part.startswith("_") and part != "__init__.py" for part in path.relative_to(index.root).parts):
             continue
         yield f"{rel}:1 {module} (module)", bool(ast.get_docstring(tree))
 
@@ -239,12 +240,7 @@ def test_the_checker_catches_a_missing_docstring(tmp_path):
         "    def _hidden(self): pass\n"
         "class E(gymnasium.Env):\n    '''E.'''\n    def reset(self, seed=None): pass\n"
         "class _P:\n    def m(self): pass\n")
-    global ROOT
-    saved, ROOT = ROOT, tmp_path
-    try:
-        found = {label.split(" ", 1)[1]: ok for label, ok in public_definitions(SourceIndex(pkg))}
-    finally:
-        ROOT = saved
+    found = {label.split(" ", 1)[1]: ok for label, ok in public_definitions(SourceIndex(pkg))}
     assert found == {"trappola.mod (module)": False, "trappola.mod.f": False, "trappola.mod.C": True,
                      "trappola.mod.C.act": True, "trappola.mod.C.other": False, "trappola.mod.E": True,
                      "trappola.mod.E.reset": True, "trappola (module)": True, "trappola.base (module)": True,
