@@ -17,8 +17,8 @@ the base's. The bases are found from the source (the module's imports);
 a third-party base is imported to read its documentation, and when its
 package is not installed the override is given the benefit of the doubt.
 
-``NOT_YET_CHECKED`` lists the paths (a folder ends in ``/``) that are
-left out of the check while they are being rewritten.
+``NOT_YET_CHECKED`` lists the paths (a folder ends in ``/``) that the
+check leaves out.
 
 ``python tests/test_docstrings.py`` prints the coverage over the whole
 package (``NOT_YET_CHECKED`` included) and the definitions that lack a

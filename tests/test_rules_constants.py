@@ -7,6 +7,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 from trappola.engine import bonuses, cards, declarations, scoring
 from trappola.engine.actions import (ACCEPT_ALIFER, ACES, BIANKA, BLANS, DECLINE_ALIFER, FIGURA_BUBE,
                                      FIGURA_CAVALL, FIGURA_RE, FIGURA_TWOS, MANKO, N_ACTIONS, PROPOSE_ALIFER)
@@ -58,22 +60,62 @@ def test_solver_infinity_exceeds_any_score_difference():
     assert rk.INF > 2 * (sum(cards.CARD_POINTS) + bonus + decl)
 
 
-def test_solver_cache_watches_every_engine_module_it_reads():
-    """numba's cache checks only a function's own file: every engine module
-    the solver reads constants from must be in ``_numba_cache._sources``."""
-    from trappola.agents.solver import _numba_cache
-
-    solver = Path(_numba_cache.__file__).parent
-    watched = {p.name for p in _numba_cache._sources() if p.parent.name == "engine"}
+def _project_files_read_by_kernels(folder: Path) -> set[Path]:
+    """The project's source files that the numba modules (those using
+    ``njit``) of ``folder`` import from, outside the folder."""
+    root = Path(__file__).resolve().parents[1]
+    package = ".".join(folder.relative_to(root).parts)
     read = set()
-    for path in solver.glob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and node.module == "trappola.engine":
-                read |= {f"{a.name}.py" for a in node.names}
-            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("trappola.engine."):
-                read.add(node.module.rsplit(".", 1)[1] + ".py")
-    read.discard("__init__.py")
-    assert read and read <= watched, read - watched
+    for path in folder.glob("*.py"):
+        source = path.read_text(encoding="utf-8")
+        if "njit" not in source:
+            continue
+        for node in ast.walk(ast.parse(source)):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            base = node.module or ""
+            if node.level:
+                base = ".".join(package.split(".")[:len(package.split(".")) - node.level + 1] + ([base] if base else []))
+            for name in [f"{base}.{a.name}" for a in node.names] + [base]:
+                file = root / (name.replace(".", "/") + ".py")
+                if name.startswith("trappola.") and file.exists() and file.parent != folder:
+                    read.add(file.resolve())
+    return read
+
+
+@pytest.mark.parametrize("package", ["trappola.agents.solver", "trappola.envs.batch"])
+def test_numba_cache_watches_every_file_the_kernels_read(package):
+    """numba's cache checks only a kernel's own file and freezes the globals
+    it read: every project file the kernels import from must be among the
+    sources whose change drops the cache (``trappola.envs.numba_cache``)."""
+    import importlib
+
+    if package.endswith("solver"):
+        sources = importlib.import_module(package + "._numba_cache")._sources()
+    else:
+        sources = importlib.import_module(package)._sources()
+    folder = Path(importlib.import_module(package).__file__).resolve().parent
+    read = _project_files_read_by_kernels(folder)
+    assert read, "no project import found: the test would pass vacuously"
+    assert read <= set(sources), sorted(str(p) for p in read - set(sources))
+    assert set(folder.glob("*.py")) <= set(sources)
+
+
+def test_changed_source_drops_the_cache(tmp_path):
+    from trappola.envs import numba_cache
+
+    module = tmp_path / "kernels.py"
+    module.write_text("x = 1\n")
+    rules = tmp_path / "rules.py"
+    rules.write_text("POINTS = 30\n")
+    cache = numba_cache.cache_dir(module)
+    numba_cache.drop_stale_cache(module, [module, rules])
+    (cache / "kernels.f-1.py312.nbi").write_text("index")
+    numba_cache.drop_stale_cache(module, [module, rules])
+    assert (cache / "kernels.f-1.py312.nbi").exists()  # nothing changed: the cache stays
+    rules.write_text("POINTS = 31\n")
+    numba_cache.drop_stale_cache(module, [module, rules])
+    assert not (cache / "kernels.f-1.py312.nbi").exists()
 
 
 def test_batch_card_and_action_constants():
