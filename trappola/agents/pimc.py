@@ -224,8 +224,9 @@ class PimcPlayer(Player):
         return honest_advice(self, view, self.settings["advice_worlds"])
 
     def act(self, view: TurnView) -> int:
-        """Heed advice if asked to, answer Alifer, declare, then choose the card with the
-        best mean solved value over the sampled layouts."""
+        """Heed advice if asked to, answer Alifer, declare, ask Manko, then choose the
+        card with the best mean solved value over the sampled layouts (or propose
+        Alifer when even that card is losing)."""
         info = view.info
         mask = view.legal_mask
         if view.advice and self.settings["heed"]:
