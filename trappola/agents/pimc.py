@@ -140,6 +140,8 @@ _ACDECL = 8  # index of seat 0's Aces count in the solver arguments after the ha
 
 
 class PimcPlayer(Player):
+    """The ``pimc`` player (see the module docstring for its settings)."""
+
     kind = "pimc"
     SETTINGS = {
         "samples": Setting(int, 32, "layouts of the unseen cards solved per decision", low=1, high=4096),
@@ -209,6 +211,7 @@ class PimcPlayer(Player):
 
     @property
     def table(self):
+        """The solver's transposition table, made on first use and kept across decisions."""
         if self._table is None:
             from .solver import new_table
 
@@ -221,6 +224,9 @@ class PimcPlayer(Player):
         return honest_advice(self, view, self.settings["advice_worlds"])
 
     def act(self, view: TurnView) -> int:
+        """Heed advice if asked to, answer Alifer, declare, ask Manko, then choose the
+        card with the best mean solved value over the sampled layouts (or propose
+        Alifer when even that card is losing)."""
         info = view.info
         mask = view.legal_mask
         if view.advice and self.settings["heed"]:
