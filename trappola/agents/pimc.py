@@ -17,14 +17,7 @@ Objective (``objective``), what a card's value is averaged over:
   outcome first, points to break its frequent ties (many cards win, or
   lose, in every layout).
 
-Measured against ``rule`` in duplicate (win rate of decided parties, same
-deals for every setting; 300 deals at seed 1 / 700 at seed 2): ``points``
-0.633 / -, ``win`` 0.663 / 0.625, ``blend`` 0.657 / 0.634 (weight 0.02),
-0.660 / 0.624 (0.005), 0.651 / - (0.1). Maximising points costs wins;
-``win`` and ``blend`` are within noise of each other, and ``blend`` keeps
-more points (+5.5 against +5.1 per partie), so it is the default. More
-samples do not help (128: 0.658, 16: 0.644, at seed 1), nor does solving
-every layout up to 1000 (0.658).
+Why ``blend`` is the default, measured against ``rule``: README.md, Results.
 
 Inference (``belief``, off by default): a learned model of the opponent's
 hand (``trappola.agents.belief``, trained by ``python -m trappola.train.belief_fit``) weights the
