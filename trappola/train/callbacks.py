@@ -22,10 +22,14 @@ from .selfplay_env import pool_member
 
 
 def snapshot_weights(model, activation: str) -> dict:
+    """The learner's actor as numpy weights (``NumpyPolicy.get_weights``), for the pool."""
     return NumpyPolicy.from_sb3(model.policy, activation).get_weights()
 
 
 class SelfPlayCallback(BaseCallback):
+    """Snapshots of the learner into the opponent pools every
+    ``snapshot_every`` steps, and the per-opponent figures (module docstring)."""
+
     def __init__(self, snapshot_every: int, activation: str):
         super().__init__()
         self.snapshot_every = snapshot_every
@@ -37,6 +41,7 @@ class SelfPlayCallback(BaseCallback):
         self.steps0 = 0
 
     def push_snapshot(self) -> None:
+        """Add a frozen copy of the learner to every environment's pool."""
         self.training_env.env_method("add_snapshot", snapshot_weights(self.model, self.activation))
         self.last_snapshot = self.num_timesteps
         self.n_snapshots += 1
@@ -85,6 +90,8 @@ class RecorderCallback(BaseCallback):
 
 
 class ProgressBarCallback(BaseCallback):
+    """A tqdm bar over ``total`` steps."""
+
     def __init__(self, total: int):
         super().__init__()
         self.total = total
@@ -105,6 +112,8 @@ class ProgressBarCallback(BaseCallback):
 
 
 class TimeLimitCallback(BaseCallback):
+    """Stops learning after ``minutes`` (0: never), saying so through ``log``."""
+
     def __init__(self, minutes: float, log=print):
         super().__init__()
         self.deadline = time.time() + 60.0 * minutes if minutes > 0 else None

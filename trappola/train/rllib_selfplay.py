@@ -55,6 +55,7 @@ MAIN = "main"
 
 
 def snapshot_ids(cfg: RLlibConfig) -> list[str]:
+    """The module ids of the frozen snapshots of ``main``."""
     return [f"snapshot_{i}" for i in range(cfg.league_size)]
 
 
@@ -131,6 +132,7 @@ def set_snapshot(algo, slot: str, weights: dict) -> None:
 
 
 def sampled_steps(result: dict) -> int:
+    """The decisions sampled so far, from a result of ``algo.train()``."""
     from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_ENV_STEPS_SAMPLED_LIFETIME
 
     if NUM_ENV_STEPS_SAMPLED_LIFETIME in result:
