@@ -14,7 +14,8 @@ import random
 
 from trappola.engine.deal import random_deal
 from trappola.engine.partie import Partie
-from trappola.envs.referee import play_out, seat_policy
+from trappola.envs.referee import play_out
+from trappola.envs.seat_adapters import seat_policy
 
 from trappola.agents.pro_learned import LookaheadPro, opponent_kind
 from trappola.evaluation.seeding import derive_seed

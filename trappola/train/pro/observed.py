@@ -37,6 +37,7 @@ import numpy as np
 
 from trappola.agents import make_player
 from trappola.agents.pro_learned import RECORD_FEATURES, LookaheadPro, ObservedPro, record_features
+from trappola.evaluation.backend import ProcessBackend
 from trappola.evaluation.seeding import derive_seed
 from trappola.evaluation.stats import mean_ci
 from trappola.evaluation.tournament import unique_labels
@@ -45,7 +46,6 @@ from trappola.engine.session import Session
 from trappola.envs.referee import play_session
 
 from .lookahead import measure_win_rates
-from .parallel import fork_imap
 
 FOCAL = "focal"
 # Every random player here declines Alifer: two random players that agree to
@@ -160,7 +160,9 @@ def _parallel(fn, seeds, workers: int) -> np.ndarray:
         return fn(seeds)
     k = workers * 2
     out = np.empty(len(seeds))
-    for i, part in enumerate(fork_imap(fn, [seeds[i::k] for i in range(k)], workers)):
+    with ProcessBackend(workers, context="fork") as pool:  # forked: ``fn`` may be a closure
+        parts = pool.map(fn, [seeds[i::k] for i in range(k)])
+    for i, part in enumerate(parts):
         out[i::k] = part
     return out
 
