@@ -138,10 +138,13 @@ def _action_id(answer) -> int | None:
 
 class Referee:
     """The loop of the module docstring over a ``Session`` (``for_session``)
-    or one ``Partie`` (``for_partie``)."""
+    or one ``Partie`` (``for_partie``). ``players``: key -> ``SeatPlayer``
+    (or None: answered from outside); ``display``: key -> the name shown
+    to the others (default: each player's ``name``)."""
 
     def __init__(self, players: dict, *, session: Session | None = None, partie: Partie | None = None,
-                 on_decision: Callable | None = None, on_partie_end: Callable | None = None):
+                 on_decision: Callable | None = None, on_partie_end: Callable | None = None,
+                 display: dict | None = None):
         if (session is None) == (partie is None):
             raise ValueError("a referee plays a session or a partie")
         self.players = players
@@ -149,8 +152,8 @@ class Referee:
         self._partie = partie
         self.on_decision = on_decision
         self.on_partie_end = on_partie_end
-        self.display = {k: p.name if isinstance(getattr(p, "name", None), str) else str(k)
-                        for k, p in players.items()}
+        self.display = dict(display) if display is not None else {
+            k: p.name if isinstance(getattr(p, "name", None), str) else str(k) for k, p in players.items()}
         if session is not None:
             missing = [n for n in session.players if n not in players]
             if missing:
@@ -176,10 +179,8 @@ class Referee:
         the dealer; ``names`` the names shown (default: the players')."""
         if len(players) != 2:
             raise ValueError(f"a partie needs exactly 2 players, got {len(players)}")
-        ref = cls(dict(enumerate(players)), partie=partie, **callbacks)
-        if names is not None:
-            ref.display = dict(enumerate(names))
-        return ref
+        return cls(dict(enumerate(players)), partie=partie,
+                   display=None if names is None else dict(enumerate(names)), **callbacks)
 
     # ------------------------------------------------------------ stepping
     @property
