@@ -19,6 +19,7 @@ import time
 
 from trappola.engine import DEFAULT_CONFIG, Partie, cards_of, random_deal
 from trappola.envs.referee import play_out, play_session
+from trappola.envs.seat_adapters import PolicySeat
 
 from trappola.evaluation.seeding import derive_seed
 
@@ -40,7 +41,7 @@ class RandomPlayer:
 def run_session(n_players, parties, seed):
     players = [RandomPlayer(derive_seed(seed, "player", i)) for i in range(n_players)]
     t = time.process_time()
-    res = play_session(players, max_parties=parties, seed=seed)
+    res = play_session([PolicySeat(p.act, p.decide_pro) for p in players], max_parties=parties, seed=seed)
     return time.process_time() - t, res.parties_played
 
 
