@@ -364,12 +364,3 @@ def play_partie(players: Sequence, deal, config: RuleConfig = DEFAULT_CONFIG, st
     return PartieRecord(result=partie.result(), history=tuple(partie.history), deal=deal,
                         infos=(partie.info_state(0), partie.info_state(1)))
 
-
-def play_out(partie, policies) -> None:
-    """Play ``partie`` to its end with two-argument ``policies[seat](info_state,
-    legal_mask)``, seat 0 (challenger) and 1 (dealer), asking nothing else:
-    the referee's inner loop stripped bare, for the speed benchmark and
-    simulations that need no callbacks."""
-    while partie.phase != DONE:
-        seat = partie.to_act
-        partie.apply(policies[seat](InfoState(partie, seat), partie.legal_mask()))
