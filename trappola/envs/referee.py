@@ -295,6 +295,7 @@ class SessionResult:
     session: Session = field(repr=False)
 
     def to_dict(self) -> dict:
+        """The result as JSON-serialisable data (exact numbers as ``to_json_number`` writes them)."""
         return {
             "balances": {n: to_json_number(v) for n, v in self.balances.items()},
             "departed": {n: to_json_number(v) for n, v in self.departed.items()},

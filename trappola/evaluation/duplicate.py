@@ -69,6 +69,8 @@ SUMMARY_KEYS = (
 
 @dataclass
 class HeadToHeadResult:
+    """What ``head_to_head`` returns: the ``summary`` (the JSON), one ``records`` row per partie."""
+
     summary: dict
     records: list = field(repr=False)
     #: One ``game_record`` record per partie, in deal order (``record_games=True``), else empty.

@@ -71,7 +71,9 @@ class GameRecorder:
         self._pending: list[dict | None] = [None, None]
 
     def on_decision(self, partie, seat: int, action: int) -> None:
-        """Note ``seat``'s ``action`` (the referee's callback; ``partie`` is unused)."""
+        """Record one action of ``seat``, with the card values its player reported
+        for the decision when it is a card play (the referee's callback;
+        ``partie`` is not needed)."""
         values = getattr(self.seated[seat], "last_card_values", None)
         if values is not None and values is not self._seen[seat]:
             self._seen[seat] = values

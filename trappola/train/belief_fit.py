@@ -215,12 +215,14 @@ def fit(data: dict, hidden=(256, 256), epochs: int = 8, batch_size: int = 1024, 
 
 
 def save_rows(path, data: dict, pairs, deals: int, seed: int) -> None:
+    """Write collected rows and how they were made (``--save-data``) to ``path``."""
     with atomic_write(path, "wb") as f:
         np.savez(f, meta=np.array(json.dumps({"pairs": [list(p) for p in pairs], "deals": deals, "seed": seed})),
                  **data)
 
 
 def load_rows(path) -> dict:
+    """Rows written by ``save_rows``, with their ``pairs``, ``deals`` and ``seed``; ``ValueError`` if not such a file."""
     try:
         with np.load(path, allow_pickle=False) as z:
             out = {k: z[k] for k in ("obs", "hand", "prior", "deal", "opponent")}
@@ -245,6 +247,7 @@ def parse_pairs(text: str) -> list[tuple[str, str]]:
 
 
 def main(argv=None) -> int:
+    """The command line of the module docstring; returns the exit status."""
     ap = argparse.ArgumentParser(prog="python -m trappola.train.belief_fit", description=__doc__.split("\n\n")[0])
     ap.add_argument("--deals", type=int, default=60000, help="deals to play (default 60000)")
     ap.add_argument("--pairs", default=";".join(DEFAULT_PAIRS),

@@ -69,6 +69,7 @@ def collect_round(state: dict, activation: str, expert_spec: str, opponent_spec:
 
 
 def main(argv=None) -> int:
+    """The command line of the module docstring; returns the exit status."""
     ap = argparse.ArgumentParser(prog="python -m trappola.train.distill", description=__doc__.split("\n\n")[0])
     ap.add_argument("--base", default=DEFAULT_MODEL, help="the checkpoint to start from (default: the shipped one)")
     ap.add_argument("--expert", default="pimc:samples=32")

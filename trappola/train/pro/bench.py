@@ -50,6 +50,7 @@ class SessionBench:
 
     @property
     def names(self) -> list[str]:
+        """The players' names, in table order."""
         return [name for name, _, _ in self.table]
 
     def seated(self, focal_pro, seed: int, *tag) -> dict:
