@@ -64,7 +64,7 @@ from trappola.envs import trappola_v0
 from trappola.engine import N_ACTIONS
 from trappola.envs.full_deal import FULL_DEAL_SIZE, encode_full_deal
 from trappola.envs.observation import OBS_SIZE
-from trappola.envs.referee import seat_policy
+from trappola.envs.seat_adapters import seat_policy
 
 from trappola.agents.numpy_policy import NumpyPolicy
 
