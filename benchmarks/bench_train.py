@@ -87,13 +87,14 @@ def bench_ppo(steps: int, overrides: list[str], label: str = "ppo", stand_in: bo
 
     from trappola.train.config import load_config
     from trappola.train.callbacks import SelfPlayCallback
+    from trappola.train.networks import activation_class
     from trappola.train.vec import make_vec_env
 
     root = Path(__file__).resolve().parents[1]
     cfg = load_config(root / "trappola" / "configs" / "ppo_selfplay.yaml", ["bc=false", "eval_deals=0"] + overrides)
     torch.set_num_threads(cfg.torch_threads)
     venv = _stand_in_class()(cfg.n_envs) if stand_in else make_vec_env(cfg, players=players)
-    act = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[cfg.activation]
+    act = activation_class(cfg.activation)
     model = MaskablePPO("MlpPolicy", venv, seed=0, device="cpu", n_steps=cfg.n_steps, batch_size=cfg.batch_size,
                         n_epochs=cfg.n_epochs, policy_kwargs=dict(net_arch=dict(pi=cfg.net_arch, vf=cfg.net_arch),
                                                                   activation_fn=act))

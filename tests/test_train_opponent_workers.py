@@ -7,7 +7,7 @@ import pytest
 from test_train_batched_vec_env import Lowest
 from trappola.train.batched_vec_env import BatchedSelfPlayVecEnv
 from trappola.train.config import TrainConfig
-from trappola.train.opponent_workers import OpponentWorkers, worker_seed
+from trappola.train.selfplay.opponent_workers import OpponentWorkers, worker_seed
 
 
 class Broken(Lowest):

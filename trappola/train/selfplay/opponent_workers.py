@@ -24,7 +24,7 @@ import numpy as np
 
 from trappola.evaluation.backend import WorkerLostError, end_with_parent
 
-from .selfplay_env import PlayerOpponent
+from .pool import PlayerOpponent
 
 
 def worker_seed(seed: int, k: int) -> int:
