@@ -123,6 +123,8 @@ class BatchedSelfPlayVecEnv(VecEnv):
     :param full_deal: keep the privileged vectors (``full_deals()``)
     :param players: pool name -> ``trappola.agents.base.Player``, for members already built
     :param opponent_workers: per-game players in this many worker processes (0: here)
+    :param batch_networks: move a player that is a network alone in one forward pass over
+        its games; False plays it one game at a time, as any player (the reference of the batching)
     The other keyword arguments are those of ``SelfPlayEnv``."""
 
     def __init__(self, n_envs: int, pool: dict | None = None, reward_mode: str = "mixed",
@@ -130,7 +132,8 @@ class BatchedSelfPlayVecEnv(VecEnv):
                  points_weight: float = POINTS_WEIGHT, seed: int | None = None, pool_size: int = 8,
                  snapshot_latest_prob: float = 0.5, opponent_deterministic: bool = False, skip_forced: bool = True,
                  alifer_value: str = "replay", alifer_ema: float = 0.01, full_deal: bool = False,
-                 players: dict | None = None, privileged: bool = False, opponent_workers: int = 0):
+                 players: dict | None = None, privileged: bool = False, opponent_workers: int = 0,
+                 batch_networks: bool = True):
         self.reward = RewardShaping(reward_mode, points_scale, tokens_scale, points_weight)
         self.alifer = AliferValue(alifer_value, reward_mode, alifer_ema)
         if isinstance(n_envs, bool) or not isinstance(n_envs, int) or n_envs < 1:
@@ -155,7 +158,7 @@ class BatchedSelfPlayVecEnv(VecEnv):
             if name == "random":  # batched, in compiled code
                 continue
             seeds[name] = int(self._rng.integers(2**31))
-            network = frozen_network(player)
+            network = frozen_network(player) if batch_networks else None
             if network is not None:
                 self.frozen[name] = (TorchActor(network[0]), network[1])
                 continue
