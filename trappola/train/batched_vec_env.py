@@ -7,8 +7,8 @@ every opponent move and every forced learner move, until in each game the
 learner has a choice again or the partie is over (a finished game is
 dealt again at once, SB3's automatic reset).
 
-* Opponents, drawn per episode from ``pool`` by weight as
-  ``trappola.train.selfplay_env.OpponentPool`` draws them: ``self`` (a frozen
+* Opponents, drawn per episode from ``pool`` by weight by the self-play
+  core's ``trappola.train.selfplay.pool.OpponentPool``: ``self`` (a frozen
   snapshot, ``NumpyPolicy`` weights run by ``TorchActor``; each snapshot
   moves in all its games with one batched forward pass), ``random``
   (batched, in compiled code) and any registered player (``rule``...)
@@ -20,9 +20,10 @@ dealt again at once, SB3's automatic reset).
   weights run by ``TorchActor`` in all its games with one forward pass,
   greedy unless the spec says ``sample=true``; its moves are those the
   player would choose.
-* Rewards and infos are those of ``SelfPlayEnv`` (the same reward modes,
-  the learner's reward whoever ends the partie, the Alifer value of a
-  replay as a running mean per pool member kind, forced moves skipped);
+* Rewards and infos are those of ``SelfPlayEnv``, from the same core
+  (``trappola.train.selfplay``: the reward modes, the learner's reward
+  whoever ends the partie, the Alifer value of a replay as a running mean
+  per pool member, forced moves skipped);
   the end-of-episode info has ``opponent``, ``result``, ``outcome``,
   ``role``, ``points_diff``, ``tokens``, ``env_reward`` (and
   ``replay_value``), so ``SelfPlayCallback`` logs per opponent kind.
@@ -37,6 +38,11 @@ dealt again at once, SB3's automatic reset).
   (``(N, 108)``) for a critic that may see the deal; a finished game's is
   in its info under ``terminal_full_deal``. The actor's input stays the
   ``trappola_v0`` observation.
+* ``set_options({"deal": ..., "dealer": ...})`` (SB3's reset options)
+  deals the next ``reset`` as ``SelfPlayEnv.reset(options=...)`` does:
+  the cards by name, and "player_0" (the learner) or "player_1" as dealer.
+* ``batch_networks=False`` plays a network-alone player one game at a time,
+  through its ``TurnView``, like any other player.
 * ``random`` opponents draw from numba's generator, which is one per
   process and seeded by the constructor: two batched environments stepped
   in turn in one process share it, so each is reproducible only on its own.
@@ -77,7 +83,10 @@ class TorchActor:
     (shared, not copied). The learner's torch threads then do this forward
     pass too: numpy's BLAS would start threads of its own, and the two
     pools would fight over the cores (on 2 cores the rollout ran at less
-    than half its speed)."""
+    than half its speed).
+
+    :param policy: the actor whose weights are run
+    """
 
     def __init__(self, policy: NumpyPolicy):
         self.layers = [(torch.from_numpy(w), torch.from_numpy(b)) for w, b in [*policy.layers, policy.head]]

@@ -1,19 +1,15 @@
 """The activations a trained network may use, written once for every trainer."""
 from __future__ import annotations
 
+from functools import partial
+
+from .choices import check_choice
+
 ACTIVATIONS = ("relu", "tanh")
 
 
-def check_activation(activation: str) -> str:
-    """Refuse an unknown activation.
-
-    :param activation: "relu" or "tanh"
-    :return: ``activation``
-    :raises ValueError: for any other value
-    """
-    if activation not in ACTIVATIONS:
-        raise ValueError(f"activation must be one of {list(ACTIVATIONS)}, got {activation!r}")
-    return activation
+# Refuses an activation other than ``ACTIVATIONS``; returns it.
+check_activation = partial(check_choice, "activation", choices=ACTIVATIONS)
 
 
 def activation_class(activation: str):

@@ -13,22 +13,17 @@ Alifer as it is, so there it is never replaced.
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
+
+from ..choices import check_choice
 
 ALIFER_VALUES = ("replay", "zero")
 
 
-def check_alifer_value(alifer_value: str) -> str:
-    """Refuse an unknown Alifer value.
-
-    :param alifer_value: "replay" or "zero"
-    :return: ``alifer_value``
-    :raises ValueError: for any other value
-    """
-    if alifer_value not in ALIFER_VALUES:
-        raise ValueError(f"alifer_value must be 'replay' or 'zero', got {alifer_value!r}")
-    return alifer_value
+# Refuses an Alifer value other than ``ALIFER_VALUES``; returns it.
+check_alifer_value = partial(check_choice, "alifer_value", choices=ALIFER_VALUES)
 
 
 def replays(alifer_value: str, reward_mode: str) -> bool:

@@ -9,6 +9,9 @@ which gives a denser signal early in training.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
+
+from ..choices import check_choice
 
 REWARD_MODES = ("win", "points", "tokens", "mixed")
 # The environment's reward mode each training mode is computed from.
@@ -19,16 +22,8 @@ POINTS_WEIGHT = 0.5
 _WIN = {"win": 1.0, "loss": -1.0}
 
 
-def check_reward_mode(reward_mode: str) -> str:
-    """Refuse an unknown reward mode.
-
-    :param reward_mode: one of ``REWARD_MODES``
-    :return: ``reward_mode``
-    :raises ValueError: for any other value
-    """
-    if reward_mode not in REWARD_MODES:
-        raise ValueError(f"reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
-    return reward_mode
+# Refuses a reward mode other than ``REWARD_MODES``; returns it.
+check_reward_mode = partial(check_choice, "reward_mode", choices=REWARD_MODES)
 
 
 def scale_reward(env_reward: float, result: str, reward_mode: str, points_scale: float = POINTS_SCALE,
