@@ -1,7 +1,7 @@
 """What read-only observations cost: ``trappola_v0`` steps/s through the
 standard AEC loop (``trappola.cli.bench.loop_run``, as ``bench_env.py``)
-with the shipped ``observe`` (read-only cached arrays) and with the
-earlier one (writeable cached arrays, restated below), in interleaved
+with the shipped ``observe`` (read-only cached arrays) and with
+writeable cached arrays (``WriteableObservations`` below), in interleaved
 slices of one run, so that a shared machine loads both alike.
 
     .venv/bin/python benchmarks/bench_observe.py [--seconds 40] [--slice 0.2] [--seed 0]

@@ -13,13 +13,13 @@
   moves, per opponent (the ceiling that PPO cannot exceed);
 * ppo: MaskablePPO learner steps per second (rollouts + updates) under the
   default config, overridable with ``key=value`` (no BC, no evaluation);
-* compare: learner steps/s of today's former default (16 ``SubprocVecEnv``
-  workers, pool self 0.4 / rule 0.4 / random 0.2, minibatch 512, one torch
-  thread) and of the new default (the batched VecEnv) for the same number
-  of steps, of the same PPO settings on a stand-in VecEnv whose steps cost
+* compare: learner steps/s of ``subproc`` (16 ``SubprocVecEnv`` workers,
+  pool self 0.4 / rule 0.4 / random 0.2, minibatch 512, one torch thread)
+  and of the default config (the batched VecEnv) for the same number of
+  steps, of the same PPO settings on a stand-in VecEnv whose steps cost
   nothing, and the bare batched engine's random-play actions/s; the last
-  line is the ratio of the two defaults;
-* profile: where the new default's training time goes (cProfile);
+  line is the ratio of the two;
+* profile: where the default config's training time goes (cProfile);
 * workers: learner steps/s with ``trappola/configs/ppo_vs_search.yaml``'s pool
   (half the games against ``pimc:samples=4``), its per-game opponents
   played in this process and then in 2 worker processes
@@ -71,7 +71,7 @@ def bench_env(seconds: float = 3.0) -> None:
         print(f"env vs {opp:<6}: {n / dt:8.0f} learner steps/s, {eps / dt:6.0f} parties/s (forced moves skipped)")
 
 
-# Today's default before the batched VecEnv: 16 SelfPlayEnv worker processes.
+# ``subproc``: 16 SelfPlayEnv worker processes, the pool with ``rule``, one torch thread.
 SUBPROC_DEFAULT = ["vec_env=subproc", "n_envs=16", "n_steps=256", "batch_size=512", "torch_threads=1",
                    "pool={self: 0.4, rule: 0.4, random: 0.2}"]
 
@@ -191,7 +191,7 @@ def bench_engine(seconds: float = 3.0, n: int = 16384) -> float:
 
 
 def bench_profile(steps: int, overrides: list[str]) -> None:
-    """Where the new default's training time goes, from cProfile: the
+    """Where the default config's training time goes, from cProfile: the
     batched games (engine, masks, observations, rewards), the per-game
     opponents (``rule``...), the snapshot opponents' forward pass, the
     learner's forward pass while collecting, and the PPO update."""
@@ -223,11 +223,11 @@ def bench_profile(steps: int, overrides: list[str]) -> None:
 
 
 def bench_compare(steps: int) -> None:
-    """Today's default (16 SubprocVecEnv workers), the new default (the
+    """``subproc`` (16 SubprocVecEnv workers), the default config (the
     batched VecEnv), the same PPO settings on a stand-in VecEnv, and the
     bare batched engine; the last line compares the first two."""
-    b = bench_ppo(steps, SUBPROC_DEFAULT, "subproc default (before)")
-    a = bench_ppo(steps, [], "batched default (now)")
+    b = bench_ppo(steps, SUBPROC_DEFAULT, "subproc")
+    a = bench_ppo(steps, [], "batched default")
     ceiling = bench_ppo(steps, [], "stand-in ceiling", stand_in=True)
     print(f"batched default reaches {100 * a / ceiling:.0f}% of the stand-in ceiling")
     bench_engine()

@@ -1,4 +1,4 @@
-"""Inputs that used to change numbers silently are refused: a belief model
+"""Inputs that would change numbers silently are refused: a belief model
 with NaN weights, a non-integer action to ``SelfPlayEnv``, an in-place
 edit of a cached observation, a YAML key given twice, an oversized zip
 member; a checkpoint is read only as far as play needs."""

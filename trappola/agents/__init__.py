@@ -43,6 +43,7 @@ REGISTRY: dict[str, tuple[str, str, str | None]] = {
 
 
 def available_players() -> list[str]:
+    """The registered player kinds, in registration order."""
     return list(REGISTRY)
 
 

@@ -68,9 +68,12 @@ class Player:
         self.rng = random.Random(seed)
 
     def act(self, view: TurnView) -> int:
+        """The action id to play at this turn (a legal one of ``view.legal_mask``)."""
         raise NotImplementedError
 
     def decide_pro(self, view: ProView) -> bool:
+        """Whether to declare Pro before the next partie; the default asks the
+        player's ``ProRule`` (its ``pro``, ``pro_bulka`` and ``pro_vs`` settings)."""
         return self.pro_rule.decide(view, self.rng)
 
     def advise(self, view: AdviceView) -> int:

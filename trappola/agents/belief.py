@@ -42,6 +42,7 @@ _CACHE: dict = {}  # (resolved path, mtime) -> BeliefModel
 
 
 def shipped_belief_path() -> Path:
+    """The belief model shipped inside the package (``trappola/agents/models/belief.npz``)."""
     return Path(str(resources.files("trappola.agents") / "models" / "belief.npz"))
 
 
@@ -85,6 +86,7 @@ class BeliefModel:
         return w / w.sum()
 
     def save(self, path) -> None:
+        """Write the layers and metadata to ``path`` as an ``.npz`` file (atomically)."""
         arrays = {}
         for i, (w, b) in enumerate(self.layers):
             arrays[f"w{i}"], arrays[f"b{i}"] = w, b
@@ -93,6 +95,7 @@ class BeliefModel:
 
     @classmethod
     def load(cls, path) -> "BeliefModel":
+        """Read a model written by ``save``; a missing, damaged or oversized file raises ``ValueError``."""
         path = Path(path)
         if not path.exists():
             raise ValueError(f"belief model not found: {str(path)!r}")

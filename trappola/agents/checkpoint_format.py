@@ -51,7 +51,7 @@ class CheckpointError(ValueError):
 
 
 class CheckpointNotFoundError(CheckpointError, FileNotFoundError):
-    pass
+    """A checkpoint path that does not exist."""
 
 
 def _sha(text: str) -> str:
@@ -59,6 +59,8 @@ def _sha(text: str) -> str:
 
 
 def action_table_signature() -> dict:
+    """Size and hash of the 49-action table, stored in a checkpoint to refuse
+    one written for another table."""
     return {"n_actions": N_ACTIONS, "hash": _sha("\n".join(ACTION_NAMES))}
 
 
@@ -95,6 +97,7 @@ def _dim_of(mod):
 
 
 def current_signature(env: str = "trappola_v0") -> dict:
+    """The action-table and observation-layout signatures of this code, for ``env``."""
     return {"actions": action_table_signature(), "observation": observation_signature(env)}
 
 
@@ -171,6 +174,8 @@ def check_compatible(meta: dict, path: str | Path = "checkpoint", env: str | Non
 
 
 def load_state_dict(path: str | Path) -> dict:
+    """The policy network's weights (a torch ``state_dict``, on the CPU) from a
+    checkpoint; ``CheckpointError`` if it is missing, not a file or damaged."""
     import torch
 
     with _open(path) as zf:

@@ -45,6 +45,9 @@ def action_label(action: int) -> str:
 
 
 class HumanPlayer(Player):
+    """A person at the terminal: prints what its seat may know and asks for a move
+    (settings: ``history``). ``stdin``/``stdout`` default to the process's."""
+
     kind = "human"
     interactive = True
     SETTINGS = {
@@ -81,6 +84,7 @@ class HumanPlayer(Player):
 
     # ----------------------------------------------------------------- turns
     def act(self, view: TurnView) -> int:
+        """Show the seat's view and the numbered legal actions, and read the choice."""
         self._print(render_view(view.info, view.opponent, show_history=self.settings["history"]))
         actions = view.legal_actions
         self._print("Your moves:")
@@ -95,6 +99,7 @@ class HumanPlayer(Player):
                         "(e.g. " + (CARD_NAMES[actions[0]] if actions[0] < 36 else "1") + ") or an action name.")
 
     def decide_pro(self, view: ProView) -> bool:
+        """Show the streak, the Bulka and the cost, and ask whether to declare Pro (y/n)."""
         self._print(f"\nYou have won {view.streak} parties in a row. Bulka: {view.bulka:g} tokens; "
                     f"your balance {view.balance:g}; next opponent {view.opponent}; "
                     f"parties left {view.parties_left}.")
@@ -138,6 +143,7 @@ def parse_choice(answer: str, actions: list[int]) -> int | None:
 
 
 def render_tricks(info: InfoState) -> str:
+    """The tricks played so far, one line each: who led what, who followed with what, who won."""
     me = info.seat
     lines = []
     for i, (leader, lead, follow, winner) in enumerate(info.tricks, 1):

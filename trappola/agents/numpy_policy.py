@@ -65,6 +65,7 @@ class NumpyPolicy:
 
     @classmethod
     def from_sb3(cls, policy, activation: str = "relu") -> "NumpyPolicy":
+        """From a live SB3 ``MaskableActorCriticPolicy`` (see ``from_state_dict``)."""
         return cls.from_state_dict(policy.state_dict(), activation)
 
     def get_weights(self) -> dict:
@@ -73,9 +74,11 @@ class NumpyPolicy:
 
     @classmethod
     def from_weights(cls, weights: dict) -> "NumpyPolicy":
+        """From the picklable form ``get_weights`` returns."""
         return cls(weights["layers"], weights["head"], weights["activation"])
 
     def logits(self, obs: np.ndarray) -> np.ndarray:
+        """The actor's action logits for one observation (or a batch, one row each)."""
         x = np.asarray(obs, dtype=np.float32)
         for w, b in self.layers:
             x = self._act(x @ w.T + b)
@@ -96,6 +99,7 @@ class NumpyPolicy:
         return int(min(np.searchsorted(c, rng.random() * c[-1], side="right"), len(c) - 1))
 
     def probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The action probabilities for one observation, over the legal actions of ``mask`` only."""
         legal = np.asarray(mask, dtype=bool)
         z = np.where(legal, self.logits(obs), -np.inf)
         z = z - z.max()

@@ -17,14 +17,7 @@ Objective (``objective``), what a card's value is averaged over:
   outcome first, points to break its frequent ties (many cards win, or
   lose, in every layout).
 
-Measured against ``rule`` in duplicate (win rate of decided parties, same
-deals for every setting; 300 deals at seed 1 / 700 at seed 2): ``points``
-0.633 / -, ``win`` 0.663 / 0.625, ``blend`` 0.657 / 0.634 (weight 0.02),
-0.660 / 0.624 (0.005), 0.651 / - (0.1). Maximising points costs wins;
-``win`` and ``blend`` are within noise of each other, and ``blend`` keeps
-more points (+5.5 against +5.1 per partie), so it is the default. More
-samples do not help (128: 0.658, 16: 0.644, at seed 1), nor does solving
-every layout up to 1000 (0.658).
+Why ``blend`` is the default, measured against ``rule``: README.md, Results.
 
 Inference (``belief``, off by default): a learned model of the opponent's
 hand (``trappola.agents.belief``, trained by ``python -m trappola.train.belief_fit``) weights the
@@ -140,6 +133,8 @@ _ACDECL = 8  # index of seat 0's Aces count in the solver arguments after the ha
 
 
 class PimcPlayer(Player):
+    """The ``pimc`` player (see the module docstring for its settings)."""
+
     kind = "pimc"
     SETTINGS = {
         "samples": Setting(int, 32, "layouts of the unseen cards solved per decision", low=1, high=4096),
@@ -209,6 +204,7 @@ class PimcPlayer(Player):
 
     @property
     def table(self):
+        """The solver's transposition table, made on first use and kept across decisions."""
         if self._table is None:
             from .solver import new_table
 
@@ -221,6 +217,9 @@ class PimcPlayer(Player):
         return honest_advice(self, view, self.settings["advice_worlds"])
 
     def act(self, view: TurnView) -> int:
+        """Heed advice if asked to, answer Alifer, declare, ask Manko, then choose the
+        card with the best mean solved value over the sampled layouts (or propose
+        Alifer when even that card is losing)."""
         info = view.info
         mask = view.legal_mask
         if view.advice and self.settings["heed"]:

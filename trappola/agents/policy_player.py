@@ -81,6 +81,9 @@ def pro_view_from_bulka_obs(obs) -> ProView:
 
 
 class PolicyPlayer(Player):
+    """The ``policy`` player: a trained checkpoint's actor, with the endgame search
+    and the Pro decision described in the module docstring."""
+
     kind = "policy"
     POSITIONAL = "path"
     SETTINGS = {
@@ -124,7 +127,7 @@ class PolicyPlayer(Player):
         if learned:
             spec = self.meta.get("pro_policy")
             self.learned_pro = pro_policy_from_dict(spec) if spec else None
-            if self.learned_pro is None:  # an older checkpoint: the shared threshold rule
+            if self.learned_pro is None:  # a checkpoint without a learned Pro decision: the shared threshold rule
                 self.pro_rule = ProRule.from_settings({**self.settings, "pro": "threshold"})
         self._np_rng = np.random.default_rng(0)
         self._searcher = self._endgame_searcher(self.settings)
@@ -181,6 +184,7 @@ class PolicyPlayer(Player):
             self._searcher.reset(self.rng.getrandbits(32))
 
     def act(self, view: TurnView) -> int:
+        """The network's move, or the endgame search's once the hand is small enough."""
         mask = view.legal_mask
         if mask & (mask - 1) == 0:  # one legal action: nothing to decide
             return mask.bit_length() - 1
@@ -210,6 +214,7 @@ class PolicyPlayer(Player):
                                deterministic=not self.settings["sample"])
 
     def decide_pro(self, view: ProView) -> bool:
+        """The checkpoint's learned Pro decision with ``pro=learned``, else the ``ProRule``."""
         if self.learned_pro is not None:
             return self.learned_pro.decide(view)
         return self.pro_rule.decide(view, self.rng)

@@ -75,6 +75,8 @@ class ProPolicy:
             raise ValueError(f"ProPolicy covariance must be {len(FEATURES)}x{len(FEATURES)}")
 
     def score(self, decision) -> float:
+        """``w . x`` plus the ``z``-weighted standard error when a covariance is given:
+        declare when it is positive."""
         x = features(decision)
         s = sum(w * v for w, v in zip(self.weights, x))
         if self.cov is not None and self.z:
@@ -83,11 +85,13 @@ class ProPolicy:
         return s
 
     def decide(self, decision) -> bool:
+        """Whether to declare Pro in ``decision`` (a ``ProView`` or ``ProDecision``)."""
         return self.score(decision) > 0.0
 
     __call__ = decide
 
     def to_dict(self) -> dict:
+        """The policy as stored in a checkpoint's metadata."""
         out = {"kind": "linear", "features": list(FEATURES), "weights": [float(w) for w in self.weights]}
         if self.cov is not None:
             out["cov"] = [[float(v) for v in row] for row in self.cov]
@@ -96,6 +100,7 @@ class ProPolicy:
 
     @classmethod
     def from_dict(cls, spec: dict) -> "ProPolicy":
+        """The policy from ``to_dict``'s form; anything else raises ``ValueError``."""
         if not isinstance(spec, dict) or spec.get("kind") != "linear" or list(spec.get("features", [])) != list(FEATURES):
             raise ValueError(f"unsupported Pro policy in checkpoint: {spec!r}")
         cov = spec.get("cov")
@@ -192,15 +197,18 @@ class ObservedPro:
         return lookahead_values(features(view)[1] * 10.0, p, q)
 
     def decide(self, view) -> bool:
+        """Whether to declare Pro: declaring now is worth at least waiting one partie."""
         return lookahead_decides(view, *self.values(view))
 
     __call__ = decide
 
     def to_dict(self) -> dict:
+        """The weights as stored in a checkpoint's metadata."""
         return {"kind": "observed", "features": list(RECORD_FEATURES), "weights": [float(w) for w in self.weights]}
 
     @classmethod
     def from_dict(cls, spec: dict) -> "ObservedPro":
+        """The policy from ``to_dict``'s form; anything else raises ``ValueError``."""
         if (not isinstance(spec, dict) or spec.get("kind") != "observed"
                 or list(spec.get("features", [])) != list(RECORD_FEATURES)):
             raise ValueError(f"unsupported Pro policy in checkpoint: {spec!r}")
@@ -209,6 +217,9 @@ class ObservedPro:
 
 @dataclass(frozen=True)
 class LookaheadPro:
+    """Declare Pro now or wait one partie, from win rates by opponent kind
+    (see the module docstring); ``default`` is the rate of an unknown kind."""
+
     win_rates: dict = field(default_factory=dict)
     default: float = 0.5
 
@@ -218,6 +229,7 @@ class LookaheadPro:
                 raise ValueError(f"win rate for {k!r} must be in [0, 1], got {v!r}")
 
     def rate(self, name) -> float:
+        """The win rate as dealer against the player named ``name`` (by its kind)."""
         return float(self.win_rates.get(opponent_kind(name), self.default))
 
     def values(self, decision) -> tuple[float, float]:
@@ -228,16 +240,19 @@ class LookaheadPro:
         return lookahead_values(features(decision)[1] * 10.0, p, q)
 
     def decide(self, decision) -> bool:
+        """Whether to declare Pro: declaring now is worth at least waiting one partie."""
         return lookahead_decides(decision, *self.values(decision))
 
     __call__ = decide
 
     def to_dict(self) -> dict:
+        """The win rates as stored in a checkpoint's metadata."""
         return {"kind": "lookahead", "win_rates": {k: float(v) for k, v in sorted(self.win_rates.items())},
                 "default": float(self.default)}
 
     @classmethod
     def from_dict(cls, spec: dict) -> "LookaheadPro":
+        """The policy from ``to_dict``'s form; anything else raises ``ValueError``."""
         if not isinstance(spec, dict) or spec.get("kind") != "lookahead" or not isinstance(spec.get("win_rates"), dict):
             raise ValueError(f"unsupported Pro policy in checkpoint: {spec!r}")
         return cls({str(k): float(v) for k, v in spec["win_rates"].items()}, float(spec.get("default", 0.5)))

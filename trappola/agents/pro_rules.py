@@ -51,6 +51,9 @@ def pro_settings(default_mode: str = "threshold") -> dict[str, Setting]:
 
 @dataclass(frozen=True)
 class ProRule:
+    """A player's Pro rule: ``mode`` (one of ``PRO_MODES``), the Bulka threshold
+    in base stakes, and the opponents (names or kinds) it declares against."""
+
     mode: str = "threshold"
     bulka: float = 3.0
     vs: tuple = ()
@@ -61,10 +64,12 @@ class ProRule:
 
     @classmethod
     def from_settings(cls, settings: dict) -> "ProRule":
+        """The rule of a player's ``pro``, ``pro_bulka`` and ``pro_vs`` settings."""
         vs = tuple(v.strip() for v in str(settings.get("pro_vs", "")).split("+") if v.strip())
         return cls(settings.get("pro", "never"), float(settings.get("pro_bulka", 3.0)), vs)
 
     def allows(self, opponent: str) -> bool:
+        """Whether ``opponent`` (a name or spec) is one to declare against."""
         if not self.vs:
             return True
         kind = opponent.split(":", 1)[0]

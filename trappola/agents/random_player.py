@@ -21,6 +21,8 @@ _ALIFER_OFF = ~(1 << PROPOSE_ALIFER)
 
 
 class RandomPlayer(Player):
+    """The ``random`` player (see the module docstring)."""
+
     kind = "random"
     SETTINGS = {
         "alifer": Setting(bool, True, "propose/accept Alifer at random too (false: never propose, always decline)"),
@@ -29,6 +31,7 @@ class RandomPlayer(Player):
     }
 
     def act(self, view: TurnView) -> int:
+        """A legal action drawn uniformly (advice heeded, Alifer left out, as set)."""
         if view.advice and self.settings["heed"]:
             advised = heeded(view)
             if advised is not None:

@@ -77,6 +77,8 @@ _TWO_BONUS = (52,) + (10,) * 7 + (26,)
 
 
 class RulePlayer(Player):
+    """The ``rule`` player (see the module docstring for its settings)."""
+
     kind = "rule"
     SETTINGS = {
         "declare": Setting(("always", "never", "no_aces"), "always",
@@ -116,6 +118,8 @@ class RulePlayer(Player):
         return honest_advice(self, view, self.settings["advice_worlds"])
 
     def act(self, view: TurnView) -> int:
+        """Heed advice if asked to, answer or propose Alifer, declare, ask Manko,
+        then play a card by the rules of the module docstring."""
         info = view.info
         mask = view.legal_mask
         cfg = self.settings

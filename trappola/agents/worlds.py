@@ -39,6 +39,9 @@ def card_sequence(info: InfoState) -> list[tuple[int, int]]:
 
 
 def determinize(info: InfoState, opp_hand: int, rng) -> Partie | None:
+    """A ``Partie`` in which the opponent holds ``opp_hand`` now and the stock is
+    shuffled by ``rng``, replayed to the state ``info`` shows; ``None`` when
+    that hand contradicts the record."""
     me, opp = info.seat, 1 - info.seat
     seq = card_sequence(info)
     opp_dealt = opp_hand

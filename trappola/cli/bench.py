@@ -107,6 +107,8 @@ def install_pygame_stub() -> bool:
 
 
 def env_makers() -> tuple[dict, list[str]]:
+    """The environments to time (``trappola_v0`` and the PettingZoo yardsticks that
+    import), and notes on those that could not be imported."""
     from trappola.envs import trappola_v0
 
     makers = {"trappola_v0": trappola_v0.env}
@@ -142,6 +144,7 @@ def loop_run(env, seconds: float, rng: random.Random) -> tuple[int, float]:
 
 
 def main(argv=None) -> int:
+    """``trappola bench``: time the engine and the environments and print the rates."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seconds", type=float, default=15.0, help="total seconds for the env loops (default 15); "
                     "each engine measurement takes a quarter of it")

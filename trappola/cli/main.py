@@ -77,6 +77,7 @@ def _port(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``trappola`` command and its subcommands."""
     from trappola.agents import describe_players
 
     parser = argparse.ArgumentParser(prog="trappola", description="Trappola lab: play, evaluate and benchmark.",
@@ -192,6 +193,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    """Run the ``trappola`` command with ``argv``; returns the exit status
+    (2 with a one-line message for bad input or a file-system fault)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["train"]:
         # Training reads its own arguments (trappola.train.ppo_selfplay.cli_main): overrides may be
@@ -229,6 +232,8 @@ def main(argv=None) -> int:
 
 # --------------------------------------------------------------------- play
 def cmd_play(args) -> int:
+    """``trappola play``: parties against a computer player in this terminal (an Alifer
+    doubles the next partie's stakes)."""
     from trappola.agents import make_player
     from trappola.agents.human_player import HumanQuit
     from trappola.envs.referee import play_partie
@@ -266,6 +271,7 @@ def cmd_play(args) -> int:
 
 # ----------------------------------------------------------------- evaluate
 def cmd_evaluate(args) -> int:
+    """``trappola evaluate``: a head-to-head, a session tournament or ratings of the players given."""
     from trappola.agents import split_player_list
     from trappola.agents.human_player import HumanQuit
     from trappola.engine import RuleConfig
@@ -360,6 +366,7 @@ def _run_evaluation(args, players, common):
 
 # -------------------------------------------------------------------- serve
 def cmd_serve(args) -> int:
+    """``trappola serve``: the web app."""
     from trappola.web import serve
 
     try:
@@ -384,6 +391,7 @@ def _check_writable(path: str, folder: bool) -> None:
 
 # ------------------------------------------------------------------ players
 def cmd_players(args) -> int:
+    """``trappola players``: the registered players and their settings."""
     from trappola.agents import describe_players
 
     print(describe_players())
@@ -392,6 +400,7 @@ def cmd_players(args) -> int:
 
 # -------------------------------------------------------------------- bench
 def cmd_bench(args) -> int:
+    """``trappola bench``: speed of the engine and the environments."""
     from .bench import main as bench_main
 
     return bench_main([a for a in args.args if a != "--"])
@@ -399,6 +408,8 @@ def cmd_bench(args) -> int:
 
 # --------------------------------------------------------------------- demo
 def cmd_demo(args) -> int:
+    """``trappola demo``: a short training run (``--quick``: no training; two parties
+    between the built-in players, a head-to-head and a session tournament)."""
     if not args.quick:
         from trappola.train.demo import run_demo
 
@@ -443,6 +454,7 @@ def cmd_demo(args) -> int:
 
 # -------------------------------------------------------------------- train
 def cmd_train(args) -> int:
+    """``trappola train``: self-play training (``trappola.train.ppo_selfplay``)."""
     from trappola.train.ppo_selfplay import cli_main
 
     return cli_main(args.argv)
@@ -450,6 +462,8 @@ def cmd_train(args) -> int:
 
 # ------------------------------------------------------------------ exploit
 def cmd_exploit(args) -> int:
+    """``trappola exploit``: train a best response against a target player and
+    report how much it wins."""
     from trappola.train.exploit import DEFAULT_WARM_START, format_exploit, run_exploit
 
     if args.json:

@@ -28,10 +28,12 @@ ACE_MASK = RANK_MASK[ACE]
 
 
 def suit_of(card: int) -> int:
+    """The suit (0..3: Spade, Coppe, Denari, Bastoni) of a card id."""
     return card // 9
 
 
 def rank_of(card: int) -> int:
+    """The rank (0 = Two ... 8 = Asso) of a card id."""
     return card % 9
 
 
@@ -44,6 +46,7 @@ def _int_id(x):
 
 
 def card_name(card: int) -> str:
+    """The name of a card id, such as ``"AS"``; ``ValueError`` for anything but an id 0..35."""
     c = _int_id(card)
     if c is None or not 0 <= c < N_CARDS:
         raise ValueError(f"card id must be an int in 0..35, got {card!r}")
@@ -66,6 +69,7 @@ def card_id(name: str) -> int:
 
 
 def mask_of(cards: Iterable[int]) -> int:
+    """The card set (bit set) holding the card ids ``cards``."""
     m = 0
     for c in cards:
         m |= 1 << c
@@ -85,8 +89,10 @@ def cards_of(mask: int) -> list[int]:
 
 
 def names_of(mask: int) -> list[str]:
+    """The names of the cards of a card set, in id order."""
     return [CARD_NAMES[c] for c in cards_of(mask)]
 
 
 def points_of(mask: int) -> int:
+    """The card points of a card set (Bube 3, Cavall 4, Re 5, Asso 6; docs/rules.md section 1)."""
     return sum(CARD_POINTS[c] for c in cards_of(mask))

@@ -21,13 +21,16 @@ class Deal:
 
     @property
     def hands(self) -> tuple:
+        """``(challenger, dealer)`` dealt hands as card sets."""
         return (mask_of(self.challenger), mask_of(self.dealer))
 
     @property
     def bottom(self) -> int:
+        """The face-up bottom card of the stock."""
         return self.stock[-1]
 
     def to_names(self) -> dict:
+        """The deal as card names, in the form ``deal_from_names`` reads."""
         return {
             "challenger": [CARD_NAMES[c] for c in self.challenger],
             "dealer": [CARD_NAMES[c] for c in self.dealer],
@@ -45,6 +48,7 @@ def deal_from_order(order) -> Deal:
 
 
 def random_deal(rng: random.Random) -> Deal:
+    """A deal of a deck shuffled by ``rng`` (a ``random.Random``)."""
     order = list(range(N_CARDS))
     rng.shuffle(order)
     return deal_from_order(order)

@@ -29,6 +29,7 @@ BIANKA_FORBIDDEN = COURT_MASK | ACE_MASK
 
 
 def rank_count(hand: int, rank: int) -> int:
+    """How many cards of ``rank`` the card set ``hand`` holds."""
     return (hand & RANK_MASK[rank]).bit_count()
 
 
@@ -45,10 +46,12 @@ def first_card_declarations(hand: int) -> int:
 
 
 def aces_possible(dealt: int) -> bool:
+    """Whether a dealt hand may declare Aces (3 or 4 of them)."""
     return (dealt & ACE_MASK).bit_count() >= 3
 
 
 def bianka_possible(dealt: int) -> bool:
+    """Whether a dealt hand may declare Bianka (no court card and no Asso)."""
     return dealt & BIANKA_FORBIDDEN == 0
 
 

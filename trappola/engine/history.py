@@ -51,6 +51,8 @@ FIELDS = (
 
 
 class PartieRecord(NamedTuple):
+    """One partie of a session, as ``Session.history`` holds it (fields: the module docstring)."""
+
     # Raw, seat-indexed fields (seat 0 = challenger, 1 = dealer), in the
     # order the session logs them; the player-keyed views are properties.
     index: int
@@ -82,31 +84,38 @@ class PartieRecord(NamedTuple):
 
     @property
     def pro_declared(self) -> bool:
+        """Whether this is a Pro partie (also on its Alifer replays)."""
         return self.pro_declarer is not None
 
     @property
     def winner(self):
+        """The winner's name, ``None`` for an Alifer (tie or agreed)."""
         return self._name(self.winner_seat)
 
     @property
     def loser(self):
+        """The loser's name, ``None`` for an Alifer (tie or agreed)."""
         w = self.winner_seat
         return None if w is None else self._name(1 - w)
 
     @property
     def forfeited_by(self):
+        """The name of the player who forfeited (Art. 12), else ``None``."""
         return self._name(self.forfeited_seat)
 
     @property
     def scores(self) -> dict:
+        """``{name: total points}`` of the two players."""
         return {self.challenger: self.challenger_score, self.dealer: self.dealer_score}
 
     @property
     def tokens(self) -> dict:
+        """``{name: net tokens of the partie}`` of the two players (without the Pro stake and the Bulka won)."""
         return {self.challenger: self.challenger_tokens, self.dealer: self.dealer_tokens}
 
     @property
     def pro_result(self):
+        """``"won"``, ``"lost"`` or ``"alifer"`` for a Pro partie, else ``None``."""
         if self.pro_declarer is None:
             return None
         w = self.winner_seat
@@ -116,11 +125,13 @@ class PartieRecord(NamedTuple):
 
     @property
     def details(self) -> list:
+        """Declarations and trick bonuses: ``[{"player", "what", "points", "tokens"}]``."""
         return [{"player": self._name(s), "what": what, "points": pts, "tokens": tok}
                 for s, what, pts, tok in self.seat_details]
 
     @property
     def deal(self):
+        """The deal as a ``deal_from_names`` spec, ``None`` for a forfeit before the deal."""
         if self.challenger_dealt is None:
             return None
         ch, de, bottom = self.challenger_dealt, self.dealer_dealt, self.bottom
@@ -135,9 +146,11 @@ class PartieRecord(NamedTuple):
         return tuple.__getitem__(self, key)
 
     def keys(self):
+        """The field names, so that ``dict(record)`` works."""
         return FIELDS
 
     def to_dict(self) -> dict:
+        """The record as a JSON-serialisable dict of every field."""
         d = {k: getattr(self, k) for k in FIELDS}
         d["queue"] = list(self.queue)
         return d
@@ -171,6 +184,7 @@ class History(Sequence):
             yield PartieRecord._make(raw)
 
     def to_dicts(self) -> list[dict]:
+        """Every record as ``PartieRecord.to_dict`` gives it, in order."""
         return [r.to_dict() for r in self]
 
     def __repr__(self) -> str:

@@ -12,6 +12,9 @@ ROLES = ("challenger", "dealer")
 
 
 class InfoState:
+    """What seat ``seat`` of ``partie`` may know: its own hand, its dealt hand, the face-up
+    stock card and the public record (tricks, declarations, Manko answers, points)."""
+
     __slots__ = (
         "seat", "role", "hand", "dealt", "bottom", "to_act", "phase", "trick", "lead", "leader",
         "tricks", "two_winner", "declarations", "manko_answer", "used", "card_points",

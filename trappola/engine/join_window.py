@@ -22,6 +22,9 @@ from __future__ import annotations
 
 
 class JoinWindow:
+    """Whether a newcomer may still join: the virtual player V of the module
+    docstring and the number of players ahead of it."""
+
     __slots__ = ("ahead", "seated")
 
     def __init__(self, queue_length: int):

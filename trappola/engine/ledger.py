@@ -32,6 +32,9 @@ def to_json_number(x):
 
 
 class Ledger:
+    """Balances, the Bulka and what departed players took, for the players ``names``
+    (all at 0 to begin with)."""
+
     __slots__ = ("balances", "bulka", "departed")
 
     def __init__(self, names: Iterable[str]):
@@ -82,6 +85,7 @@ class Ledger:
         return share
 
     def add(self, name: str) -> None:
+        """A new player ``name`` joins with balance 0; a name already used raises ``ValueError``."""
         if name in self.balances or name in self.departed:
             raise ValueError(f"player name {name!r} is already used in this session")
         self.balances[name] = 0
@@ -93,15 +97,18 @@ class Ledger:
         return taken
 
     def total(self):
+        """The sum of balances, Bulka and departed balances: 0 while the ledger is sound."""
         return sum(self.balances.values()) + self.bulka + sum(self.departed.values())
 
     def check(self) -> None:
+        """Raise ``AssertionError`` unless the tokens add up to 0."""
         total = self.total()
         if total != 0:
             raise AssertionError(f"ledger out of balance by {total}: balances {self.balances}, "
                                  f"bulka {self.bulka}, departed {self.departed}")
 
     def to_dict(self) -> dict:
+        """Balances, Bulka and departed balances as JSON numbers."""
         return {"balances": {n: to_json_number(v) for n, v in self.balances.items()},
                 "bulka": to_json_number(self.bulka),
                 "departed": {n: to_json_number(v) for n, v in self.departed.items()}}

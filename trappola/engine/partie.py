@@ -110,6 +110,7 @@ class Partie:
 
     # ------------------------------------------------------------------ copy
     def copy(self) -> "Partie":
+        """An independent copy of the partie (the deal and rule config are shared: both are immutable)."""
         new = Partie.__new__(Partie)
         new.config = self.config
         new.deal = self.deal
@@ -146,6 +147,7 @@ class Partie:
     # ------------------------------------------------------------ queries
     @property
     def terminal(self) -> bool:
+        """Whether the partie is over."""
         return self.phase == DONE
 
     def legal_cards(self, seat: int | None = None) -> int:
@@ -182,9 +184,11 @@ class Partie:
         return cards | (decl & ~self.done[p])
 
     def legal_actions(self) -> list[int]:
+        """The legal action ids of the seat to act, ascending."""
         return cards_of(self.legal_mask())
 
     def is_legal(self, action: int) -> bool:
+        """Whether action id ``action`` is legal for the seat to act."""
         return 0 <= action < N_ACTIONS and bool(self.legal_mask() >> action & 1)
 
     # ------------------------------------------------------------- apply

@@ -8,6 +8,8 @@ ROLE = ("challenger", "dealer")
 
 
 def render_partie(partie, show_hands: bool = True) -> str:
+    """A few lines of text showing a partie: multiplier, trick, each seat's points,
+    hand (or card count, without ``show_hands``) and declarations, the card on the table."""
     lines = [f"Trappola partie  m={partie.multiplier}  trick {min(partie.trick + 1, 9)}/9"]
     for s in (0, 1):
         decl = ", ".join(

@@ -29,6 +29,7 @@ class RuleConfig:
             )
 
     def to_dict(self) -> dict:
+        """The options as a dict of strings."""
         return asdict(self)
 
 

@@ -17,15 +17,19 @@ DECIDED, TIE, AGREED_ALIFER, FORFEIT = "decided", "tie", "agreed_alifer", "forfe
 
 @dataclass(frozen=True)
 class Score:
+    """One seat's points in a partie: card points, declaration points and trick bonus points."""
+
     card_points: int
     declaration_points: int
     bonus_points: int
 
     @property
     def total(self) -> int:
+        """The seat's total points (what decides the partie)."""
         return self.card_points + self.declaration_points + self.bonus_points
 
     def to_dict(self) -> dict:
+        """The three parts and the total as a dict."""
         return {**asdict(self), "total": self.total}
 
 
@@ -71,6 +75,7 @@ def declaration_lines(partie, seat: int) -> list[tuple[str, int, int]]:
 
 
 def final_totals(partie) -> tuple[int, int]:
+    """Each seat's total points at the end of the 9 tricks (card points, declarations, trick bonuses)."""
     return tuple(s.total for s in _scores(partie, finished=True))
 
 

@@ -39,6 +39,7 @@ class Seating:
 
     @classmethod
     def explicit(cls, dealer: str, challenger: str, queue: Iterable[str] = ()) -> "Seating":
+        """A seating given directly, without drawing cards."""
         return cls(dealer, challenger, tuple(queue))
 
     @classmethod
@@ -69,6 +70,7 @@ class Seating:
             raise ValueError(f"seating {seated} does not seat exactly the players {names}")
 
     def to_dict(self) -> dict:
+        """The seating and its draws as a JSON-serialisable dict."""
         return {"dealer": self.dealer, "challenger": self.challenger, "queue": list(self.queue),
                 "draws": [dict(r) for r in self.draws]}
 

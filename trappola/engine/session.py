@@ -186,6 +186,13 @@ def _positive_int(name, v):
 
 
 class Session:
+    """A Bulka session of ``n_players`` (docs/rules.md section 8): parties between
+    the dealer and a challenger from the queue, stakes into the Bulka, Pro offers,
+    Alifer replays, joins and departures, and the final split of the Bulka.
+
+    Drive it with ``pending`` (what is awaited), ``act`` (an action or
+    advice id) and ``decide_pro``; ``history`` records every partie."""
+
     # Slots: the fast runner reads and writes these once or more per partie.
     __slots__ = (
         "max_parties", "stake_multiple", "config", "rng", "seating", "players", "dealer", "challenger",
@@ -278,6 +285,7 @@ class Session:
     # ------------------------------------------------------------ queries
     @property
     def bulka(self):
+        """The tokens in the Bulka."""
         return self.ledger.bulka
 
     @property
@@ -292,6 +300,7 @@ class Session:
 
     @property
     def over(self) -> bool:
+        """Whether the session has ended."""
         return self.phase == OVER
 
     @property
@@ -310,10 +319,13 @@ class Session:
 
     @property
     def parties_left(self) -> int:
+        """Parties still to play before ``max_parties`` is reached."""
         return max(0, self.max_parties - self.parties_played)
 
     @property
     def pending(self):
+        """What the session waits for: a ``ProDecision`` of the dealer, a
+        ``PartieToPlay``, an ``AdviceTurn``, or ``None`` once over."""
         if self.phase == PRO_DECISION:
             d = self.dealer
             return ProDecision(d, self.streaks[d], self._pro_extra(), self.ledger.bulka,
@@ -488,6 +500,7 @@ class Session:
 
     # ------------------------------------------------------------ records
     def history_dicts(self) -> list[dict]:
+        """``history`` as JSON-serialisable dicts."""
         return self.history.to_dicts()
 
     def summary(self) -> dict:
@@ -515,6 +528,8 @@ class Session:
         }
 
     def render(self) -> str:
+        """A few lines of text showing the session: parties played, Bulka, each player's seat,
+        balance and streak, the queue, who left, and the end."""
         lines = [f"Bulka session: {self.parties_played}/{self.max_parties} parties played  m={self.multiplier}  "
                  f"Bulka {to_json_number(self.ledger.bulka)}  phase {self.phase}"]
         for n in self.players:

@@ -41,8 +41,8 @@ max_steps=None, advice=False, records=False)``
   steps per partie needs). A safety net against policies that never end.
 * ``advice``: False (default) or True: the waiting players advise the
   defender of each Pro partie (docs/rules.md section 8, Art. 5.3; see
-  "Advice" below). Without it the environment is exactly as before it
-  existed (spaces, observations, every step).
+  "Advice" below). Off, it changes nothing: the spaces, the observations
+  and every step are those of a session without advice.
 * ``records``: False (default) or True: the observation ends with what
   every player at the table can know of the others, their records so far
   in this session (see "Records" below), for a Pro decision that needs no
@@ -247,12 +247,9 @@ table with both hands, as a spectator sees it. "ansi" returns the text,
 
 ## Version history
 
-* v0: initial release (observation: the 347 values of ``trappola_v0`` and
-  19 session features). Since then: seeding by numpy's generator (a seed
-  gives another session than before), ``max_steps`` truncation, the token
-  bound, full copies, the end-of-session Alifer ruling, and the ``advice``
-  and ``records`` options (off by default, which leaves every earlier
-  behaviour as it was).
+* v0 (package 0.1.0): observation of the 347 values of ``trappola_v0`` and
+  19 session features; the ``advice`` and ``records`` options. Changes
+  within v0 are listed in ``CHANGELOG.md``.
 """
 from __future__ import annotations
 

@@ -59,10 +59,12 @@ class TurnView:
 
     @property
     def seat(self) -> int:
+        """The acting seat: 0 = challenger, 1 = dealer."""
         return self.info.seat
 
     @property
     def legal_actions(self) -> list[int]:
+        """The legal action ids, ascending."""
         return cards_of(self.legal_mask)
 
     def is_legal(self, action) -> bool:
@@ -106,6 +108,7 @@ class AdviceView:
 
     @property
     def legal_actions(self) -> list[int]:
+        """The legal advice ids, ascending."""
         return cards_of(self.legal_mask)
 
 
@@ -140,14 +143,17 @@ class ProView:
 
     @property
     def name(self) -> str:
+        """The deciding player's name."""
         return self.players[self.player]
 
     @property
     def balance(self) -> float:
+        """The deciding player's balance in tokens."""
         return self.balances[self.player]
 
     @property
     def streak(self) -> int:
+        """How many parties in a row the deciding player has won."""
         return self.streaks[self.player]
 
     @property
@@ -164,6 +170,8 @@ class SeatPlayer(Protocol):
 
     name: str
 
-    def act(self, view: TurnView) -> int: ...
+    def act(self, view: TurnView) -> int:
+        """The action id to play at this turn; it must be legal."""
 
-    def decide_pro(self, view: ProView) -> bool: ...
+    def decide_pro(self, view: ProView) -> bool:
+        """Whether to declare Pro before the next partie."""

@@ -324,6 +324,8 @@ class Observer:
         self._seen = len(self.partie.history)
 
     def sync(self) -> None:
+        """Bring both seats' vectors up to date with the partie: one action
+        since the last sync is encoded incrementally, anything else re-encodes."""
         p = self.partie
         n = len(p.history)
         if n == self._seen:

@@ -58,12 +58,14 @@ def observation_space(size: int = OBS_SIZE, n_actions: int = N_ACTIONS) -> space
 
 
 def check_reward_mode(reward_mode: str, choices=REWARD_MODES) -> str:
+    """``reward_mode`` if it is one of ``choices``, else ``ValueError``."""
     if reward_mode not in choices:
         raise ValueError(f"reward_mode must be one of {choices}, got {reward_mode!r}")
     return reward_mode
 
 
 def check_positive_int(name: str, value) -> int:
+    """``value`` if it is an int of at least 1 (not a bool), else ``ValueError`` naming ``name``."""
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ValueError(f"{name} must be a positive int, got {value!r}")
     return value

@@ -198,9 +198,8 @@ sees it (it is not a player's view; use ``decode_observation`` for that).
 
 ## Version history
 
-* v0: initial release (one partie; observation layout of 347 values);
-  ``max_steps`` truncation and full copies added without changing any
-  partie.
+* v0 (package 0.1.0): one partie; observation layout of 347 values.
+  Changes within v0 are listed in ``CHANGELOG.md``.
 """
 from __future__ import annotations
 
@@ -233,7 +232,7 @@ _SEAT_OF = {d: {a: i for i, a in enumerate(by_seat)} for d, by_seat in _BY_SEAT.
 MAX_STEPS = 1000  # a partie ends within 50 steps; this only guards against engine faults
 
 
-reward_of = partie_reward  # its name here before spaces_and_rewards existed; callers use it
+reward_of = partie_reward  # this module's name for it, which callers import from here
 
 
 def env(**kwargs):

@@ -71,6 +71,8 @@ class GameRecorder:
         self._pending: list[dict | None] = [None, None]
 
     def on_action(self, seat: int, action: int) -> None:
+        """Record one action of ``seat``, with the card values its player reported
+        for the decision when it is a card play."""
         values = getattr(self.seated[seat], "last_card_values", None)
         if values is not None and values is not self._seen[seat]:
             self._seen[seat] = values

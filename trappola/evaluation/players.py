@@ -33,6 +33,7 @@ def source_of(player) -> PlayerSource:
 
 
 def player_label(source: PlayerSource) -> str:
+    """The label of a player source: the spec itself, or the player's name."""
     return source if isinstance(source, str) else source.name
 
 

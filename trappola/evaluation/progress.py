@@ -55,6 +55,7 @@ class ProgressLines:
         self.next_tenth = 1
 
     def update(self, n: int = 1) -> None:
+        """Count ``n`` more items; print a line at a new tenth or after ``seconds``."""
         self.n += n
         now = self.clock()
         tenth = self.n * 10 // self.total if self.total else 10
@@ -66,6 +67,7 @@ class ProgressLines:
                   file=self.stream, flush=True)
 
     def close(self) -> None:
+        """Nothing to release (tqdm's interface)."""
         pass
 
 

@@ -34,6 +34,9 @@ from .tournament import unique_labels
 
 @dataclass
 class RatingsResult:
+    """What ``rate_pool`` returns: the JSON ``summary``, the per-partie ``records``
+    and, with ``record_games``, the saved-game records."""
+
     summary: dict
     records: list = field(repr=False)
     games: list = field(default_factory=list, repr=False)  # saved-game records (``record_games``)

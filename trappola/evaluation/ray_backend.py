@@ -111,6 +111,7 @@ class RayBackend(Backend):
         return out
 
     def close(self):
+        """Drop the remote function and shut down Ray if this backend started it."""
         self._remote = None
         if self._started:
             import ray

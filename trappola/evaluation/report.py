@@ -46,6 +46,7 @@ def table(rows: list[list[str]], header: list[str]) -> str:
 
 
 def format_head_to_head(s: dict) -> str:
+    """A head-to-head summary as text: the win rate overall and by seat, mean points and tokens, with 95% intervals."""
     a, b = s["players"]
     st = s["settings"]
     mode = "duplicate (each deal twice, seats swapped)" if st["duplicate"] else "plain"
@@ -64,6 +65,7 @@ def format_head_to_head(s: dict) -> str:
 
 
 def format_tournament(s: dict) -> str:
+    """A session tournament summary as text: per player tokens per partie, Bulka wins and Pro declarations and wins."""
     st = s["settings"]
     head = (f"Bulka sessions: {st['sessions']} x {st['parties']} parties, {len(s['players'])} players, "
             f"seed {st['seed']}" + ("" if st["balanced"] else
@@ -85,6 +87,7 @@ def format_tournament(s: dict) -> str:
 
 
 def format_ratings(s: dict) -> str:
+    """A ratings summary as text: mu, sigma and ordinal per player, then the duplicate pairs."""
     rows = [[e["player"], _num(e["mu"], 2), _num(e["sigma"], 2), _num(e["ordinal"], 2)] for e in s["ratings"]]
     header = ["player", "mu", "sigma", "ordinal (mu-3s)"]
     if s.get("exploitability"):  # from trappola exploit --json results, given with --exploit
@@ -99,6 +102,7 @@ def format_ratings(s: dict) -> str:
 
 
 def format_summary(summary: dict) -> str:
+    """Any summary as text, by its ``kind``."""
     kind = summary.get("kind")
     if kind == "head_to_head":
         return format_head_to_head(summary)
@@ -110,10 +114,12 @@ def format_summary(summary: dict) -> str:
 
 
 def to_json(summary: dict) -> str:
+    """A summary as indented JSON text (NaN refused)."""
     return json.dumps(summary, indent=2, allow_nan=False) + "\n"
 
 
 def write_json(summary: dict, path) -> None:
+    """Write a summary as JSON to ``path`` (atomically)."""
     write_text(path, to_json(summary))
 
 

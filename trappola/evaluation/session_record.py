@@ -49,6 +49,8 @@ class SessionRecorder:
         self._balances = dict.fromkeys(session.players, 0)
 
     def on_partie(self, partie) -> None:
+        """Record the partie the session just settled, with the session fields
+        (queue, Pro offer, Bulka, balances, advice) around it."""
         s = self.session
         rec = s.history[-1]
         ch, de = rec.challenger, rec.dealer

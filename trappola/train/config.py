@@ -350,7 +350,7 @@ def resolve_config(path: str | Path | None = None) -> Path:
     if p.is_file():
         return p
     shipped = shipped_configs()
-    # "configs/NAME.yaml" is how the README and older commands name a shipped config
+    # "configs/NAME.yaml" also names a shipped config (its path in a checkout before installing)
     if p.parent in (Path("."), Path("configs")) and p.stem in shipped and p.suffix in ("", ".yaml"):
         return shipped[p.stem]
     raise FileNotFoundError(f"config file not found: {path} (shipped configs: {', '.join(sorted(shipped))})")

@@ -27,11 +27,13 @@ _DISPLAY_RANK = {"T": "10"}
 
 
 def card(c: int) -> dict:
+    """A card id as the page draws it: ``{"id", "name", "rank", "suit"}``."""
     name = CARD_NAMES[c]
     return {"id": c, "name": name, "rank": _DISPLAY_RANK.get(name[0], name[0]), "suit": name[1]}
 
 
 def cards(mask_or_ids) -> list[dict]:
+    """The cards of a card set, or of a list of ids, as ``card`` gives them."""
     ids = cards_of(mask_or_ids) if isinstance(mask_or_ids, int) else list(mask_or_ids)
     return [card(c) for c in ids]
 

@@ -25,26 +25,32 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from trappola.engine.cards import ACE_MASK, CARD_POINTS, N_CARDS, SUIT_MASK
+from trappola.engine import bonuses, declarations
+from trappola.engine.cards import ACE, ACE_MASK, CARD_POINTS, N_CARDS, SUIT_MASK, TWO
 
 assert N_CARDS == 36, "the solver packs a hand into 36 bits"
+assert (TWO, ACE) == (0, 8), "the kernels find a Two as card % 9 == 0 and an Ace as card % 9 == 8"
 
-# numba freezes module-level numpy arrays into the compiled code as constants.
+# numba freezes module-level numbers and numpy arrays into the compiled code
+# as constants, so the engine's tables are read into plain names here
+# (``_numba_cache`` drops the compiled code when the engine's files change).
 POINTS = np.array(CARD_POINTS, dtype=np.int64)   # card points by card id
 SUITS = np.array(SUIT_MASK, dtype=np.int64)      # the 9 cards of each suit
 ACES = ACE_MASK
 
-# Trick bonuses (docs/rules.md section 5) and Aces declaration values (section 4).
-MARC_BONUS = 30
-FIRST_TRICK_TWO = 52      # bonus 2
-MIDDLE_TWO = 10           # bonus 3, tricks 2..8 not in the final run
-RUN_BONUS_PER_TRICK = 26  # bonus 4a/4b/4c: 26 * s
-LAST_TRICK_BONUS = 6      # bonus 5, only when s == 0
+# Trick bonuses (docs/rules.md section 5) and Aces declaration values
+# (section 4), the points only: the solver scores the points difference.
+MARC_BONUS = bonuses.MARC[0]
+FIRST_TRICK_TWO = bonuses.FIRST_TRICK_TWO[0]        # bonus 2
+MIDDLE_TWO = bonuses.MIDDLE_TWO[0]                  # bonus 3, tricks 2..8 not in the final run
+assert sorted(bonuses.LAST_TWOS) == [1, 2, 3], "the final run of Twos is 1 to 3 tricks long"
+RUN_BONUS = np.array([0] + [bonuses.LAST_TWOS[s][0] for s in (1, 2, 3)], dtype=np.int64)  # 4a/4b/4c by run length s
+LAST_TRICK_BONUS = bonuses.LAST_TRICK[0]            # bonus 5, only when s == 0
 
-ACES_KEPT = (0, 0, 0, 30, 40)    # by number of declared Aces: every Ace won its trick
-ACES_BROKEN = (0, 0, 0, 6, 12)   # some declared Ace lost its trick
-ACES_KEPT_3, ACES_KEPT_4 = ACES_KEPT[3], ACES_KEPT[4]
-ACES_BROKEN_3, ACES_BROKEN_4 = ACES_BROKEN[3], ACES_BROKEN[4]
+assert sorted(declarations.ACES_VALUE) == [3, 4], "Aces are declared with 3 or 4 of them"
+# by number of declared Aces: every Ace won its trick (kept), or some declared Ace lost its trick (broken)
+ACES_KEPT_3, ACES_BROKEN_3 = declarations.ACES_VALUE[3][:2]
+ACES_KEPT_4, ACES_BROKEN_4 = declarations.ACES_VALUE[4][:2]
 
 # Larger than the magnitude of any score difference the search can produce.
 INF = 1 << 20
@@ -85,7 +91,7 @@ def ace_declaration_value(declared, failed):
 @njit(cache=True)
 def two_bonus_fixed(trick_no, seat):
     """Bonus for trick ``trick_no`` (1..9) won with a Two by ``seat``, when it is
-    already certain at that trick: 52 for trick 1 and 10 for tricks 2..6.
+    already certain at that trick: bonus 2 for trick 1 and bonus 3 for tricks 2..6.
 
     Tricks 7..9 return 0: whether they pay 10 or count towards bonus 4
     depends on the tricks after them, so ``final_tail`` scores them.
@@ -120,7 +126,7 @@ def final_tail(tw7, tw8, tw9, winner9):
     if tw8 >= 0 and s < 2:
         v += sign(tw8) * MIDDLE_TWO
     if s > 0:
-        v += sign(tw9) * RUN_BONUS_PER_TRICK * s
+        v += sign(tw9) * RUN_BONUS[s]
     else:
         v += sign(winner9) * LAST_TRICK_BONUS
     return v

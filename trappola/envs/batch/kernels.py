@@ -8,9 +8,10 @@ legal actions a bit set over the 49 action ids as ``Partie.legal_mask``.
 
 Every kernel mirrors one method of ``trappola.engine.partie.Partie``
 (or ``scoring``, ``bonuses``, ``observation.encode``); the tests check them
-against those step by step. The numbers below are the engine's, copied
-here because numba freezes module globals into the compiled code; the
-import-time assertions keep the copies honest.
+against those step by step. The numbers below are the engine's, read
+into plain module names because numba freezes module globals into the
+compiled code; the layout assumptions are asserted at import, and
+``tests/test_rules_constants.py`` checks every copy against the engine.
 """
 from __future__ import annotations
 
@@ -21,8 +22,9 @@ from trappola.engine import bonuses as _bonuses
 from trappola.engine import declarations as _decl
 from trappola.engine.actions import (ACCEPT_ALIFER, ACES, BIANKA, BLANS, DECLINE_ALIFER, FIGURA_BUBE, FIGURA_CAVALL,
                               FIGURA_RE, FIGURA_TWOS, MANKO, N_ACTIONS, PROPOSE_ALIFER)
-from trappola.engine.cards import ACE_MASK, CARD_POINTS, COURT_MASK, N_CARDS, RANK_MASK, SUIT_MASK
-from trappola.engine.scoring import BASE_STAKE
+from trappola.engine.cards import ACE, ACE_MASK, CARD_POINTS, COURT_MASK, N_CARDS, RANK_MASK, SUIT_MASK, TWO
+from trappola.engine.scoring import AGREED_ALIFER, BASE_STAKE, DECIDED as _DECIDED, FORFEIT as _FORFEIT, TIE as _TIE
+from .. import full_deal as _fd
 from .. import observation as _obs
 
 # ---------------------------------------------------------------- state columns
@@ -57,7 +59,7 @@ NCOLS = 126
 
 PLAY, ANSWER, DONE = 0, 1, 2
 DECIDED, TIE, AGREED, FORFEIT = 0, 1, 2, 3
-OUTCOME_NAMES = ("decided", "tie", "agreed_alifer", "forfeit")
+OUTCOME_NAMES = (_DECIDED, _TIE, AGREED_ALIFER, _FORFEIT)
 
 # step() error codes
 OK, ERR_ILLEGAL, ERR_OVER = 0, 1, 2
@@ -68,7 +70,7 @@ RANK_MASKS = np.array(RANK_MASK, dtype=np.int64)
 CARD_PTS = np.array(CARD_POINTS, dtype=np.int64)
 ACE_BITS = ACE_MASK
 COURT_BITS = COURT_MASK
-BIANKA_FORBIDDEN = COURT_MASK | ACE_MASK
+BIANKA_FORBIDDEN = _decl.BIANKA_FORBIDDEN
 CARD_BITS = (1 << N_CARDS) - 1
 FIG0 = FIGURA_RE  # Figura actions are FIG0..FIG0+3: Re, Cavall, Bube, Twos
 FIG_RANK = np.array([_decl.FIGURA_RANK[a] for a in (FIGURA_RE, FIGURA_CAVALL, FIGURA_BUBE, FIGURA_TWOS)],
@@ -97,6 +99,8 @@ PROPOSE_BIT = 1 << PROPOSE_ALIFER
 ANSWER_BITS = (1 << ACCEPT_ALIFER) | (1 << DECLINE_ALIFER)
 NACT = N_ACTIONS
 assert (ACES, BLANS, BIANKA, MANKO) == (FIG0 + 4, FIG0 + 5, FIG0 + 6, FIG0 + 7)
+assert N_CARDS == 36 and (TWO, ACE) == (0, 8), "the kernels find a Two as card % 9 == 0 and an Ace as card % 9 == 8"
+assert sorted(_bonuses.LAST_TWOS) == [1, 2, 3] and sorted(_decl.ACES_VALUE) == [3, 4]
 
 # ---------------------------------------------------------------- observation layout
 OBS_SIZE = _obs.OBS_SIZE
@@ -132,9 +136,10 @@ assert _obs._DECL_BIT[(BLANS, 1)] == 10 and _obs._DECL_BIT[(BIANKA, 1)] == 11
 assert all(_obs._MANKO_ROW[_decl.FIGURA_RANK[FIG0 + i]] == 4 * i for i in range(4))
 
 # full deal (trappola.envs.full_deal)
-FD_HAND, FD_DEALT, FD_STOCK = 0, 36, 72
-FD_SIZE = 108
-STOCK_SIZE = 18
+FD_HAND, FD_DEALT, FD_STOCK = (sum(size for _, size, _ in _fd.FULL_DEAL_FIELDS[:k]) for k in range(3))
+assert [name for name, _, _ in _fd.FULL_DEAL_FIELDS] == ["opponent_hand", "opponent_dealt", "stock_order"]
+FD_SIZE = _fd.FULL_DEAL_SIZE
+STOCK_SIZE = _fd.STOCK_SIZE
 STOCK_VALUE = np.array([np.float32((k + 1) / STOCK_SIZE) for k in range(STOCK_SIZE)], dtype=np.float32)
 
 

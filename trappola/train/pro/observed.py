@@ -18,7 +18,7 @@ a small ridge) gives ``ObservedPro``'s weights.
 Compare: on ``--test-sessions`` held-out sessions (the same seeds, tables
 and deals for every rule: common random numbers) the focal player's tokens
 per partie (its final balance, Bulka share included, / parties) under:
-the learned rule; always; never; and today's name-keyed rule,
+the learned rule; always; never; and the name-keyed rule,
 ``LookaheadPro`` with the focal player's win rates as dealer against the
 training kinds, measured by play (``measure_win_rates``), which reads the
 kind from the opponent's name (the true one here: its best case; an
