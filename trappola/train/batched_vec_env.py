@@ -94,6 +94,11 @@ class TorchActor:
 
     @torch.no_grad()
     def logits(self, obs: np.ndarray) -> np.ndarray:
+        """The actor's logits.
+
+        :param obs: observations, ``(N, obs_dim)``
+        :return: logits, ``(N, 49)``
+        """
         x = torch.from_numpy(np.ascontiguousarray(obs, dtype=np.float32))
         for i, (w, b) in enumerate(self.layers):
             x = torch.addmm(b, x, w.T)

@@ -19,6 +19,11 @@ from .selfplay_env import SelfPlayEnv
 
 
 class MaskCacheVecEnv(VecEnvWrapper):
+    """Serves ``env_method("action_masks")`` from the masks in the infos.
+
+    :param venv: the VecEnv of ``SelfPlayEnv`` workers
+    """
+
     def __init__(self, venv):
         super().__init__(venv)
         self._masks = None
@@ -45,6 +50,11 @@ class MaskCacheVecEnv(VecEnvWrapper):
 
 
 def env_kwargs(cfg) -> dict:
+    """The self-play adapters' keyword arguments from a config.
+
+    :param cfg: the ``TrainConfig``
+    :return: keyword arguments of ``SelfPlayEnv`` and ``BatchedSelfPlayVecEnv``
+    """
     return dict(pool=dict(cfg.pool), reward_mode=cfg.reward_mode, points_scale=cfg.points_scale,
                 tokens_scale=cfg.tokens_scale, points_weight=cfg.points_weight, pool_size=cfg.pool_size,
                 snapshot_latest_prob=cfg.snapshot_latest_prob, opponent_deterministic=cfg.opponent_deterministic,
