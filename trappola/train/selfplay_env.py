@@ -58,7 +58,7 @@ from trappola.agents.policy_player import PolicyPlayer
 
 from .selfplay.alifer import AliferValue
 from .selfplay.forced import forced_action
-from .selfplay.pool import OpponentPool, PlayerOpponent, pool_member
+from .selfplay.pool import LEARNER_NAME, OpponentPool, PlayerOpponent, pool_member
 from .selfplay.reward import POINTS_SCALE, POINTS_WEIGHT, TOKENS_SCALE, RewardShaping
 
 LEARNER, OPPONENT = "player_0", "player_1"
@@ -205,7 +205,8 @@ class SelfPlayEnv(gymnasium.Env):
         env = self.env
         partie = env.partie
         obs = env.observe(OPPONENT)["observation"] if self.opponent_name not in self.pool.players else None
-        return self.opponent.player.act(TurnView(partie.info_state(partie.to_act), partie.legal_mask(), obs))
+        return self.opponent.player.act(TurnView(partie.info_state(partie.to_act), partie.legal_mask(), obs,
+                                                 opponent=LEARNER_NAME))
 
     def _learner_obs(self, obs: dict) -> np.ndarray:
         if not self.privileged:

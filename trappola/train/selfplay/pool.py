@@ -22,6 +22,7 @@ from trappola.agents.numpy_policy import NumpyPolicy
 from trappola.envs.referee import seat_policy
 
 NETWORK_MEMBERS = ("self", "exploiter")
+LEARNER_NAME = "policy"  # the opponent's name a pool player's TurnView shows: the learner
 
 
 def pool_member(name: str) -> str:
@@ -46,7 +47,7 @@ class PlayerOpponent:
     def __init__(self, player, name: str):
         self.player = player
         self.name = name
-        self.policy = seat_policy(player, "policy")
+        self.policy = seat_policy(player, LEARNER_NAME)
 
     def reset(self, seed: int) -> None:
         """Reset the player for a new partie.
