@@ -67,7 +67,7 @@ from trappola.envs.observation import OBS_SIZE
 
 from trappola.agents.numpy_policy import NumpyPolicy
 
-from .networks import activation_class
+from .networks import activation_inplace
 from .selfplay.alifer import AliferValue
 from .selfplay.forced import forced_actions
 from .selfplay.opponent_workers import OpponentWorkers
@@ -90,7 +90,7 @@ class TorchActor:
 
     def __init__(self, policy: NumpyPolicy):
         self.layers = [(torch.from_numpy(w), torch.from_numpy(b)) for w, b in [*policy.layers, policy.head]]
-        self.act = activation_class(policy.activation)()
+        self.act = activation_inplace(policy.activation)
 
     @torch.no_grad()
     def logits(self, obs: np.ndarray) -> np.ndarray:
@@ -189,6 +189,10 @@ class BatchedSelfPlayVecEnv(VecEnv):
         self.learner_seat = np.zeros(n, np.int64)
         self.opp_kind = np.zeros(n, np.int64)
         self.opp_name = [""] * n
+        # a network opponent's number (name -> number, in order of first play), to group its games
+        self.opp_net = np.zeros(n, np.int64)
+        self._net_ids: dict[str, int] = {}
+        self._net_names: list[str] = []
         self.mirror: list[Partie | None] = [None] * n
         self._masks = np.zeros((n, N_ACTIONS), bool)
         self._full = np.zeros((n, FULL_DEAL_SIZE), np.float32) if full_deal else None
@@ -230,6 +234,10 @@ class BatchedSelfPlayVecEnv(VecEnv):
             self.opp_name[i] = name
             if name in self._actors or name in self.frozen:
                 self.opp_kind[i] = NETWORK
+                if name not in self._net_ids:
+                    self._net_ids[name] = len(self._net_names)
+                    self._net_names.append(name)
+                self.opp_net[i] = self._net_ids[name]
             elif name == "random":
                 self.opp_kind[i] = RANDOM
             else:
@@ -272,9 +280,10 @@ class BatchedSelfPlayVecEnv(VecEnv):
             out[sel] = self.batch.random_actions(rows[sel])
         sel = np.flatnonzero(kinds == NETWORK)
         if sel.size:
-            names = [self.opp_name[i] for i in rows[sel]]
-            for name in sorted(set(names)):
-                part = sel[[n == name for n in names]]
+            ids = self.opp_net[rows[sel]]
+            for k in np.unique(ids):
+                part = sel[ids == k]
+                name = self._net_names[k]
                 out[part] = self._network_actions(rows[part], *(self._actors.get(name) or self.frozen[name]))
         if remote:
             out[per_game] = self._workers.gather()

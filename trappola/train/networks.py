@@ -12,12 +12,27 @@ ACTIVATIONS = ("relu", "tanh")
 check_activation = partial(check_choice, "activation", choices=ACTIVATIONS)
 
 
+def _torch_activations(activation: str) -> tuple:
+    import torch
+
+    table = {"relu": (torch.nn.ReLU, torch.relu_), "tanh": (torch.nn.Tanh, torch.tanh_)}
+    return table[check_activation(activation)]
+
+
 def activation_class(activation: str):
     """The torch module class of an activation.
 
     :param activation: "relu" or "tanh"
     :return: ``torch.nn.ReLU`` or ``torch.nn.Tanh``
     """
-    import torch
+    return _torch_activations(activation)[0]
 
-    return {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[check_activation(activation)]
+
+def activation_inplace(activation: str):
+    """The in-place torch function of an activation, for forward passes
+    outside autograd (no new tensor per layer).
+
+    :param activation: "relu" or "tanh"
+    :return: ``torch.relu_`` or ``torch.tanh_``
+    """
+    return _torch_activations(activation)[1]
