@@ -14,7 +14,7 @@ from sb3_contrib.common.maskable.utils import get_action_masks
 from stable_baselines3.common.vec_env import DummyVecEnv
 
 from helpers import make_deal_spec
-from scripted import DEAL, WINNER_POINTS, Accepts, Lowest, lowest_move
+from scripted import DEAL, WINNER_POINTS, Accepts, Lowest
 from trappola.engine import random_deal
 from trappola.engine.actions import PROPOSE_ALIFER
 from trappola.engine.cards import CARD_NAMES, suit_of
@@ -68,9 +68,9 @@ def snapshot_weights(seed: int | None = None) -> dict:
 # ------------------------------------------------------------ a scripted partie
 class RLlibGame:
     """The RLlib env as one learner (``player_0``) against ``opponent``,
-    which the test plays itself (RLlib has no pool): ``run(first)`` plays
-    the scripted deal, the learner's lowest card (or ``first`` at its first
-    move), and returns (reward, info, decisions, who moved last)."""
+    which the test plays itself (RLlib has no pool): ``run`` plays the
+    scripted deal, the learner's lowest card (or ``first`` at its first
+    move), and returns (reward, info, decisions, who decided last)."""
 
     def __init__(self, mode: str, opponent):
         pytest.importorskip("ray.rllib")
@@ -99,6 +99,7 @@ class RLlibGame:
 
 
 def lowest_card(mask: int) -> int:
+    """The lowest legal card of a bit set of legal actions."""
     cards = mask & ((1 << 36) - 1)
     return (cards & -cards).bit_length() - 1
 
