@@ -17,8 +17,10 @@ import random
 import statistics
 import time
 
-from trappola.engine import DEFAULT_CONFIG, Partie, cards_of, random_deal
-from trappola.envs.referee import play_out, play_session
+from trappola.engine import DEFAULT_CONFIG, InfoState, Partie, cards_of, random_deal
+from trappola.engine.partie import DONE
+from trappola.envs.referee import play_session
+from trappola.envs.seat_adapters import PolicySeat
 
 from trappola.evaluation.seeding import derive_seed
 
@@ -37,10 +39,17 @@ class RandomPlayer:
         return self.rng.random() < 0.5
 
 
+def play_out(partie, policies) -> None:
+    """The bare loop: ``policies[seat](info_state, legal_mask)`` to the end, nothing else."""
+    while partie.phase != DONE:
+        seat = partie.to_act
+        partie.apply(policies[seat](InfoState(partie, seat), partie.legal_mask()))
+
+
 def run_session(n_players, parties, seed):
     players = [RandomPlayer(derive_seed(seed, "player", i)) for i in range(n_players)]
     t = time.process_time()
-    res = play_session(players, max_parties=parties, seed=seed)
+    res = play_session([PolicySeat(p.act, p.decide_pro) for p in players], max_parties=parties, seed=seed)
     return time.process_time() - t, res.parties_played
 
 

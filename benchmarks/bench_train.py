@@ -271,7 +271,7 @@ def bench_decide(model: str, parties: int = 200) -> None:
 
     from trappola.agents import make_player
     from trappola.engine import Partie, random_deal
-    from trappola.envs.referee import seat_policy
+    from trappola.envs.seat_adapters import seat_policy
 
     torch.set_num_threads(1)
     me, rule = seat_policy(make_player(f"policy:{model},endgame=0")), seat_policy(make_player("rule"))

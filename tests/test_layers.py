@@ -34,7 +34,7 @@ def test_each_upward_step_is_caught():
 
 def test_a_relative_import_counts():
     sources = module_sources(ROOT)
-    sources["trappola.envs.observation"] += "\nfrom .referee import play_out\n"
+    sources["trappola.envs.observation"] += "\nfrom .referee import play_partie\n"
     sources["trappola.envs.referee"] += "\nfrom . import observation\n"
     assert any({"trappola.envs.observation", "trappola.envs.referee"} <= set(c) for c in circles(sources))
 

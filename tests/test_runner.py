@@ -1,5 +1,5 @@
-"""The fast session runner (trappola.envs.referee): every player shape, Pro
-rules, results consistent with the session engine's own records."""
+"""The session runner (trappola.envs.referee): players and their adapters,
+Pro rules, results consistent with the session engine's own records."""
 from __future__ import annotations
 
 import json
@@ -8,8 +8,10 @@ import random
 import pytest
 
 from trappola.engine import InfoState, cards_of
-from trappola.engine.session import ProDecision, Session
+from trappola.engine.session import Session
+from trappola.envs.interface import ProView
 from trappola.envs.referee import SessionResult, play_session
+from trappola.envs.seat_adapters import PolicySeat
 
 
 def random_policy(seed):
@@ -31,28 +33,28 @@ def cards_only(seed):
     return policy
 
 
-def test_plain_callables_play_a_session_reproducibly():
+def test_adapted_callables_play_a_session_reproducibly():
     def play():
-        return play_session([random_policy(i) for i in range(3)], max_parties=80, seed=4)
+        return play_session([PolicySeat(random_policy(i)) for i in range(3)], max_parties=80, seed=4)
     a, b = play(), play()
     assert isinstance(a, SessionResult)
     assert a.balances == b.balances and a.history.to_dicts() == b.history.to_dicts()
     assert a.session.over and a.parties_played >= 80
     assert a.balances == a.session.balances
     assert sum(a.balances.values()) == 0
-    assert a.pro_offers and not any(o.declared for o in a.pro_offers)  # pro_default: never
+    assert a.pro_offers and not any(o.declared for o in a.pro_offers)  # PolicySeat's default: never
     json.dumps(a.to_dict())
 
 
 @pytest.mark.parametrize("answer", [True, False])
-def test_tuple_players_with_a_constant_pro_rule(answer):
-    res = play_session([(cards_only(i), answer) for i in range(3)], max_parties=150, seed=1)
+def test_adapted_players_with_a_constant_pro_rule(answer):
+    res = play_session([PolicySeat(cards_only(i), answer) for i in range(3)], max_parties=150, seed=1)
     assert res.pro_offers and all(o.declared is answer for o in res.pro_offers)
     assert len(res.pro_declarations) == (len(res.pro_offers) if answer else 0)
 
 
 def test_pro_declarations_and_bulka_wins_match_the_history():
-    res = play_session([(cards_only(i), True) for i in range(4)], max_parties=300, seed=2)
+    res = play_session([PolicySeat(cards_only(i), True) for i in range(4)], max_parties=300, seed=2)
     wins = {n: 0 for n in res.balances}
     won = {n: 0 for n in res.balances}
     starts = []
@@ -71,7 +73,7 @@ def test_pro_declarations_and_bulka_wins_match_the_history():
         assert last.pro_result == d["result"] and last.bulka_won == d["bulka_won"]
 
 
-def test_objects_with_two_argument_act_get_info_states_and_pro_decisions():
+def test_adapted_policies_get_info_states_and_pro_views():
     class Recorder:
         def __init__(self, seed):
             self.policy = cards_only(seed)
@@ -83,59 +85,45 @@ def test_objects_with_two_argument_act_get_info_states_and_pro_decisions():
             self.infos += 1
             return self.policy(info, legal_mask)
 
-        def decide_pro(self, decision):
-            assert isinstance(decision, ProDecision)
-            self.decisions.append(decision)
-            return decision.streak >= 3
+        def decide_pro(self, view):
+            assert isinstance(view, ProView)
+            self.decisions.append(view)
+            return view.streak >= 3
 
-    players = [Recorder(i) for i in range(3)]
-    res = play_session(players, max_parties=200, seed=3)
-    decisions = [d for p in players for d in p.decisions]
-    assert all(p.infos > 0 for p in players) and decisions
+    recorders = [Recorder(i) for i in range(3)]
+    res = play_session([PolicySeat(r.act, r.decide_pro) for r in recorders], max_parties=200, seed=3)
+    decisions = [d for r in recorders for d in r.decisions]
+    assert all(r.infos > 0 for r in recorders) and decisions
     offers = res.pro_offers
-    assert sorted((o.player, o.streak) for o in offers) == sorted((d.player, d.streak) for d in decisions)
+    assert sorted((o.player, o.streak) for o in offers) == sorted((d.name, d.streak) for d in decisions)
     assert all(o.declared == (o.streak >= 3) for o in offers)
     for d in decisions:
-        assert d.extra_stake == 10 and d.n_players == 3 and 0 < d.parties_left <= 200
-
-
-def test_observe_replaces_the_info_state():
-    seen = []
-
-    def observe(session, name):
-        return name
-
-    def policy(obs, legal_mask):
-        seen.append(obs)
-        return cards_of(legal_mask)[0]
-
-    res = play_session({"x": policy, "y": policy}, max_parties=5, seed=0, observe=observe)
-    assert set(seen) == {"x", "y"} and res.parties_played >= 5
+        assert d.pro_cost == 10 and len(d.players) == 3 and 0 < d.parties_left <= 200
 
 
 def test_seating_deal_source_and_existing_session():
     s = Session(names=["a", "b", "c"], seating={"dealer": "a", "challenger": "b", "queue": ["c"]}, max_parties=30,
                 seed=1)
     s.join("d", agreed=True)
-    res = play_session({n: random_policy(i) for i, n in enumerate("abcd")}, session=s)
+    res = play_session({n: PolicySeat(random_policy(i)) for i, n in enumerate("abcd")}, session=s)
     assert res.session is s and s.over and set(res.balances) == {"a", "b", "c", "d"}
     assert s.history[0].dealer == "a" and s.history[0].challenger == "b"
 
 
-@pytest.mark.parametrize("players, match", [
-    ([42, random_policy(0)], "callable"),
-    ([(random_policy(0), "sometimes"), random_policy(1)], "Pro rule"),
-    ([(random_policy(0),), random_policy(1)], "tuple"),
+@pytest.mark.parametrize("make, match", [
+    (lambda: PolicySeat(42), "callable"),
+    (lambda: PolicySeat(random_policy(0), "sometimes"), "Pro rule"),
+    (lambda: play_session([random_policy(0), random_policy(1)], max_parties=2, seed=0), r"act\(view\)"),
 ])
-def test_bad_players_raise(players, match):
+def test_bad_players_raise(make, match):
     with pytest.raises(ValueError, match=match):
-        play_session(players, max_parties=2, seed=0)
+        make()
 
 
 def test_missing_player_for_an_existing_session_raises():
     s = Session(n_players=3, max_parties=3, seed=0)
     with pytest.raises(ValueError, match="no player given"):
-        play_session({"player_0": random_policy(0), "player_1": random_policy(1)}, session=s)
+        play_session({"player_0": PolicySeat(random_policy(0)), "player_1": PolicySeat(random_policy(1))}, session=s)
 
 
 # ------------------------------------------------------- agents players
@@ -181,8 +169,8 @@ def test_a_pro_rule_must_answer_a_bool():
     import numpy as np
 
     with pytest.raises(ValueError, match=r"player 'player_\d' \(player_\d\): its Pro rule answered 'no'"):
-        play_session([(cards_only(i), lambda decision: "no") for i in range(3)], max_parties=150, seed=1)
-    res = play_session([(cards_only(i), lambda decision: np.bool_(False)) for i in range(3)], max_parties=150,
+        play_session([PolicySeat(cards_only(i), lambda view: "no") for i in range(3)], max_parties=150, seed=1)
+    res = play_session([PolicySeat(cards_only(i), lambda view: np.bool_(False)) for i in range(3)], max_parties=150,
                        seed=1)
     assert res.pro_offers and not any(o.declared for o in res.pro_offers)
 
@@ -197,6 +185,6 @@ def test_an_illegal_action_names_the_player_and_the_seat():
             return 47  # a Pro action: never legal inside a partie
 
     with pytest.raises(IllegalActionError, match=r"player 'cheat:v2' \(bob\): illegal action 47 .* for seat \d"):
-        play_session({"alice": cards_only(0), "bob": Cheat()}, max_parties=3, seed=0)
+        play_session({"alice": PolicySeat(cards_only(0)), "bob": Cheat()}, max_parties=3, seed=0)
     with pytest.raises(IllegalActionError, match=r"player 'player_1' \(player_1\): illegal action"):
-        play_session([cards_only(0), lambda info, mask: 47], max_parties=3, seed=0)
+        play_session([PolicySeat(cards_only(0)), PolicySeat(lambda info, mask: 47)], max_parties=3, seed=0)

@@ -1,55 +1,51 @@
-"""The referee: plays parties and whole Bulka sessions with any players,
-straight on the engine (``engine.partie.Partie``, ``engine.session.Session``),
-with no PettingZoo loop. The rules live in the engine only; this file only
-asks the players and shows each one only its own seat.
+"""The referee: one loop that plays parties and whole Bulka sessions with
+any players, straight on the engine (``engine.partie.Partie``,
+``engine.session.Session``). The rules live in the engine only; the
+referee asks the players and shows each one only its own seat.
 
-    from trappola.envs.referee import play_partie, play_session
-    rec = play_partie([challenger, dealer], deal)   # players of trappola.envs.interface
-    rec.result, rec.history
+    from trappola.envs.referee import Referee, play_partie, play_session
+    rec = play_partie([challenger, dealer], deal)
     res = play_session([p0, p1, p2], max_parties=200, seed=1)
-    res.balances, res.bulka_wins, res.pro_declarations, res.history
+    ref = Referee.for_session(players, session, on_decision=..., on_partie_end=...)
+    while not ref.over:                  # what play_session does (``ref.run()``)
+        turn = ref.turn()                # who is asked what: Turn(who, kind, view)
+        ref.answer(ref.ask(turn))        # a table with a person answers its turns itself
 
 Players
 -------
-Given as a sequence (named ``player_0``, ``player_1`` ... in that order)
-or as ``{name: player}``. Each is one of:
+One shape: a ``SeatPlayer`` (``trappola.envs.interface``): ``act(TurnView)
+-> action id``, ``decide_pro(ProView) -> bool`` (without it: never
+declare), ``advise(AdviceView) -> advice id`` (without it: no advice),
+``observe_result(info, result)`` after each partie it plays (unless that
+is marked ``is_default_noop``), and its ``name`` as the name its opponents
+see (when it is a string; else its key). Functions become players through
+``trappola.envs.seat_adapters`` (``PolicySeat(policy, pro)``). Given as a
+sequence (named ``player_0``, ``player_1`` ... in that order) or as
+``{name: player}``; ``None`` for a player whose turns are answered from
+outside (``answer``: the web table's person).
 
-- a plain callable ``policy(info_state, legal_mask) -> action id``;
-- a pair ``(policy, pro_rule)``;
-- an object with ``act(info_state, legal_mask)`` and optionally
-  ``decide_pro(decision) -> bool``;
-- a ``SeatPlayer`` (``trappola.envs.interface``; any object whose ``act``
-  takes one argument): it gets ``act(TurnView)`` and
-  ``decide_pro(ProView)``, with its ``name`` as the name its opponents
-  see, and ``observe_result(info, result)`` after each partie it plays
-  unless that is marked ``is_default_noop``.
+A Pro answer that is not a bool (``"no"``, ``1``) raises ``ValueError``
+naming the player. An action the engine refuses raises its
+``IllegalActionError`` (a ``ValueError``) naming the player and its key
+(under ``RuleConfig(illegal_action="forfeit")`` the engine forfeits the
+partie instead). The referee never resets players.
 
-``info_state`` is the acting seat's ``engine.InfoState`` (its hand and the
-public record of the partie, never the opponent's cards); ``legal_mask``
-is the ``int`` bit set over the 49 action ids (``engine.cards_of``
-lists them). A Pro rule is ``True`` / ``False`` (always / never declare)
-or a callable ``(decision) -> bool``; ``decision`` is the session's
-``ProDecision`` (player, streak, extra_stake, bulka, balance, n_players,
-parties_left); an answer that is not a bool (``"no"``, ``1``) raises
-``ValueError`` naming the player. Players without one use ``pro_default``
-(default ``False``, never declare: a player that does not know about Pro
-keeps winning without declaring, which docs/rules.md allows). An illegal action
-raises the engine's ``IllegalActionError`` naming the player and its seat.
-The runner never resets players.
+Callbacks
+---------
+For observers (recorders, data collection), never shown to players:
 
-``observe(session, name) -> obs`` replaces ``info_state`` for the
-two-argument policies (e.g. a ``bulka_v0`` vector encoder).
+* ``on_decision(partie, seat, action)``: every move of a partie, once the
+  player has chosen it and before the engine applies it (``partie`` is the
+  full state: ``partie.info_state(seat)`` is what the player saw);
+* ``on_partie_end(partie)``: every finished partie, once the session (if
+  any) has settled it (``session.history[-1]`` is its record).
 
 Advice
 ------
-``play_session(..., advice=True)`` plays a session in which the waiting
-players advise the defender of each Pro partie (``Session(advice=True)``,
-docs/rules.md section 8): a player with ``advise(AdviceView) -> advice id``
-is asked before each of the defender's decisions, in queue order, and one
-without it gives no advice; a ``SeatPlayer`` defender sees the advice in
-``TurnView.advice``. An illegal advice raises ``IllegalActionError`` naming
-the adviser. Without it (the default) nothing is asked and the fast loop
-is unchanged.
+In a session with advice (``Session(advice=True)``, docs/rules.md section
+8) the waiting players advise the defender of each Pro partie before each
+of its decisions, in queue order; the defender sees the advice in
+``TurnView.advice``.
 
 Result
 ------
@@ -59,16 +55,14 @@ tokens taken, per player), ``pro_offers`` (every offer and answer),
 ``pro_declarations`` (each Pro declared, its result after its replays and
 how many parties it took), ``final_share``, ``parties_played``,
 ``history`` (the session's ``History``), the ``session`` itself;
-``to_dict()`` is JSON-serialisable.
+``to_dict()`` is JSON-serialisable. ``PartieRecord`` for a lone partie.
 """
 from __future__ import annotations
 
-import inspect
 import operator
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
-from trappola.engine.actions import action_name
 from trappola.engine.advice import NO_ADVICE
 from trappola.engine.rule_config import DEFAULT_CONFIG, RuleConfig
 from trappola.engine.infostate import InfoState
@@ -76,91 +70,31 @@ from trappola.engine.ledger import to_json_number
 from trappola.engine.partie import DONE, IllegalActionError, Partie
 from trappola.engine.records import session_records
 from trappola.engine.scoring import BASE_STAKE
-from trappola.engine.session import ADVICE, OVER, PLAYING, Session
+from trappola.engine.session import ADVICE, OVER, PLAYING, PRO_DECISION, Session
 from .interface import AdviceView, ProView, TurnView
 
-
-def _takes_one_argument(fn) -> bool:
-    try:
-        params = inspect.signature(fn).parameters.values()
-    except (TypeError, ValueError):
-        return False
-    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    required = [p for p in positional if p.default is p.empty]
-    return len(required) == 1 and not any(p.kind == p.VAR_POSITIONAL for p in params)
+ACT, PRO, ADVISE = "act", "pro", "advice"
 
 
-def _constant(answer: bool):
-    return lambda decision: answer
+class Turn(NamedTuple):
+    """A decision the referee waits for: ``who`` (the player's key: its
+    name in a session, its seat in a lone partie) answers ``view`` (a
+    ``TurnView`` for ``ACT``, a ``ProView`` for ``PRO``, an ``AdviceView``
+    for ``ADVISE``)."""
+
+    who: Any
+    kind: str
+    view: Any
 
 
-class _Seat:
-    """One player as the runner calls it."""
-
-    __slots__ = ("name", "display", "policy", "pro", "takes_views", "obj", "observe_result", "adviser")
-
-    def __init__(self, name, spec, pro_default):
-        self.name = name
-        self.display = name
-        self.obj = None
-        self.adviser = getattr(spec, "advise", None) if not isinstance(spec, tuple) else None
-        self.takes_views = False
-        self.observe_result = None
-        if isinstance(spec, tuple):
-            if len(spec) != 2:
-                raise ValueError(f"player {name}: a tuple must be (policy, pro_rule)")
-            policy, pro = spec
-        elif hasattr(spec, "act"):
-            self.obj = spec
-            policy, pro = spec.act, getattr(spec, "decide_pro", pro_default)
-            if _takes_one_argument(spec.act):
-                self.takes_views = True
-                if isinstance(getattr(spec, "name", None), str):
-                    self.display = spec.name
-                hook = getattr(spec, "observe_result", None)
-                if hook is not None and not getattr(hook, "is_default_noop", False):
-                    self.observe_result = hook
-        else:
-            policy, pro = spec, pro_default
-        if not callable(policy):
-            raise ValueError(f"player {name}: the policy must be callable, got {policy!r}")
-        if isinstance(pro, bool):
-            pro = _constant(pro)
-        elif not callable(pro):
-            raise ValueError(f"player {name}: a Pro rule must be a bool or a callable, got {pro!r}")
-        self.policy = policy
-        self.pro = pro
-
-    def advise(self, view: AdviceView):
-        """The advice id this player gives (no advice without ``advise``)."""
-        return NO_ADVICE if self.adviser is None else self.adviser(view)
-
-    def policy_against(self, opponent_display: str):
-        """The two-argument policy for one pairing."""
-        if not self.takes_views:
-            return self.policy
-        return seat_policy(self.obj, opponent_display)
-
-
-def seat_policy(player, opponent: str | None = None):
-    """The two-argument policy ``(info_state, legal_mask) -> action`` of a
-    ``SeatPlayer``, which is shown a ``TurnView`` naming ``opponent``."""
-    act = player.act
-
-    def policy(info, legal_mask):
-        return act(TurnView(info, legal_mask, opponent=opponent))
-
-    return policy
-
-
-def _pro_answer(seat: _Seat, answer) -> bool:
+def _pro_answer(display: str, who, answer) -> bool:
     """A Pro rule's answer, which must be a bool (numpy's too): a truthy
     string such as ``"no"`` is a bug in the rule, not a declaration."""
     if isinstance(answer, bool):
         return answer
     if type(answer).__module__ == "numpy" and getattr(answer, "dtype", None) == bool:
         return bool(answer)
-    raise ValueError(f"player {seat.display!r} ({seat.name}): its Pro rule answered {answer!r}; "
+    raise ValueError(f"player {display!r} ({who}): its Pro rule answered {answer!r}; "
                      "a Pro rule must return True or False")
 
 
@@ -192,30 +126,157 @@ def advice_view(session, display: dict | None = None) -> AdviceView:
                       advice=tuple((shown(n), a) for n, a in session.advice.items()))
 
 
-def _play_partie_advised(session, seats: dict, pols, pair, observe) -> None:
-    """Play the partie in play through ``session.act``, asking the advisers
-    whenever the session is in its advice phase."""
-    partie = session.partie
-    display = {n: v.display for n, v in seats.items()}
-    while session.partie is partie and (session.phase == PLAYING or session.phase == ADVICE):
-        seat = seats[session.to_act]
+def _action_id(answer) -> int | None:
+    """``answer`` as an action id (numpy integers too), None if it is none."""
+    if isinstance(answer, bool):
+        return None
+    try:
+        return operator.index(answer)
+    except TypeError:
+        return None
+
+
+class Referee:
+    """The loop of the module docstring over a ``Session`` (``for_session``)
+    or one ``Partie`` (``for_partie``). ``players``: key -> ``SeatPlayer``
+    (or None: answered from outside); ``display``: key -> the name shown
+    to the others (default: each player's ``name``)."""
+
+    def __init__(self, players: dict, *, session: Session | None = None, partie: Partie | None = None,
+                 on_decision: Callable | None = None, on_partie_end: Callable | None = None,
+                 display: dict | None = None):
+        if (session is None) == (partie is None):
+            raise ValueError("a referee plays a session or a partie")
+        self.players = players
+        self.session = session
+        self._partie = partie
+        self.on_decision = on_decision
+        self.on_partie_end = on_partie_end
+        self.display = dict(display) if display is not None else {
+            k: p.name if isinstance(getattr(p, "name", None), str) else str(k) for k, p in players.items()}
+        if session is not None:
+            missing = [n for n in session.players if n not in players]
+            if missing:
+                raise ValueError(f"no player given for {missing}")
+            for k, p in players.items():
+                if p is not None and not callable(getattr(p, "act", None)):
+                    raise ValueError(f"player {k}: a player needs an act(view) method, got {p!r}")
+        self._hooks = {k: hook for k, p in players.items()
+                       if (hook := getattr(p, "observe_result", None)) is not None
+                       and not getattr(hook, "is_default_noop", False)}
+
+    @classmethod
+    def for_session(cls, players, session: Session, **callbacks) -> "Referee":
+        """Play ``session`` with ``players`` (a sequence or ``{name: player}``)."""
+        if not isinstance(players, dict):
+            players = {f"player_{i}": p for i, p in enumerate(players)}
+        return cls(players, session=session, **callbacks)
+
+    @classmethod
+    def for_partie(cls, players: Sequence, partie: Partie, names: Sequence | None = None,
+                   **callbacks) -> "Referee":
+        """Play ``partie``: ``players[0]`` is the challenger, ``players[1]``
+        the dealer; ``names`` the names shown (default: the players')."""
+        if len(players) != 2:
+            raise ValueError(f"a partie needs exactly 2 players, got {len(players)}")
+        return cls(dict(enumerate(players)), partie=partie,
+                   display=None if names is None else dict(enumerate(names)), **callbacks)
+
+    # ------------------------------------------------------------ stepping
+    @property
+    def partie(self) -> Partie | None:
+        """The partie in play (None between parties of a session)."""
+        return self._partie if self.session is None else self.session.partie
+
+    @property
+    def over(self) -> bool:
+        """Whether nothing is left to play."""
+        return self._partie.phase == DONE if self.session is None else self.session.phase == OVER
+
+    def turn(self) -> Turn:
+        """The decision to make now (``over`` must be False)."""
+        s = self.session
+        if s is None:
+            partie = self._partie
+            seat = partie.to_act
+            return Turn(seat, ACT, TurnView(partie.info_state(seat), partie.legal_mask(),
+                                            opponent=self.display[1 - seat]))
+        phase = s.phase
+        if phase == PLAYING:
+            partie = s.partie
+            seat = partie.to_act
+            table = s.table
+            advice = tuple((self.display[n], a) for n, a in s.advice.items()) if s.advice_on else ()
+            return Turn(table[seat], ACT, TurnView(InfoState(partie, seat), partie.legal_mask(),
+                                                   opponent=self.display[table[1 - seat]], advice=advice))
+        if phase == PRO_DECISION:
+            return Turn(s.dealer, PRO, pro_view(s, self.display))
+        if phase == ADVICE:
+            return Turn(s.to_act, ADVISE, advice_view(s, self.display))
+        raise ValueError("the session is over")
+
+    def ask(self, turn: Turn):
+        """``turn``'s player's answer (it changes nothing here: a table may
+        ask outside its lock)."""
+        player = self.players[turn.who]
+        if player is None:
+            raise ValueError(f"{turn.who} is answered from outside the referee")
+        if turn.kind == ACT:
+            return player.act(turn.view)
+        if turn.kind == PRO:
+            decide = getattr(player, "decide_pro", None)
+            return False if decide is None else decide(turn.view)
+        advise = getattr(player, "advise", None)
+        return NO_ADVICE if advise is None else advise(turn.view)
+
+    def answer(self, answer) -> None:
+        """Apply the answer to the current ``turn()`` (an action id, a bool
+        for a Pro decision, an advice id), calling the callbacks."""
+        s = self.session
+        if s is not None and s.phase == PRO_DECISION:
+            s.decide_pro(_pro_answer(self.display[s.dealer], s.dealer, answer))
+            return
+        partie = self.partie
+        playing = s is None or s.phase == PLAYING
+        who = (partie.to_act if s is None else s.to_act)
+        action = _action_id(answer)
         try:
-            if session.phase == ADVICE:
-                session.act(seat.advise(advice_view(session, display)))
-                continue
-            p = partie.to_act
-            mask = partie.legal_mask()
-            if observe is not None:
-                action = pols[p](observe(session, pair[p]), mask)
-            elif seat.takes_views:
-                advice = tuple((display[n], a) for n, a in session.advice.items())
-                action = seat.obj.act(TurnView(InfoState(partie, p), mask, opponent=seats[pair[1 - p]].display,
-                                               advice=advice))
-            else:
-                action = pols[p](InfoState(partie, p), mask)
-            session.act(action)
+            if action is None:
+                raise IllegalActionError(f"illegal action {answer!r}")
+            if playing:
+                if self.on_decision is not None:
+                    self.on_decision(partie, partie.to_act, action)
+                if s is None:
+                    partie.apply(action)
+                else:
+                    s.act(action)
+            else:  # advice: legal are the advice ids of the session's mask
+                if not s.legal_mask() >> action & 1:
+                    raise IllegalActionError(f"illegal advice {answer!r}")
+                s.act(action)
         except IllegalActionError as e:  # the engine knows seats only: name the player too
-            raise IllegalActionError(f"player {seat.display!r} ({seat.name}): {e}") from None
+            raise IllegalActionError(f"player {self.display[who]!r} ({who if s is not None else f'seat {who}'}): "
+                                     f"{e}") from None
+        if playing and partie.phase == DONE:
+            self._partie_ended(partie)
+
+    def _partie_ended(self, partie: Partie) -> None:
+        if self._hooks:
+            rec = None if self.session is None else self.session.history[-1]
+            keys = (0, 1) if rec is None else (rec.challenger, rec.dealer)
+            result = partie.result()
+            for seat, key in enumerate(keys):
+                hook = self._hooks.get(key)
+                if hook is not None:
+                    hook(partie.info_state(seat), result)
+        if self.on_partie_end is not None:
+            self.on_partie_end(partie)
+
+    def run(self) -> "Referee":
+        """Play to the end, asking the players."""
+        while not self.over:
+            self.answer(self.ask(self.turn()))
+        return self
 
 
 @dataclass
@@ -234,6 +295,7 @@ class SessionResult:
     session: Session = field(repr=False)
 
     def to_dict(self) -> dict:
+        """The result as JSON-serialisable data (exact numbers as ``to_json_number`` writes them)."""
         return {
             "balances": {n: to_json_number(v) for n, v in self.balances.items()},
             "departed": {n: to_json_number(v) for n, v in self.departed.items()},
@@ -247,88 +309,26 @@ class SessionResult:
         }
 
 
-def play_out(partie, policies) -> None:
-    """Play ``partie`` to its end: ``policies[seat](info_state, legal_mask)``
-    for seat 0 (challenger) and 1 (dealer). The runner and the bare
-    benchmark both use this one loop."""
-    while partie.phase != DONE:
-        seat = partie.to_act
-        partie.apply(policies[seat](InfoState(partie, seat), partie.legal_mask()))
-
-
-def _play_partie_observed(session, partie, policies, observe) -> None:
-    table = session.table
-    while partie.phase != DONE:
-        seat = partie.to_act
-        partie.apply(policies[seat](observe(session, table[seat]), partie.legal_mask()))
-
-
 def play_session(players, *, max_parties: int = 100, stake_multiple: int = 1,
                  config: RuleConfig = DEFAULT_CONFIG, seed=None, seating=None, deal_source=None,
-                 pro_default=False, observe=None, session: Session | None = None,
-                 advice: bool = False, on_partie: Callable[[Partie], None] | None = None) -> SessionResult:
-    """Play a session to its end and return a ``SessionResult``. Pass
-    ``session`` to continue an existing one (then its own settings apply
-    and the other settings are ignored). ``advice``: the waiting players
-    advise the defender of each Pro partie (see the module docstring).
-    ``on_partie(partie)`` is called with each finished ``Partie`` once the
-    session has settled it (``session.history[-1]`` is its record), for
-    saving sessions (``trappola.evaluation.session_record``)."""
+                 session: Session | None = None, advice: bool = False,
+                 on_partie: Callable[[Partie], None] | None = None,
+                 on_decision: Callable | None = None) -> SessionResult:
+    """Play a session to its end (a ``Referee``) and return a
+    ``SessionResult``. Pass ``session`` to continue an existing one (then
+    its own settings apply and the other settings are ignored). ``advice``:
+    the waiting players advise the defender of each Pro partie.
+    ``on_partie`` and ``on_decision``: the referee's ``on_partie_end`` and
+    ``on_decision`` callbacks (see the module docstring)."""
     if isinstance(players, dict):
         names = list(players)
-        specs = players
     else:
         players = list(players)
         names = [f"player_{i}" for i in range(len(players))]
-        specs = dict(zip(names, players))
     if session is None:
         session = Session(max_parties=max_parties, stake_multiple=stake_multiple, config=config, seed=seed,
                           names=names, seating=seating, deal_source=deal_source, advice=advice)
-    missing = [n for n in session.players if n not in specs]
-    if missing:
-        raise ValueError(f"no player given for {missing}")
-    seats = {n: _Seat(n, p, pro_default) for n, p in specs.items()}
-    hooks = any(seat.observe_result is not None for seat in seats.values())
-    pairings = {}  # (challenger, dealer) -> the two policies
-
-    s = session
-    while True:
-        phase = s.phase
-        if phase == PLAYING or phase == ADVICE:
-            pair = (s.challenger, s.dealer)
-            pols = pairings.get(pair)
-            if pols is None:
-                ch, de = seats[pair[0]], seats[pair[1]]
-                pols = pairings[pair] = (ch.policy_against(de.display), de.policy_against(ch.display))
-            partie = s.partie
-            if s.advice_on:
-                _play_partie_advised(s, seats, pols, pair, observe)  # settles the partie too
-            else:
-                try:
-                    if observe is None:
-                        play_out(partie, pols)
-                    else:
-                        _play_partie_observed(s, partie, pols, observe)
-                except IllegalActionError as e:  # the engine knows seats only: name the player too
-                    offender = seats[pair[partie.to_act]]
-                    raise IllegalActionError(f"player {offender.display!r} ({offender.name}): {e}") from None
-            if hooks:
-                result = partie.result()
-                for seat in (0, 1):
-                    hook = seats[pair[seat]].observe_result
-                    if hook is not None:
-                        hook(partie.info_state(seat), result)
-            if not s.advice_on:
-                s.finish_partie()
-            if on_partie is not None:
-                on_partie(partie)
-        elif phase == OVER:
-            break
-        else:
-            seat = seats[s.dealer]
-            decision = pro_view(s, {n: v.display for n, v in seats.items()}) if seat.takes_views else s.pending
-            s.decide_pro(_pro_answer(seat, seat.pro(decision)))
-
+    s = Referee.for_session(players, session, on_decision=on_decision, on_partie_end=on_partie).run().session
     names_seen = list(s.ledger.balances) + list(s.ledger.departed)
     bulka_wins = dict.fromkeys(names_seen, 0)
     bulka_won = dict.fromkeys(names_seen, 0)
@@ -354,31 +354,14 @@ class PartieRecord:
 
 def play_partie(players: Sequence, deal, config: RuleConfig = DEFAULT_CONFIG, stake_multiple: int = 1,
                 multiplier: int = 1, names: Sequence[str] | None = None,
-                on_action: Callable[[int, int], None] | None = None) -> PartieRecord:
-    """Play one partie: ``players[0]`` is the challenger, ``players[1]`` the
-    dealer. Each player is shown only its own ``TurnView``; an illegal
-    answer raises ``ValueError`` naming the player (a bug in that player:
-    the referee never turns it into a forfeit). ``on_action(seat, action)``
-    is called after every applied action (for logging and displays)."""
-    if len(players) != 2:
-        raise ValueError(f"a partie needs exactly 2 players, got {len(players)}")
-    names = tuple(names) if names is not None else tuple(p.name for p in players)
+                on_decision: Callable | None = None) -> PartieRecord:
+    """Play one partie (a ``Referee``): ``players[0]`` is the challenger,
+    ``players[1]`` the dealer, each shown only its own ``TurnView`` naming
+    the other (``names``, default the players' names). ``on_decision``:
+    the referee's callback (see the module docstring)."""
     partie = Partie(deal, config, stake_multiple=stake_multiple, multiplier=multiplier)
-    while not partie.terminal:
-        seat = partie.to_act
-        info = partie.info_state(seat)
-        view = TurnView(info, opponent=names[1 - seat])
-        action = players[seat].act(view)
-        if not view.is_legal(action):
-            legal = ", ".join(f"{a} ({action_name(a)})" for a in view.legal_actions)
-            raise ValueError(f"player {names[seat]!r} (seat {seat}) chose illegal action {action!r}; "
-                             f"legal: {legal}")
-        action = operator.index(action)
-        partie.apply(action)
-        if on_action is not None:
-            on_action(seat, action)
-    result = partie.result()
-    infos = (partie.info_state(0), partie.info_state(1))
-    for seat in (0, 1):
-        players[seat].observe_result(infos[seat], result)
-    return PartieRecord(result=result, history=tuple(partie.history), deal=deal, infos=infos)
+    names = tuple(names) if names is not None else tuple(p.name for p in players)
+    Referee.for_partie(players, partie, names, on_decision=on_decision).run()
+    return PartieRecord(result=partie.result(), history=tuple(partie.history), deal=deal,
+                        infos=(partie.info_state(0), partie.info_state(1)))
+

@@ -69,6 +69,8 @@ SUMMARY_KEYS = (
 
 @dataclass
 class HeadToHeadResult:
+    """What ``head_to_head`` returns: the ``summary`` (the JSON), one ``records`` row per partie."""
+
     summary: dict
     records: list = field(repr=False)
     #: One ``game_record`` record per partie, in deal order (``record_games=True``), else empty.
@@ -94,7 +96,7 @@ def _play_block(task) -> tuple[list[tuple], list[dict]]:
             labels = ("A", "B") if a_seat == 0 else ("B", "A")
             recorder = GameRecorder(seated) if record else None
             res = play_partie(seated, deal, config=config, stake_multiple=stake_multiple,
-                              on_action=recorder.on_action if record else None).result
+                              on_decision=recorder.on_decision if record else None).result
             if record:
                 saved.append(recorder.record(
                     deal, res, players=[player_label(s) for s in (sources if a_seat == 0 else sources[::-1])],

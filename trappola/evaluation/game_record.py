@@ -58,8 +58,8 @@ def result_dict(result) -> dict:
 
 
 class GameRecorder:
-    """Collects the actions of one partie played by ``play_partie``: pass
-    ``recorder.on_action`` as its ``on_action``. The card values a player
+    """Collects the actions of one partie played by the referee: pass
+    ``recorder.on_decision`` as its ``on_decision`` callback. The card values a player
     reports (its ``last_card_values``, ``trappola.agents.pimc``) are attached to the
     next card that player plays: a search made in a turn decides that
     turn's card, even when a declaration comes first."""
@@ -70,9 +70,10 @@ class GameRecorder:
         self._seen = [getattr(p, "last_card_values", None) for p in self.seated]
         self._pending: list[dict | None] = [None, None]
 
-    def on_action(self, seat: int, action: int) -> None:
+    def on_decision(self, partie, seat: int, action: int) -> None:
         """Record one action of ``seat``, with the card values its player reported
-        for the decision when it is a card play."""
+        for the decision when it is a card play (the referee's callback;
+        ``partie`` is not needed)."""
         values = getattr(self.seated[seat], "last_card_values", None)
         if values is not None and values is not self._seen[seat]:
             self._seen[seat] = values

@@ -64,7 +64,7 @@ class SessionRecorder:
         offer = next((o for o in s.pro_offers if o.partie_index == rec.index), None)
         actions = GameRecorder((None, None))  # no player objects: no search values in session records
         for seat, action in partie.history:
-            actions.on_action(seat, action)
+            actions.on_decision(partie, seat, action)
         context = {
             "evaluation": "session", **self.context, "partie_index": rec.index,
             "queue": list(rec.queue),

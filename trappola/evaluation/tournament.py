@@ -56,6 +56,9 @@ PER_PLAYER_KEYS = ("tokens_per_partie", "bulka_wins", "pro_declared", "pro_won",
 
 @dataclass
 class TournamentResult:
+    """What ``session_tournament`` returns: the ``summary`` (the JSON), one ``records`` row per
+    session and player."""
+
     summary: dict
     records: list = field(repr=False)
     #: Every partie as a saved-game record, session by session (``record_games=True``), else empty.

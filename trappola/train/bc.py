@@ -22,10 +22,10 @@ import time
 
 import numpy as np
 
-from trappola.engine import Partie, random_deal
+from trappola.engine import random_deal
 from trappola.envs.full_deal import FULL_DEAL_SIZE, encode_full_deal
 from trappola.envs.observation import OBS_SIZE, encode
-from trappola.envs.referee import seat_policy
+from trappola.envs.referee import play_partie
 from trappola.envs.trappola_v0 import mask_array, result_name, reward_of
 
 from trappola.evaluation.seeding import derive_seed
@@ -93,15 +93,13 @@ def _collect_chunk(task) -> dict:
             players[1 - teacher_seat] = rand
         for p in players:
             p.reset(rng.getrandbits(31))
-        policies = [seat_policy(p) for p in players]
         recorded = (teacher_seat,) if vs_random else (0, 1)
-        partie = Partie(deal)
         start = n
         seats = []
-        while not partie.terminal:
-            seat = partie.to_act
+
+        def on_decision(partie, seat, action):
+            nonlocal n
             mask = partie.legal_mask()
-            action = policies[seat](partie.info_state(seat), mask)
             if seat in recorded and mask & (mask - 1):
                 if n >= cap:
                     raise RuntimeError("more decisions than expected; raise the capacity")
@@ -113,8 +111,8 @@ def _collect_chunk(task) -> dict:
                 actions[n] = action
                 seats.append(seat)
                 n += 1
-            partie.apply(action)
-        result = partie.result()
+
+        result = play_partie(players, deal, on_decision=on_decision).result
         for i, seat in zip(range(start, n), seats):
             name = result_name(result, seat)
             rets[i] = shaping(reward_of(result, seat, shaping.env_mode), name)

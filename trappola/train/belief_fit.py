@@ -47,10 +47,10 @@ from trappola.evaluation.backend_choice import make_backend
 from trappola.evaluation.progress import progress_bar
 from trappola.evaluation.seeding import derive_seed
 from trappola.atomic_file import atomic_write
-from trappola.engine import Partie, random_deal
+from trappola.engine import random_deal
 from trappola.engine.actions import CARD_ACTIONS
 from trappola.envs.observation import OBS_SIZE, encode
-from trappola.envs.referee import seat_policy
+from trappola.envs.referee import play_partie
 
 DEFAULT_PAIRS = ("policy:endgame=0,pimc:samples=8", "policy:endgame=0,rule", "pimc:samples=8,rule")
 CHUNK = 100  # deals per task: fixed, so that the data do not depend on the number of workers
@@ -91,21 +91,18 @@ def _collect_chunk(task) -> dict:
             p = players[key]
             p.reset(derive_seed(seed, "player", i, seat))
             ps.append(p)
-        policies = [seat_policy(p) for p in ps]
-        partie = Partie(random_deal(random.Random(derive_seed(seed, "deal", i))))
-        while not partie.terminal:
-            seat = partie.to_act
-            mask = partie.legal_mask()
-            info = partie.info_state(seat)
-            cards = mask & CARD_ACTIONS
+
+        def on_decision(partie, seat, action, i=i, seated=seated):
+            cards = partie.legal_mask() & CARD_ACTIONS
             if cards & (cards - 1):
                 rows["obs"].append(encode(partie, seat, buf).astype(np.float16))
                 opp = partie.hands[1 - seat]
                 rows["hand"].append(np.array([(opp >> c) & 1 for c in range(36)], np.bool_))
-                rows["prior"].append(uniform_posterior(info))
+                rows["prior"].append(uniform_posterior(partie.info_state(seat)))
                 rows["deal"].append(i)
                 rows["opponent"].append(seated[1 - seat])
-            partie.apply(policies[seat](info, mask))
+
+        play_partie(ps, random_deal(random.Random(derive_seed(seed, "deal", i))), on_decision=on_decision)
     rows["n_deals"] = stop - start
     return rows
 
@@ -218,12 +215,14 @@ def fit(data: dict, hidden=(256, 256), epochs: int = 8, batch_size: int = 1024, 
 
 
 def save_rows(path, data: dict, pairs, deals: int, seed: int) -> None:
+    """Write collected rows and how they were made (``--save-data``) to ``path``."""
     with atomic_write(path, "wb") as f:
         np.savez(f, meta=np.array(json.dumps({"pairs": [list(p) for p in pairs], "deals": deals, "seed": seed})),
                  **data)
 
 
 def load_rows(path) -> dict:
+    """Rows written by ``save_rows``, with their ``pairs``, ``deals`` and ``seed``; ``ValueError`` if not such a file."""
     try:
         with np.load(path, allow_pickle=False) as z:
             out = {k: z[k] for k in ("obs", "hand", "prior", "deal", "opponent")}
@@ -248,6 +247,7 @@ def parse_pairs(text: str) -> list[tuple[str, str]]:
 
 
 def main(argv=None) -> int:
+    """The command line of the module docstring; returns the exit status."""
     ap = argparse.ArgumentParser(prog="python -m trappola.train.belief_fit", description=__doc__.split("\n\n")[0])
     ap.add_argument("--deals", type=int, default=60000, help="deals to play (default 60000)")
     ap.add_argument("--pairs", default=";".join(DEFAULT_PAIRS),

@@ -33,9 +33,10 @@ from trappola.agents.model_files import DEFAULT_MODEL, resolve_model_path
 from trappola.agents.numpy_policy import NumpyPolicy
 from trappola.agents.policy_player import PolicyPlayer
 from trappola.evaluation.seeding import derive_seed
-from trappola.engine import Partie, random_deal
+from trappola.engine import random_deal
 from trappola.envs.interface import TurnView
 from trappola.envs.observation import OBS_SIZE, encode
+from trappola.envs.referee import play_partie
 from trappola.envs.trappola_v0 import mask_array
 
 from .opponent_model import fit, write_model
@@ -54,24 +55,21 @@ def collect_round(state: dict, activation: str, expert_spec: str, opponent_spec:
         for seat in (0, 1):
             for k, pl in enumerate((learner, expert, opponent)):
                 pl.reset(derive_seed(seed, "distill-player", i, seat, k))
-            p = Partie(deal)
-            while not p.terminal:
-                view = TurnView(p.info_state(p.to_act))
+
+            def on_decision(p, to_act, action, seat=seat):
                 mask = p.legal_mask()
-                if p.to_act == seat:
-                    action = learner.act(view)
-                    if mask & (mask - 1):
-                        obs.append(encode(p, seat))
-                        masks.append(mask_array(mask).astype(bool))
-                        actions.append(expert.act(view))
-                else:
-                    action = opponent.act(view)
-                p.apply(action)
+                if to_act == seat and mask & (mask - 1):  # the expert in the learner's place
+                    obs.append(encode(p, seat))
+                    masks.append(mask_array(mask).astype(bool))
+                    actions.append(expert.act(TurnView(p.info_state(seat))))
+
+            play_partie((learner, opponent) if seat == 0 else (opponent, learner), deal, on_decision=on_decision)
     return {"obs": np.array(obs, np.float32).reshape(-1, OBS_SIZE), "mask": np.array(masks, bool).reshape(-1, 49),
             "action": np.array(actions, np.int64)}
 
 
 def main(argv=None) -> int:
+    """The command line of the module docstring; returns the exit status."""
     ap = argparse.ArgumentParser(prog="python -m trappola.train.distill", description=__doc__.split("\n\n")[0])
     ap.add_argument("--base", default=DEFAULT_MODEL, help="the checkpoint to start from (default: the shipped one)")
     ap.add_argument("--expert", default="pimc:samples=32")

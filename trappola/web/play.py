@@ -38,10 +38,10 @@ import time
 from collections import OrderedDict
 
 from trappola.engine import ACTION_NAMES, InfoState, N_ACTIONS, action_name, cards_of
+from trappola.engine.actions import NO_PRO, PRO as DECLARE_PRO
 from trappola.engine.advice import ADVICE_BASE, NO_ADVICE, advice_id, advice_name
 from trappola.engine.session import ADVICE, OVER, PLAYING, PRO_DECISION, Session
-from trappola.envs.interface import TurnView
-from trappola.envs.referee import advice_view, pro_view
+from trappola.envs.referee import ACT, PRO, Referee
 from trappola.evaluation.seeding import derive_seed
 
 from . import render
@@ -127,6 +127,9 @@ class PlayTable:
                                    seating={**first, "queue": names[2:]}, advice=bool(advisers), streaks=streaks)
         except ValueError as e:
             raise WebError(str(e)) from None
+        # The referee's loop, advanced one decision at a time: the person's turns are answered by act().
+        self.referee = Referee.for_session({HUMAN: None, **self.computers}, self.session,
+                                           display={n: n for n in names})
         self.parties = parties
         self.submit = submit or _inline
         self.lock = threading.Lock()
@@ -274,16 +277,12 @@ class PlayTable:
         partie = s.partie
         # Advice is for the defender's ears: the person reads it only when it defends.
         heard = s.phase != ADVICE or HUMAN in (who, s.challenger)
-        s.act(action)
+        self.referee.answer(action == DECLARE_PRO if s.phase == PRO_DECISION else action)
         if heard:
             self.log.append(f"{who}: {any_action_name(action)}")
         if s.parties_played > before and partie is not None:
             rec = s.history[-1]
             names = (rec.challenger, rec.dealer)
-            for seat, name in enumerate(names):
-                hook = getattr(self.computers.get(name), "observe_result", None)
-                if hook is not None:
-                    hook(partie.info_state(seat), partie.result())
             me = names.index(HUMAN) if HUMAN in names else None
             self.last_partie = {
                 "index": rec.index, "names": list(names),
@@ -310,7 +309,7 @@ class PlayTable:
         advice buttons, and the computer players' partie goes on."""
         s = self.session
         while s.phase == ADVICE and s.to_act == HUMAN:
-            s.act(NO_ADVICE)
+            self.referee.answer(NO_ADVICE)
             self.log.append(f"{HUMAN}: {advice_name(NO_ADVICE)}")
 
     # ------------------------------------------------------------- opponent
@@ -359,35 +358,22 @@ class PlayTable:
                 s = self.session
                 if self.closed or self.paused or s.phase == OVER or s.to_act not in self.computers:
                     return
-                who = s.to_act
-                player = self.computers[who]
-                if s.phase == PRO_DECISION:
-                    view, kind = pro_view(s), "pro"
-                else:
+                if s.phase != PRO_DECISION:
                     self._reset_players()
-                    if s.phase == ADVICE:
-                        # The adviser sees the public record only (advice_view).
-                        view, kind = advice_view(s), "advice"
-                    else:
-                        seat = s.partie.to_act
-                        view, kind = TurnView(s.partie.info_state(seat), opponent=s.table[1 - seat],
-                                              advice=tuple(s.advice.items())), "act"
+                turn = self.referee.turn()  # the adviser's view is the public record only
+                who = turn.who
                 before = self.version
             # Thinking happens outside the lock: the page keeps polling.
-            if kind == "pro":
-                action = 47 if player.decide_pro(view) else 48
-            elif kind == "advice":
-                advise = getattr(player, "advise", None)
-                action = NO_ADVICE if advise is None else advise(view)
+            action = self.referee.ask(turn)
+            if turn.kind == PRO:
+                action = DECLARE_PRO if action else NO_PRO
+            elif turn.kind == ACT and not turn.view.is_legal(action):
+                raise ValueError(f"{who} chose illegal action {action!r}")
+            else:
                 a = None if isinstance(action, bool) else operator.index(action)
-                if a is None or a < 0 or not view.legal_mask >> a & 1:
+                if turn.kind != ACT and (a is None or a < 0 or not turn.view.legal_mask >> a & 1):
                     raise ValueError(f"{who} gave illegal advice {action!r}")
                 action = a
-            else:
-                action = player.act(view)
-                if not view.is_legal(action):
-                    raise ValueError(f"{who} chose illegal action {action!r}")
-                action = operator.index(action)
             with self.lock:
                 if self.closed or self.version != before:
                     return

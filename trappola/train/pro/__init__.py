@@ -7,7 +7,6 @@ the fixed rules of the other players are ``trappola.agents.pro_rules.ProRule``. 
 
 * ``bench``: ``SessionBench``, seeded 4-player sessions with the focal
   player's cards played by the trained policy (common random numbers);
-* ``parallel``: ``fork_imap``, the forked process pool the bench uses;
 * ``lookahead``: ``measure_win_rates``, the win rates ``LookaheadPro``
   learns (method ``lookahead``, shipped);
 * ``rollouts``: paired-rollout advantages at each Pro offer and their

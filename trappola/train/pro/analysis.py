@@ -33,8 +33,9 @@ import numpy as np
 from trappola.agents.policy_player import shipped_model_path
 from trappola.atomic_file import atomic_write, write_text
 
+from trappola.evaluation.backend import ProcessBackend, SerialBackend
+
 from .bench import SessionBench
-from .parallel import fork_imap
 from .rollouts import pro_advantages
 
 BULKA_BINS = (5.0, 8.0, 12.0, 20.0, 40.0)  # extra stakes
@@ -62,12 +63,19 @@ def collect(bench, sessions: int, seed: int = 0, progress=None) -> dict:
     def records(part):
         return _records_of(bench, part)
 
-    done = fork_imap(records, parts, bench.workers) if bench.workers > 1 and len(parts) > 1 else map(records, parts)
     rows: list[dict] = []
-    for i, part in enumerate(done):
+    done = [0]
+
+    def arrived(part):
         rows.extend(part)
+        done[0] += 1
         if progress:
-            progress(min((i + 1) * chunk, sessions), sessions)
+            progress(min(done[0] * chunk, sessions), sessions)
+
+    backend = ProcessBackend(bench.workers, context="fork") if bench.workers > 1 and len(parts) > 1 \
+        else SerialBackend()
+    with backend:  # forked: the closure is inherited
+        backend.map(records, parts, progress=arrived)
     return as_arrays(rows)
 
 

@@ -14,13 +14,14 @@ import random
 
 import numpy as np
 
-from trappola.envs.referee import play_session, seat_policy
+from trappola.envs.referee import play_session
+from trappola.envs.seat_adapters import WithProRule
 
 from trappola.agents import make_player
 from trappola.agents.pro_rules import ProRule
+from trappola.evaluation.backend import ProcessBackend
 from trappola.evaluation.seeding import derive_seed
 
-from .parallel import fork_imap
 
 FOCAL = "focal"
 
@@ -46,21 +47,21 @@ class SessionBench:
         self.workers = workers
         self.save_dir = None  # where the rollouts method saves its data (features, advantages)
         self.players = {name: make_player(spec) for name, spec, _ in self.table}
-        self.acts = {name: seat_policy(p) for name, p in self.players.items()}
 
     @property
     def names(self) -> list[str]:
+        """The players' names, in table order."""
         return [name for name, _, _ in self.table]
 
     def seated(self, focal_pro, seed: int, *tag) -> dict:
-        """``{name: (policy, pro rule)}`` for one session (or one branch of
+        """``{name: player}`` (its moves, the Pro rule of the table) for one session (or one branch of
         it, named by ``tag``): every player reset and every Pro coin seeded
         from ``derive_seed(seed, *tag, ...)``."""
         out = {}
         for k, (name, _, pro) in enumerate(self.table):
             self.players[name].reset(derive_seed(seed, *tag, "player", k))
             rule = focal_pro if name == FOCAL else pro.with_rng(random.Random(derive_seed(seed, *tag, "pro", k)))
-            out[name] = (self.acts[name], rule)
+            out[name] = WithProRule(self.players[name], rule)
         return out
 
     def tokens_per_partie(self, focal_pro, seeds) -> np.ndarray:
@@ -69,8 +70,8 @@ class SessionBench:
         seeds = [int(s) for s in seeds]
         if self.workers > 1 and len(seeds) > 1:
             k = self.workers * 2
-            parts = fork_imap(lambda chunk: self._tokens(focal_pro, chunk), [seeds[i::k] for i in range(k)],
-                              self.workers)
+            with ProcessBackend(self.workers, context="fork") as pool:  # forked: the closure is inherited
+                parts = pool.map(lambda chunk: self._tokens(focal_pro, chunk), [seeds[i::k] for i in range(k)])
             out = np.empty(len(seeds))
             for i, part in enumerate(parts):
                 out[i::k] = part

@@ -13,8 +13,7 @@ from __future__ import annotations
 import random
 
 from trappola.engine.deal import random_deal
-from trappola.engine.partie import Partie
-from trappola.envs.referee import play_out, seat_policy
+from trappola.envs.referee import play_partie
 
 from trappola.agents.pro_learned import LookaheadPro, opponent_kind
 from trappola.evaluation.seeding import derive_seed
@@ -30,17 +29,13 @@ def measure_win_rates(card_player, opponents: dict, parties: int = 2000, seed: i
     if parties < 1:
         raise ValueError(f"parties must be positive, got {parties}")
     rng = random.Random(derive_seed(seed, "deals"))
-    me = seat_policy(card_player)
     out = {}
     for k, (kind, opp) in enumerate(sorted(opponents.items())):
         card_player.reset(derive_seed(seed, "player", k, 0))
         opp.reset(derive_seed(seed, "player", k, 1))
-        them = seat_policy(opp)
         won = decided = 0
         for _ in range(parties):
-            partie = Partie(random_deal(rng))
-            play_out(partie, (them, me))  # seat 0 challenger, seat 1 dealer
-            winner = partie.result().winner
+            winner = play_partie((opp, card_player), random_deal(rng)).result.winner  # card_player deals
             if winner is not None:
                 decided += 1
                 won += winner == 1

@@ -37,15 +37,16 @@ import numpy as np
 
 from trappola.agents import make_player
 from trappola.agents.pro_learned import RECORD_FEATURES, LookaheadPro, ObservedPro, record_features
+from trappola.evaluation.backend import ProcessBackend
 from trappola.evaluation.seeding import derive_seed
 from trappola.evaluation.stats import mean_ci
 from trappola.evaluation.tournament import unique_labels
 from trappola.engine.records import session_records
 from trappola.engine.session import Session
 from trappola.envs.referee import play_session
+from trappola.envs.seat_adapters import WithProRule
 
 from .lookahead import measure_win_rates
-from .parallel import fork_imap
 
 FOCAL = "focal"
 # Every random player here declines Alifer: two random players that agree to
@@ -62,19 +63,6 @@ TRAIN_POOL = ("rule", "random:alifer=false", "rule:declare=never", "random:alife
 TEST_POOL = ("rule:twos=false,cash=late", "rule:alifer=never,pro=always", "random:alifer=false,pro=always",
              "rule:declare=no_aces,endgame=0", "random:alifer=false,pro=threshold",
              "pimc:samples=4,pro=always", "pimc:samples=8,pro_bulka=5")
-
-
-class _Focal:
-    """The focal card player with the Pro rule under test (a ``SeatPlayer``)."""
-
-    def __init__(self, player, pro):
-        self.player, self.pro, self.name = player, pro, FOCAL
-
-    def act(self, view):
-        return self.player.act(view)
-
-    def decide_pro(self, view) -> bool:
-        return bool(self.pro(view))
 
 
 class _Named:
@@ -99,7 +87,7 @@ def table_of(pool, seed: int) -> list[str]:
 def seated(focal_card: str, pro, pool, seed: int) -> dict:
     """``{name: player}`` of one session, every player reset from ``seed``."""
     specs = table_of(pool, seed)
-    players = {FOCAL: _Focal(make_player(focal_card), pro)}
+    players = {FOCAL: WithProRule(make_player(focal_card), pro, FOCAL)}
     for label, spec in zip(unique_labels(specs), specs):
         players[label] = _Named(make_player(spec), label)
     for k, p in enumerate(players.values()):
@@ -160,7 +148,9 @@ def _parallel(fn, seeds, workers: int) -> np.ndarray:
         return fn(seeds)
     k = workers * 2
     out = np.empty(len(seeds))
-    for i, part in enumerate(fork_imap(fn, [seeds[i::k] for i in range(k)], workers)):
+    with ProcessBackend(workers, context="fork") as pool:  # forked: ``fn`` may be a closure
+        parts = pool.map(fn, [seeds[i::k] for i in range(k)])
+    for i, part in enumerate(parts):
         out[i::k] = part
     return out
 

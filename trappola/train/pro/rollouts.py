@@ -17,13 +17,13 @@ from pathlib import Path
 import numpy as np
 
 from trappola.atomic_file import atomic_write
-from trappola.engine.session import OVER, PRO_DECISION, Session
-from trappola.envs.referee import play_out, play_session
+from trappola.engine.session import PRO_DECISION, Session
+from trappola.envs.referee import Referee, play_session
 
 from trappola.agents.pro_learned import FEATURES, ProPolicy, features
+from trappola.evaluation.backend import ProcessBackend
 
 from .bench import FOCAL, SessionBench
-from .parallel import fork_imap
 
 
 def pro_advantages(bench: SessionBench, seeds, rollout_pro=None, context: list | None = None) -> tuple:
@@ -42,7 +42,8 @@ def pro_advantages(bench: SessionBench, seeds, rollout_pro=None, context: list |
         main = bench.seated(rollout_pro, seed, "main", 0)
         session = Session(max_parties=bench.max_parties, seed=seed, names=bench.names)
         offers = 0
-        while session.phase != OVER:
+        referee = Referee.for_session(main, session)
+        while not referee.over:
             if session.phase == PRO_DECISION:
                 if session.dealer == FOCAL:
                     decision = session.pending
@@ -62,10 +63,8 @@ def pro_advantages(bench: SessionBench, seeds, rollout_pro=None, context: list |
                                         "values": (value[True], value[False])})
                     offers += 1
                     main = bench.seated(rollout_pro, seed, "main", offers)
-                session.decide_pro(bool(main[session.dealer][1](session.pending)))
-            else:
-                play_out(session.partie, (main[session.challenger][0], main[session.dealer][0]))
-                session.finish_partie()
+                    referee = Referee.for_session(main, session)
+            referee.answer(referee.ask(referee.turn()))
     return np.array(xs, dtype=float).reshape(-1, len(FEATURES)), np.array(adv, dtype=float)
 
 
@@ -76,8 +75,8 @@ def pro_advantage_data(bench: SessionBench, sessions: int, seed: int = 0):
     seeds = [int(s) for s in np.random.default_rng(seed).integers(1 << 30, size=sessions)]
     if bench.workers > 1 and len(seeds) > 1:
         k = bench.workers * 2
-        parts = list(fork_imap(lambda chunk: pro_advantages(bench, chunk), [seeds[i::k] for i in range(k)],
-                               bench.workers))
+        with ProcessBackend(bench.workers, context="fork") as pool:  # forked: the closure is inherited
+            parts = pool.map(lambda chunk: pro_advantages(bench, chunk), [seeds[i::k] for i in range(k)])
         return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
     return pro_advantages(bench, seeds)
 

@@ -17,12 +17,9 @@ the one-process path, whose single copy draws from one random stream.
 """
 from __future__ import annotations
 
-import multiprocessing as mp
-import traceback
-
 import numpy as np
 
-from trappola.evaluation.backend import WorkerLostError, end_with_parent
+from trappola.evaluation.backend import WorkerLostError, WorkerProcesses, inherited
 
 from .pool import PlayerOpponent
 
@@ -32,43 +29,35 @@ def worker_seed(seed: int, k: int) -> int:
     return int(np.random.SeedSequence([seed, k]).generate_state(1)[0] >> 1)
 
 
-def _serve(conn, players: dict, seeds: dict) -> None:
-    """A worker: answers lists of (name, info_state, legal_mask) with
-    their actions until it receives ``None``."""
-    end_with_parent()
+def _opponents(players: dict, seeds: dict) -> dict:
+    """A worker's own copy of every pool member, reset with its seed."""
     opponents = {}
     for name, player in players.items():
         opponents[name] = PlayerOpponent(player, name)
         opponents[name].reset(seeds[name])
-    while True:
-        batch = conn.recv()
-        if batch is None:
-            return
-        try:
-            conn.send(("ok", [opponents[name].policy(info, mask) for name, info, mask in batch]))
-        except Exception:  # the main process raises it, with the worker's traceback
-            conn.send(("error", traceback.format_exc()))
+    return opponents
+
+
+def _answer(batch) -> list:
+    """In a worker: the actions for a list of (name, info_state, legal_mask)."""
+    opponents = inherited()
+    return [opponents[name].policy(info, mask) for name, info, mask in batch]
 
 
 class OpponentWorkers:
     """``n`` processes, each playing ``players`` (pool name -> ``Player``,
-    pickled into the worker) seeded from ``seeds`` (pool name -> int)."""
+    pickled into the worker) seeded from ``seeds`` (pool name -> int); the
+    persistent workers of ``trappola.evaluation.backend.WorkerProcesses``."""
 
     def __init__(self, players: dict, seeds: dict, n: int):
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
             raise ValueError(f"the number of opponent workers must be a positive int, got {n!r}")
-        # spawn, not fork: the parent runs torch's thread pool, which a forked child must not inherit.
-        ctx = mp.get_context("spawn")
         self.n = n
-        self._conns, self._procs = [], []
-        for k in range(n):
-            parent, child = ctx.Pipe()
-            proc = ctx.Process(target=_serve, name=f"opponent-worker-{k}", daemon=True,
-                               args=(child, players, {m: worker_seed(s, k) for m, s in seeds.items()}))
-            proc.start()
-            child.close()
-            self._conns.append(parent)
-            self._procs.append(proc)
+        # spawn, not fork: the parent runs torch's thread pool, which a forked child must not inherit.
+        self._workers = WorkerProcesses(n, "spawn", initializer=_opponents, name="opponent worker",
+                                        per_worker=lambda k: (players, {m: worker_seed(s, k)
+                                                                        for m, s in seeds.items()}))
+        self._procs = self._workers.procs
         self._pending: list | None = None
 
     def submit(self, rows, names, infos, masks) -> None:
@@ -82,12 +71,12 @@ class OpponentWorkers:
             k = int(row) % self.n
             slots[k].append(j)
             batches[k].append((name, info, mask))
-        for k, (conn, batch) in enumerate(zip(self._conns, batches)):
+        for k, batch in enumerate(batches):
             if batch:
                 try:
-                    conn.send(batch)
-                except OSError:  # a broken pipe: the worker is gone
-                    raise self._lost([k]) from None
+                    self._workers.send(k, _answer, batch)
+                except WorkerLostError as exc:
+                    raise self._lost(exc) from None
         self._pending = (len(rows), slots)
 
     def gather(self) -> np.ndarray:
@@ -98,46 +87,27 @@ class OpponentWorkers:
         self._pending = None
         out = np.empty(size, np.int64)
         errors, lost = [], []
-        for k, (conn, slot) in enumerate(zip(self._conns, slots)):
+        for k, slot in enumerate(slots):
             if not slot:
                 continue
             try:
-                status, answer = conn.recv()
-            except (EOFError, ConnectionResetError):
+                out[slot] = self._workers.recv(k)
+            except WorkerLostError:
                 lost.append(k)
-                continue
-            if status == "ok":
-                out[slot] = answer
-            else:
-                errors.append(answer)
+            except Exception as exc:  # the player's error, raised here with the worker's traceback
+                errors.append(str(exc.__cause__ or exc))
         if lost:
-            raise self._lost(lost)
+            raise self._lost(self._workers.lost(lost))
         if errors:
             raise RuntimeError("an opponent worker failed:\n" + "\n".join(errors))
         return out
 
-    def _lost(self, workers: list[int]) -> WorkerLostError:
+    @staticmethod
+    def _lost(exc: WorkerLostError) -> WorkerLostError:
         """The error for dead workers: the games they held cannot go on."""
-        for k in workers:
-            self._procs[k].join(timeout=1)
-        dead = "; ".join(f"opponent worker {k} died (exit code {self._procs[k].exitcode})" for k in workers)
-        return WorkerLostError(f"{dead}: the opponent games it held are lost")
+        return WorkerLostError(f"{exc}: the opponent games it held are lost")
 
     def close(self) -> None:
-        for conn in self._conns:
-            try:
-                conn.send(None)
-            except (BrokenPipeError, OSError):
-                pass
-        for proc in self._procs:
-            proc.join(timeout=5)
-            if proc.is_alive():
-                # terminate() only sends the signal: join again so close() returns with the process gone.
-                proc.terminate()
-                proc.join(timeout=5)
-            if proc.is_alive():
-                proc.kill()
-                proc.join()
-        for conn in self._conns:
-            conn.close()
-        self._conns, self._procs = [], []
+        """Stop the workers; returns once they are gone."""
+        self._workers.close()
+        self._procs = self._workers.procs

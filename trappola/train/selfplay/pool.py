@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from trappola.agents.numpy_policy import NumpyPolicy
-from trappola.envs.referee import seat_policy
+from trappola.envs.seat_adapters import seat_policy
 
 NETWORK_MEMBERS = ("self", "exploiter")
 LEARNER_NAME = "policy"  # the opponent's name a pool player's TurnView shows: the learner

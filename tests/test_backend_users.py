@@ -1,0 +1,79 @@
+"""Every user of the one process mechanism (``trappola.evaluation.backend``)
+turns a killed worker into ``WorkerLostError``, and forked maps take
+closures and keep the task order."""
+from __future__ import annotations
+
+import os
+import signal
+
+import pytest
+
+from trappola.evaluation.backend import ProcessBackend, WorkerLostError
+
+
+def _die(task):
+    """A task function that kills its worker."""
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def test_a_forked_map_takes_a_closure_and_keeps_the_order():
+    offset = 10
+    with ProcessBackend(2, context="fork") as pool:
+        assert pool.map(lambda x: x + offset, range(7)) == list(range(10, 17))
+        assert pool.map(lambda x: -x, [1, 2]) == [-1, -2]  # a new function: forked afresh
+
+
+def test_a_task_error_is_raised_as_it_was():
+    with ProcessBackend(2, context="fork") as pool:
+        with pytest.raises(ZeroDivisionError):
+            pool.map(lambda x: 1 // x, [1, 0, 2])
+        assert pool.map(abs, [-3]) == [3]
+
+
+def test_behaviour_cloning_data_with_a_killed_worker(monkeypatch):
+    from trappola.train import bc
+
+    monkeypatch.setattr(bc, "_collect_chunk", _die)
+    with pytest.raises(WorkerLostError, match="worker process died"):
+        bc.collect("rule", 600, seed=0, workers=2)
+
+
+def test_belief_data_with_a_killed_worker(monkeypatch):
+    from trappola.train import belief_fit
+
+    monkeypatch.setattr(belief_fit, "_collect_chunk", _die)
+    with pytest.raises(WorkerLostError, match="worker process died"):
+        belief_fit.collect([("rule", "random")], 300, seed=0, workers=2, progress=False)
+
+
+def test_the_pro_bench_with_a_killed_worker():
+    from trappola.train.pro.bench import SessionBench
+
+    bench = SessionBench(focal_card="rule", max_parties=4, workers=2)
+    bench._tokens = lambda pro, seeds: _die(seeds)
+    with pytest.raises(WorkerLostError, match="worker process died"):
+        bench.tokens_per_partie(lambda view: True, [1, 2, 3, 4])
+
+
+def test_opponent_workers_with_a_killed_worker():
+    import random
+
+    from scripted import Lowest
+    from trappola.engine import Partie, random_deal
+    from trappola.train.selfplay.opponent_workers import OpponentWorkers
+
+    workers = OpponentWorkers({"lowest": Lowest()}, {"lowest": 1}, 2)
+    procs = list(workers._procs)
+    try:
+        partie = Partie(random_deal(random.Random(0)))
+        info, mask = partie.info_state(partie.to_act), partie.legal_mask()
+        workers.submit([0, 1], ["lowest", "lowest"], [info, info], [mask, mask])
+        assert len(workers.gather()) == 2
+        os.kill(workers._procs[1].pid, signal.SIGKILL)
+        workers._procs[1].join(timeout=10)
+        with pytest.raises(WorkerLostError, match="opponent worker 1 died"):
+            workers.submit([0, 1], ["lowest", "lowest"], [info, info], [mask, mask])
+            workers.gather()
+    finally:
+        workers.close()
+    assert not any(p.is_alive() for p in procs)
