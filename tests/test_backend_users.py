@@ -75,9 +75,9 @@ def test_the_pro_bench_with_a_killed_worker(monkeypatch):
 def test_opponent_workers_with_a_killed_worker():
     import random
 
-    from test_train_batched_vec_env import Lowest
+    from scripted import Lowest
     from trappola.engine import Partie, random_deal
-    from trappola.train.opponent_workers import OpponentWorkers
+    from trappola.train.selfplay.opponent_workers import OpponentWorkers
 
     before = set(multiprocessing.active_children())
     workers = OpponentWorkers({"lowest": Lowest()}, {"lowest": 1}, 2)

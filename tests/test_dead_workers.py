@@ -119,7 +119,7 @@ def test_pool_workers_end_with_their_parent(context):
 
 
 def test_a_killed_opponent_worker_stops_training_with_a_final_checkpoint(tmp_path, monkeypatch, capsys):
-    from trappola.train import opponent_workers
+    from trappola.train.selfplay import opponent_workers
 
     real_gather = opponent_workers.OpponentWorkers.gather
     calls = [0]

@@ -4,10 +4,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from test_train_batched_vec_env import Lowest
+from scripted import Lowest
 from trappola.train.batched_vec_env import BatchedSelfPlayVecEnv
 from trappola.train.config import TrainConfig
-from trappola.train.opponent_workers import OpponentWorkers, worker_seed
+from trappola.train.selfplay.opponent_workers import OpponentWorkers, worker_seed
 
 
 class Broken(Lowest):

@@ -26,7 +26,7 @@ from trappola.evaluation.stats import mean_ci
 
 from .model_checkpoint import build_metadata, save_checkpoint
 from .run_log import resumes_into
-from .selfplay_env import pool_member
+from .selfplay.pool import pool_member
 
 
 def snapshot_weights(model, activation: str) -> dict:

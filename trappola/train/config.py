@@ -31,7 +31,10 @@ from pathlib import Path
 
 import yaml
 
-REWARD_MODES = ("win", "points", "tokens", "mixed")
+from .networks import check_activation
+from .selfplay.alifer import check_alifer_value
+from .selfplay.reward import POINTS_SCALE, POINTS_WEIGHT, TOKENS_SCALE, check_reward_mode
+
 VEC_ENVS = ("batched", "subproc", "dummy")
 TRAINERS = ("sb3", "rllib")
 
@@ -61,9 +64,9 @@ class TrainConfig:
     # win: +1/-1/0; points: (own - opponent total) / points_scale;
     # tokens: net tokens / tokens_scale; mixed: win + points_weight * points.
     reward_mode: str = "mixed"
-    points_scale: float = 60.0
-    tokens_scale: float = 30.0
-    points_weight: float = 0.5
+    points_scale: float = POINTS_SCALE
+    tokens_scale: float = TOKENS_SCALE
+    points_weight: float = POINTS_WEIGHT
     # An Alifer is replayed (docs/rules.md section 6): "replay" scores it as the running mean
     # reward against that opponent (the value of the replay); "zero" as 0.
     alifer_value: str = "replay"
@@ -128,14 +131,11 @@ class TrainConfig:
         if self.trainer != "sb3":
             raise ValueError(f"trainer must be 'sb3' here (an 'rllib' config is read by trappola.train.rllib_config), "
                              f"got {self.trainer!r}")
-        if self.reward_mode not in REWARD_MODES:
-            raise ValueError(f"reward_mode must be one of {REWARD_MODES}, got {self.reward_mode!r}")
-        if self.alifer_value not in ("replay", "zero"):
-            raise ValueError(f"alifer_value must be 'replay' or 'zero', got {self.alifer_value!r}")
+        check_reward_mode(self.reward_mode)
+        check_alifer_value(self.alifer_value)
         if self.vec_env not in VEC_ENVS:
             raise ValueError(f"vec_env must be one of {VEC_ENVS}, got {self.vec_env!r}")
-        if self.activation not in ("relu", "tanh"):
-            raise ValueError(f"activation must be 'relu' or 'tanh', got {self.activation!r}")
+        check_activation(self.activation)
         for name in ("n_envs", "n_steps", "batch_size", "n_epochs", "pool_size", "torch_threads"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)!r}")

@@ -12,9 +12,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from .config import check_run_settings
+from .networks import check_activation
+from .selfplay.reward import POINTS_SCALE, POINTS_WEIGHT, TOKENS_SCALE, check_reward_mode
 
 ENVS = ("trappola_v0", "bulka_v0")
-REWARD_MODES = ("win", "points", "tokens", "mixed")
 
 
 @dataclass
@@ -37,9 +38,9 @@ class RLlibConfig:
     # --- environment -------------------------------------------------------
     env: str = "trappola_v0"  # or bulka_v0 (multi-agent sessions)
     reward_mode: str = "mixed"  # trappola_v0, as in the SB3 config
-    points_scale: float = 60.0
-    tokens_scale: float = 30.0  # trappola_v0 "tokens"; bulka_v0 rewards are tokens / bulka_tokens_scale
-    points_weight: float = 0.5
+    points_scale: float = POINTS_SCALE
+    tokens_scale: float = TOKENS_SCALE  # trappola_v0 "tokens"; bulka_v0 rewards are tokens / bulka_tokens_scale
+    points_weight: float = POINTS_WEIGHT
     n_players: int = 2  # bulka_v0
     max_parties: int = 20  # bulka_v0
     bulka_tokens_scale: float = 10.0
@@ -78,10 +79,8 @@ class RLlibConfig:
             raise ValueError(f"trainer must be 'rllib' in an RLlib config, got {self.trainer!r}")
         if self.env not in ENVS:
             raise ValueError(f"env must be one of {ENVS}, got {self.env!r}")
-        if self.reward_mode not in REWARD_MODES:
-            raise ValueError(f"reward_mode must be one of {REWARD_MODES}, got {self.reward_mode!r}")
-        if self.activation not in ("relu", "tanh"):
-            raise ValueError(f"activation must be 'relu' or 'tanh', got {self.activation!r}")
+        check_reward_mode(self.reward_mode)
+        check_activation(self.activation)
         if self.n_players not in (2, 3, 4):
             raise ValueError(f"n_players must be 2, 3 or 4, got {self.n_players!r}")
         for name in ("num_envs_per_env_runner", "train_batch_size", "batch_size", "n_epochs", "league_size",
