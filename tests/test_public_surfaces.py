@@ -8,9 +8,9 @@ The rule, checked with ``ast`` over every ``tests/*.py``:
    private name on a third-party object is as fragile as one on ours.
    The one exception is ``self._name`` / ``cls._name`` inside a class the
    test file defines, when none of that class's bases comes from
-   ``trappola`` (a test's own helper keeps its own state); in a subclass
-   of a project class ``self._name`` reaches into the project's privates
-   and counts.
+   ``trappola``, directly or through another class of the file (a test's
+   own helper keeps its own state); in a subclass of a project class
+   ``self._name`` reaches into the project's privates and counts.
 2. No import of a ``_name`` from ``trappola``: neither a private name in
    ``from trappola... import _name`` nor a private module anywhere in the
    dotted path (``trappola._x``, ``from trappola._x import y``).
@@ -32,10 +32,10 @@ from pathlib import Path
 
 TESTS = Path(__file__).resolve().parent
 
-# PettingZoo's AECEnv documents ``_cumulative_rewards`` as the
-# bookkeeping its ``last()`` reads (the AEC API page lists it with
-# ``rewards``); it is PettingZoo's public contract for env authors, not a
-# project private, so a test comparing two copies of an env may read it.
+# ``_cumulative_rewards`` is PettingZoo's, not ours: ``AECEnv`` declares it
+# (``pettingzoo/utils/env.py``), its ``last()`` returns it and every AEC env
+# must keep it, so it is part of PettingZoo's contract with env authors;
+# a test comparing two copies of an env reads it for every agent.
 ALLOWED_ATTRIBUTES = frozenset({"_cumulative_rewards"})
 
 NOT_YET_CHECKED = (
@@ -78,9 +78,18 @@ def _root_name(node: ast.expr) -> str | None:
 
 
 def _own_helper_classes(tree: ast.Module, project: set[str]) -> set[ast.ClassDef]:
-    """Classes the file defines whose bases all come from outside ``trappola``."""
-    return {node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)
-            and not any(_root_name(base) in project for base in node.bases)}
+    """Classes the file defines with no base from ``trappola``, directly or
+    through another class of the file."""
+    classes = [node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)]
+    derived = set(project)
+    grew = True
+    while grew:
+        grew = False
+        for node in classes:
+            if node.name not in derived and any(_root_name(base) in derived for base in node.bases):
+                derived.add(node.name)
+                grew = True
+    return {node for node in classes if node.name not in derived}
 
 
 def _string_hit(call: ast.Call) -> str | None:
@@ -183,6 +192,13 @@ def test_self_in_a_subclass_of_a_project_class_counts():
               "    def run(self):\n"
               "        return self._procs\n")
     assert violations(source) == ["4: ._procs"]
+    source = ("from trappola.agents.random_player import RandomPlayer\n"
+              "class Base(RandomPlayer):\n"
+              "    pass\n"
+              "class Leaf(Base):\n"
+              "    def act(self, view):\n"
+              "        return self._rng\n")
+    assert violations(source) == ["6: ._rng"]
 
 
 def test_self_in_a_test_helper_class_is_its_own_business():
