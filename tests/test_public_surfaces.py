@@ -39,10 +39,6 @@ TESTS = Path(__file__).resolve().parent
 ALLOWED_ATTRIBUTES = frozenset({"_cumulative_rewards"})
 
 NOT_YET_CHECKED = (
-    "test_train_selfplay_env.py",
-    "test_train_batched_vec_env.py",
-    "test_train_opponent_workers.py",
-    "test_exploit.py",
     "test_train_callbacks.py",
     "test_train_config.py",
     "test_run_dir.py",
