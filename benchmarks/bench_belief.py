@@ -46,7 +46,7 @@ def _noting_play_partie(players, deal, *args, **kwargs):
 class TrueHandSearch(PimcPlayer):
     """``pimc`` solving the one true layout (benchmark-only: it reads the deal)."""
 
-    def _layouts(self, info):
+    def layouts(self, info):
         opp = 1 - info.seat
         return np.array([_DEAL["now"].hands[opp] & ~mask_of(info.played_by(opp))], np.int64), None
 

@@ -77,23 +77,24 @@ SUBPROC_DEFAULT = ["vec_env=subproc", "n_envs=16", "n_steps=256", "batch_size=51
 
 
 def bench_ppo(steps: int, overrides: list[str], label: str = "ppo", stand_in: bool = False,
-              players: dict | None = None) -> float:
+              batch_networks: bool = True) -> float:
     """MaskablePPO learner steps per second under the shipped config with
     ``overrides`` (no BC, no evaluation); ``stand_in`` replaces the games by
-    a VecEnv whose steps cost nothing (SB3's own ceiling); ``players``
-    (pool name -> player) go to the batched VecEnv."""
+    a VecEnv whose steps cost nothing (SB3's own ceiling); ``batch_networks``
+    False plays a network opponent one game at a time in the batched VecEnv."""
     import torch
     from sb3_contrib import MaskablePPO
 
     from trappola.train.config_file import load_config
     from trappola.train.callbacks import SelfPlayCallback
+    from trappola.train.networks import activation_class
     from trappola.train.vec import make_vec_env
 
     root = Path(__file__).resolve().parents[1]
     cfg = load_config(root / "trappola" / "configs" / "ppo_selfplay.yaml", ["bc=false", "eval_deals=0"] + overrides)
     torch.set_num_threads(cfg.torch_threads)
-    venv = _stand_in_class()(cfg.n_envs) if stand_in else make_vec_env(cfg, players=players)
-    act = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[cfg.activation]
+    venv = _stand_in_class()(cfg.n_envs) if stand_in else make_vec_env(cfg, batch_networks=batch_networks)
+    act = activation_class(cfg.activation)
     model = MaskablePPO("MlpPolicy", venv, seed=0, device="cpu", n_steps=cfg.n_steps, batch_size=cfg.batch_size,
                         n_epochs=cfg.n_epochs, policy_kwargs=dict(net_arch=dict(pi=cfg.net_arch, vf=cfg.net_arch),
                                                                   activation_fn=act))
@@ -247,30 +248,14 @@ def bench_workers(steps: int) -> None:
           f"({after:.0f} vs {before:.0f})")
 
 
-class PerGame:
-    """A player that the batched VecEnv cannot batch (its kind is hidden):
-    the network opponent played one game at a time, as before."""
-
-    def __init__(self, player):
-        self.player = player
-
-    def reset(self, seed=None):
-        self.player.reset(seed)
-
-    def act(self, view):
-        return self.player.act(view)
-
-
 def bench_targets(steps: int) -> None:
     """Learner steps/s against one frozen opponent of each kind (the
     ``trappola exploit`` setting), self-play in the same run."""
-    from trappola.agents import make_player
-
     net = "policy:endgame=0"
     rates = {"self-play": bench_ppo(steps, [], "self-play (the default pool: self 0.8, random 0.2)")}
     rates[net] = bench_ppo(steps, [f"pool={{'{net}': 1.0}}", "snapshot_every=0"], f"{net}, batched")
     rates["per game"] = bench_ppo(steps // 4, [f"pool={{'{net}': 1.0}}", "snapshot_every=0"],
-                                  f"{net}, one game at a time", players={net: PerGame(make_player(net))})
+                                  f"{net}, one game at a time", batch_networks=False)
     for spec in ("rule", "policy", "pimc:samples=8"):
         rates[spec] = bench_ppo(steps // 4, [f"pool={{'{spec}': 1.0}}", "snapshot_every=0", "opponent_workers=2"],
                                 f"{spec}, 2 opponent workers")

@@ -86,11 +86,11 @@ def test_pimc_with_a_belief_solves_consistent_layouts_the_model_prefers(tmp_path
     believer, plain = make_player(f"pimc:belief={path},samples=32"), make_player("pimc:samples=32")
     believer.reset(1)
     plain.reset(1)
-    hands, weights = believer._layouts(info)
+    hands, weights = believer.layouts(info)
     assert all(cons.allows(int(h)) for h in hands)
     assert np.isclose(weights.sum(), 1.0) and len(hands) <= 32
     held = weights[(hands >> card) & 1 == 1].sum()
-    plain_hands, plain_weights = plain._layouts(info)
+    plain_hands, plain_weights = plain.layouts(info)
     assert plain_weights is None  # no belief: the plain mean, unchanged
     uniform_share = float(((plain_hands >> card) & 1).mean())
     assert held > 0.9 and uniform_share < 0.6, (held, uniform_share)
@@ -104,7 +104,7 @@ def test_enumerated_layouts_are_weighted_exactly(tmp_path):
     _bias_model(bias).save(path)
     believer = make_player(f"pimc:belief={path},exact=100000")
     believer.reset(0)
-    hands, weights = believer._layouts(info)
+    hands, weights = believer.layouts(info)
     assert len(hands) == constraints_of(info).count()
     logw = np.array([sum(bias[c] for c in range(36) if int(h) >> c & 1) for h in hands])
     assert np.allclose(weights, np.exp(logw - logw.max()) / np.exp(logw - logw.max()).sum())

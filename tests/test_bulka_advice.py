@@ -125,9 +125,11 @@ def test_an_adviser_learns_nothing_of_the_hidden_cards(seed):
     s = env.unwrapped.session
     deal = s.partie.deal
     other_deal, mine, theirs = _swap_hidden(deal, keep=-1)
+    before = env.observe(s.challenger)["observation"]  # cached, and copied with the env
     twin = copy.deepcopy(env)
     twin.unwrapped.session.set_deal(other_deal)
-    twin.unwrapped._obs = {}
+    # The twin observes its new deal (no stale observation of the old one): the challenger holds the swapped card.
+    assert not np.array_equal(twin.observe(s.challenger)["observation"], before)
     rng_a, rng_b = np.random.default_rng(0), np.random.default_rng(0)
     compared = 0
     for _ in range(400):

@@ -4,6 +4,7 @@ run then saves a final checkpoint and keeps its last good one); and pool
 workers end with the process that started them."""
 from __future__ import annotations
 
+import multiprocessing
 import os
 import signal
 import subprocess
@@ -118,7 +119,7 @@ def test_pool_workers_end_with_their_parent(context):
 
 
 def test_a_killed_opponent_worker_stops_training_with_a_final_checkpoint(tmp_path, monkeypatch, capsys):
-    from trappola.train import opponent_workers
+    from trappola.train.selfplay import opponent_workers
 
     real_gather = opponent_workers.OpponentWorkers.gather
     calls = [0]
@@ -126,8 +127,10 @@ def test_a_killed_opponent_worker_stops_training_with_a_final_checkpoint(tmp_pat
     def gather(self):
         calls[0] += 1
         if calls[0] == 40:
-            os.kill(self._procs[0].pid, signal.SIGKILL)
-            self._procs[0].join(timeout=10)
+            # The opponent workers are this process's children, named as the error message names them.
+            worker, = (p for p in multiprocessing.active_children() if p.name == "opponent worker-0")
+            os.kill(worker.pid, signal.SIGKILL)
+            worker.join(timeout=10)
         return real_gather(self)
 
     monkeypatch.setattr(opponent_workers.OpponentWorkers, "gather", gather)

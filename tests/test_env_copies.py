@@ -35,6 +35,8 @@ def snapshot(env) -> tuple:
     """Everything an agent can read, for every agent still in the episode."""
     agents = list(env.agents)
     obs = {a: env.observe(a) for a in agents}
+    # _cumulative_rewards is PettingZoo's, not ours: AECEnv declares it and last() returns it, which every AEC
+    # env must keep up; no other surface gives every agent's value at once (tests/test_public_surfaces.py).
     return (env.agent_selection, agents,
             {a: (obs[a]["observation"].tobytes(), obs[a]["action_mask"].tobytes()) for a in agents},
             dict(env.rewards), dict(env._cumulative_rewards), dict(env.terminations), dict(env.truncations),

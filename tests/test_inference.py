@@ -205,7 +205,7 @@ def test_pimc_with_inference_solves_consistent_layouts_weighted_to_the_likely_on
     assert cons.count() > 64  # sampled, then resampled by weight
     player = make_player("pimc:infer=policy,samples=16,infer_draws=256")
     player.reset(0)
-    hands, weights = player._layouts(info)
+    hands, weights = player.layouts(info)
     assert len(hands) <= 16 and np.isclose(weights.sum(), 1.0)
     assert all(cons.allows(int(h)) for h in hands)
     inference = load_inference("policy")

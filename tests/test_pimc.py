@@ -12,7 +12,7 @@ from trappola.agents import make_player
 from trappola.agents.base import Player
 from trappola.envs.interface import TurnView
 from trappola.envs.referee import play_partie
-from trappola.agents.pimc import PimcPlayer
+from trappola.agents.pimc import PimcPlayer, opponent_pending
 from helpers import act, make_deal_spec, make_partie
 from trappola.engine import RuleConfig, card_id, deal_from_names, mask_of, random_deal
 from trappola.engine.actions import (
@@ -209,7 +209,7 @@ def test_anticipate_counts_the_declarations_still_to_come():
     plain, ahead = make_player("pimc"), make_player("pimc:anticipate=true")
     plain.reset(4)
     ahead.reset(4)
-    v0, v1 = plain._solve(info, 0, moves=True)[0], ahead._solve(info, 0, moves=True)[0]
+    v0, v1 = plain.solve_layouts(info, 0)[0], ahead.solve_layouts(info, 0)[0]
     legal = [c for c in range(36) if info.legal_mask >> c & 1]
     assert (v1[:, legal] == v0[:, legal] - 20).all()
     # Before the opponent's first card: Figura, Blans, Aces and Bianka are all still open.
@@ -219,5 +219,5 @@ def test_anticipate_counts_the_declarations_still_to_come():
         "AS AC AD RS RC RD 2S TC 2C",   # 3 Aces, Figura of Re (6)
         "2S TS 2C TC 2D TD 2B TB 8B",   # 4 Twos (20), Blans (10), Bianka (20)
     )], dtype=np.int64)
-    aces, points = make_player("pimc:anticipate=true")._opponent_pending(info, hands)
+    aces, points = opponent_pending(info, hands)
     assert aces.tolist() == [3, 0] and points.tolist() == [6, 50]

@@ -16,7 +16,7 @@ from trappola.evaluation import head_to_head  # noqa: E402
 from trappola.train.rllib_config import RLlibConfig  # noqa: E402
 from trappola.train.rllib_env import MASK_KEY, OBS_KEY, RLlibTrappolaEnv  # noqa: E402
 from trappola.train.rllib_selfplay import MAIN, league_mapping  # noqa: E402
-from trappola.train.selfplay_env import scale_reward  # noqa: E402
+from trappola.train.selfplay.reward import scale_reward  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -90,10 +90,7 @@ def test_numba_cache_watches_every_file_the_kernels_read(package):
     sources whose change drops the cache (``trappola.envs.numba_cache``)."""
     import importlib
 
-    if package.endswith("solver"):
-        sources = importlib.import_module(package + "._numba_cache")._sources()
-    else:
-        sources = importlib.import_module(package)._sources()
+    sources = importlib.import_module(package).numba_sources()
     folder = Path(importlib.import_module(package).__file__).resolve().parent
     read = _project_files_read_by_kernels(folder)
     assert read, "no project import found: the test would pass vacuously"
@@ -171,10 +168,10 @@ def test_batch_observation_and_full_deal_scales():
     from trappola.envs import full_deal, observation
     from trappola.envs.batch import kernels as K
 
-    assert K.TRICK_VALUE.tolist() == list(observation._TRICK_VALUE)
-    assert K.POINT_SCALE == observation._POINT_SCALE
+    assert K.TRICK_VALUE.tolist() == list(observation.TRICK_VALUE)
+    assert K.POINT_SCALE == observation.POINT_SCALE
     assert K.MULT_LOG2_MAX == observation.MULTIPLIER_LOG2_MAX
     assert K.OBS_SIZE == observation.OBS_SIZE
-    assert (K.FD_HAND, K.FD_DEALT, K.FD_STOCK) == (full_deal._O_HAND, full_deal._O_DEALT, full_deal._O_STOCK)
+    assert (K.FD_HAND, K.FD_DEALT, K.FD_STOCK) == (full_deal.HAND_OFFSET, full_deal.DEALT_OFFSET, full_deal.STOCK_OFFSET)
     assert (K.FD_SIZE, K.STOCK_SIZE) == (full_deal.FULL_DEAL_SIZE, full_deal.STOCK_SIZE)
-    assert K.STOCK_VALUE.tolist() == list(full_deal._STOCK_VALUE)
+    assert K.STOCK_VALUE.tolist() == list(full_deal.STOCK_VALUE)

@@ -14,7 +14,8 @@ from test_session_scripts import alifer, challenger_wins, dealer_wins, make_sess
 
 
 def snapshot(s):
-    return json.dumps({**s.summary(), "history": s.history_dicts(), "window": (s._join.ahead, s._join.seated)},
+    window = s.join_window
+    return json.dumps({**s.summary(), "history": s.history_dicts(), "window": (window.ahead, window.seated)},
                       sort_keys=True, default=str)
 
 
@@ -129,7 +130,7 @@ def test_join_window_three_players():
     dealer_wins(s)             # C comes to the table; V would be at the head
     alifer(s)
     alifer(s)
-    assert s._join.open
+    assert s.join_window.open
     probe = make_session("A", "B", ["C"])
     dealer_wins(probe)
     alifer(probe)
@@ -143,8 +144,19 @@ def test_join_window_three_players():
 def test_join_window_two_players_closes_after_one_decided_partie():
     s = make_session("A", "B")
     alifer(s)
-    assert s._join.open
+    assert s.join_window.open
     challenger_wins(s)
+    refused(s, s.join, "E", agreed=True, match="already have come")
+
+
+def test_the_join_window_read_from_a_session_is_a_copy():
+    s = make_session("A", "B")
+    alifer(s)
+    challenger_wins(s)
+    window = s.join_window
+    assert not window.open
+    window.seated, window.ahead = False, 5
+    assert not s.join_window.open
     refused(s, s.join, "E", agreed=True, match="already have come")
 
 
@@ -152,7 +164,7 @@ def test_join_window_reopens_when_a_pro_winner_empties_the_bulka():
     s = make_session("A", "B", ["C"])
     dealer_wins(s)
     dealer_wins(s)
-    assert not s._join.open
+    assert not s.join_window.open
     refused(s, s.join, "E", agreed=True, match="already have come")
     s.decide_pro(True)
     dealer_wins(s)  # A takes the Bulka; queue [A] after the re-seating
@@ -181,7 +193,7 @@ def test_join_window_counts_only_players_ahead_of_the_virtual_newcomer():
     dealer_wins(s)   # queue [D, B]; V (ahead 2 at start) is now behind D only
     s.leave("B")     # B joined the queue after V: V does not move
     dealer_wins(s)   # D to the table: V at the head
-    assert s._join.open
+    assert s.join_window.open
     s.join("E", agreed=True)
 
 

@@ -450,23 +450,22 @@ def test_any_alpha_beta_window_gives_a_correct_bound():
     alpha-beta returns v with  v <= alpha => value <= v,  v >= beta =>
     value >= v,  and the exact value in between."""
     from trappola.agents.solver.rules_kernel import INF, root_offset
-    from trappola.agents.solver.search import _root_state, _scratch, _search
+    from trappola.agents.solver.search import search_window_raw
 
     rng = random.Random(3)
     for i in range(60):
         pos = random_position(rng, rng.choice((5, 6, 7)), mid_trick=(i % 2 == 1)) if i < 50 else random_deal(rng)
         exact = solve(pos, new_table())
-        (h0, h1, to_move, lead, td, cp0, cp1, tw0, tw1, hist, ad0, ad1, af0, af1, base) = raw_args(pos)
-        state = _root_state(h0, h1, to_move, lead, td, tw0, tw1, hist, ad0, ad1, af0, af1)
+        args = raw_args(pos)
+        (h0, h1, to_move, lead, td, cp0, cp1, tw0, tw1, hist, ad0, ad1, af0, af1, base) = args
+        # Windows around the points still to be played for (what the search itself sees), as final differences.
         offset = root_offset(td, cp0, cp1, hist, ad0, ad1, af0, af1, base)
-        leader, marc, st0, st1, tw7, tw8 = state
         table = new_table(12)
         windows = [(-INF, INF)] + [tuple(sorted(rng.sample(range(-60, 60), 2))) for _ in range(6)]
         for alpha, beta in windows:
-            fr, moves, stats = _scratch()
-            v = _search(h0, h1, leader, lead, td, marc, st0, st1, tw7, tw8,
-                        alpha, beta, table, fr, moves, stats)
-            true = exact - offset
+            alpha, beta = alpha + offset, beta + offset
+            v = search_window_raw(*args, alpha, beta, table)
+            true = exact
             if v <= alpha:
                 assert true <= v, (pos, alpha, beta)
             elif v >= beta:

@@ -1,184 +1,51 @@
-"""BatchedSelfPlayVecEnv: the rewards and infos of SelfPlayEnv (tested the
-same way), observations and full deals equal to the reference encoders,
-the SB3 VecEnv API with action_masks(), and a short MaskablePPO run."""
+"""BatchedSelfPlayVecEnv's own behaviour (the rewards, the pool and the
+Alifer value it shares with the other adapters are tested in
+test_selfplay_adapters.py): observations, masks, full deals and results
+equal to the reference engine's, the torch forward pass and batched
+sampling, the SB3 VecEnv API with action_masks(), a short MaskablePPO run,
+and a network opponent batched."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from helpers import make_deal_spec
-from test_train_selfplay_env import DEAL, WINNER_POINTS
-from trappola.envs.batch import order_of
-from trappola.engine import action_id, deal_from_names
-from trappola.engine.actions import DECLINE_ALIFER, PROPOSE_ALIFER
 from trappola.envs.full_deal import encode_full_deal
 from trappola.envs.observation import encode
 from trappola.agents.numpy_policy import NumpyPolicy
 from trappola.train.batched_vec_env import BatchedSelfPlayVecEnv, TorchActor, sample_masked
 
-ORDER = order_of(deal_from_names(DEAL))
 
-
-class Lowest:
-    """Scripted player: declines Alifer, otherwise plays its lowest legal card."""
-
-    def reset(self, seed=None):
-        pass
-
-    def act(self, view):
-        mask = view.legal_mask
-        if mask >> DECLINE_ALIFER & 1:
-            return DECLINE_ALIFER
-        cards = mask & ((1 << 36) - 1)
-        return (cards & -cards).bit_length() - 1
-
-
-class Accepts(Lowest):
-    def act(self, view):
-        accept = action_id("accept Alifer")
-        return accept if view.legal_mask >> accept & 1 else super().act(view)
-
-
-def scripted(mode: str, learner_seat: int, n: int = 3, player=None, first=None):
-    env = BatchedSelfPlayVecEnv(n, pool={"lowest": 1.0}, reward_mode=mode, seed=0,
-                                players={"lowest": player or Lowest()})
-    env.forced_order, env.forced_learner_seat = ORDER, learner_seat
-    env.reset()
-    steps = 0
-    while True:
-        masks = env.action_masks()
-        acts = masks[:, :36].argmax(axis=1) if first is None or steps else np.full(n, first)
-        obs, rewards, dones, infos = env.step(acts)
-        steps += 1
-        if dones.any():
-            assert dones.all()
-            return env, rewards, infos, steps
-        assert (rewards == 0).all()
-
-
-@pytest.mark.parametrize("mode, expected", [
-    ("win", 1.0), ("points", WINNER_POINTS / 60.0), ("mixed", 1.0 + 0.5 * WINNER_POINTS / 60.0)])
-def test_reward_when_opponent_move_ends_partie(mode, expected):
-    env, rewards, infos, steps = scripted(mode, learner_seat=0)
-    partie = env.mirror[0]  # the new game's reference partie; the finished one ended on the opponent's card
-    assert steps == 9
-    assert all(i["result"] == "win" and i["points_diff"] == WINNER_POINTS for i in infos)
-    assert rewards == pytest.approx(np.full(3, expected))
-    assert partie is not None and not partie.history  # dealt again at once
-
-
-@pytest.mark.parametrize("mode, expected", [
-    ("win", -1.0), ("points", -WINNER_POINTS / 60.0), ("mixed", -1.0 - 0.5 * WINNER_POINTS / 60.0)])
-def test_reward_when_learner_move_ends_partie(mode, expected):
-    env, rewards, infos, _ = scripted(mode, learner_seat=1)
-    assert all(i["result"] == "loss" and i["points_diff"] == -WINNER_POINTS for i in infos)
-    assert all(i["role"] == "dealer" and i["opponent"] == "lowest" for i in infos)
-    assert rewards == pytest.approx(np.full(3, expected))
-
-
-def test_accepted_alifer_by_opponent_ends_with_zero_win_reward():
-    env, rewards, infos, steps = scripted("win", 0, player=Accepts(), first=PROPOSE_ALIFER)
-    assert steps == 1 and (rewards == 0).all() and all(i["result"] == "alifer" for i in infos)
-    assert all(i["outcome"] == "agreed_alifer" for i in infos)
-
-
-@pytest.mark.parametrize("opponent", ["random", "rule"])
-def test_random_episodes_reward_matches_engine_result(opponent):
+def test_games_follow_the_reference_engine():
     # Against a per-game player each game keeps a reference Partie: the
-    # observations and full deals must equal the reference encoders'.
+    # observations, masks, full deals and results must equal the reference engine's.
     n = 16
-    env = BatchedSelfPlayVecEnv(n, pool={opponent: 1.0}, reward_mode="win", seed=11, alifer_value="zero",
+    env = BatchedSelfPlayVecEnv(n, pool={"rule": 1.0}, reward_mode="win", seed=11, alifer_value="zero",
                                 full_deal=True)
     rng = np.random.default_rng(0)
     obs = env.reset()
-    roles, ends, episodes = set(), set(), 0
+    ends, episodes = set(), 0
     while episodes < 150:
         masks = env.action_masks()
-        assert masks.dtype == bool and (masks.sum(axis=1) >= 2).all()  # forced moves are skipped
-        assert obs.shape == (n, 347) and obs.dtype == np.float32
-        if opponent == "rule":
-            full = env.full_deals()
-            for i in range(n):
-                p, s = env.mirror[i], int(env.learner_seat[i])
-                assert np.array_equal(obs[i], encode(p, s)) and np.array_equal(full[i], encode_full_deal(p, s))
-                assert np.array_equal(masks[i], [p.legal_mask() >> a & 1 for a in range(49)])
+        full = env.full_deals()
+        for i in range(n):
+            p, s = env.mirror[i], int(env.learner_seat[i])
+            assert np.array_equal(obs[i], encode(p, s)) and np.array_equal(full[i], encode_full_deal(p, s))
+            assert np.array_equal(masks[i], [p.legal_mask() >> a & 1 for a in range(49)])
         refs = list(env.mirror)
         seats = env.learner_seat.copy()
         acts = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
         obs, rewards, dones, infos = env.step(acts)
         for i in np.flatnonzero(dones):
             episodes += 1
-            info = infos[i]
-            roles.add(info["role"])
-            assert info["opponent"] == opponent
-            expected = {"win": 1.0, "loss": -1.0, "alifer": 0.0}[info["result"]]
-            assert rewards[i] == expected
-            if opponent == "rule":
-                result = refs[i].result()
-                assert result.outcome == info["outcome"]
-                assert expected == (0.0 if result.winner is None else (1.0 if result.winner == seats[i] else -1.0))
-                ends.add(refs[i].history[-1][0] == seats[i])
-    assert roles == {"challenger", "dealer"}
-    if opponent == "rule":
-        assert ends == {True, False}  # parties ended by the learner's move and by the opponent's
+            result = refs[i].result()
+            assert result.outcome == infos[i]["outcome"]
+            assert rewards[i] == (0.0 if result.winner is None else (1.0 if result.winner == seats[i] else -1.0))
+            ends.add(refs[i].history[-1][0] == seats[i])
+    assert ends == {True, False}  # parties ended by the learner's move and by the opponent's
 
 
-def test_alifer_is_worth_the_running_value_of_a_replay():
-    env = BatchedSelfPlayVecEnv(4, pool={"random": 1.0}, reward_mode="win", seed=4, alifer_ema=0.1)
+def test_batched_sampling_follows_the_mask():
     rng = np.random.default_rng(0)
-    env.reset()
-    value, alifers, decided = 0.0, 0, 0
-    while alifers + decided < 200:
-        acts = np.array([rng.choice(np.flatnonzero(m)) for m in env.action_masks()])
-        _, rewards, dones, infos = env.step(acts)
-        for i in np.flatnonzero(dones):  # settled in game order
-            info = infos[i]
-            assert info["replay_value"] == pytest.approx(value)
-            if info["result"] == "alifer":
-                alifers += 1
-                assert rewards[i] == pytest.approx(value)
-            else:
-                decided += 1
-                assert rewards[i] == (1.0 if info["result"] == "win" else -1.0)
-                value += 0.1 * (rewards[i] - value)
-    assert alifers > 20 and decided > 20 and value != 0.0
-    assert env.replay_value == {"random": pytest.approx(value)}
-    with pytest.raises(ValueError, match="alifer_value"):
-        BatchedSelfPlayVecEnv(2, alifer_value="draw")
-    with pytest.raises(ValueError, match="reward_mode"):
-        BatchedSelfPlayVecEnv(2, reward_mode="elo")
-
-
-def test_same_seed_same_episodes():
-    def run():
-        env = BatchedSelfPlayVecEnv(8, pool={"rule": 1.0, "random": 1.0}, seed=5)
-        rng = np.random.default_rng(1)
-        out = [env.reset().tobytes()]
-        for _ in range(40):
-            obs, r, d, infos = env.step(np.array([rng.choice(np.flatnonzero(m)) for m in env.action_masks()]))
-            out.append((obs.tobytes(), r.tobytes(), [i.get("opponent") for i in infos]))
-        return out
-
-    assert run() == run()
-
-
-def test_snapshots_play_by_weight_and_batched_sampling_follows_the_mask():
-    env = BatchedSelfPlayVecEnv(64, pool={"self": 1.0, "random": 1.0}, seed=2, pool_size=2)
-    w = {"layers": [], "head": (np.zeros((49, 347), np.float32), np.zeros(49, np.float32)), "activation": "relu"}
-    with pytest.raises(RuntimeError, match="no snapshot"):
-        BatchedSelfPlayVecEnv(2, pool={"self": 1.0}).reset()
-    for _ in range(3):
-        env.env_method("add_snapshot", w)
-    assert env.snapshots == [2, 3] and set(env._policies) == {2, 3}
-    env.reset()
-    names = list(env.opp_name)
-    rng = np.random.default_rng(0)
-    for _ in range(30):
-        _, _, dones, infos = env.step(np.array([rng.choice(np.flatnonzero(m)) for m in env.action_masks()]))
-        names += [infos[i]["opponent"] for i in np.flatnonzero(dones)]
-    assert {n for n in names if n.startswith("self")} == {"self2", "self3"}
-    share = sum(n.startswith("self") for n in names) / len(names)
-    assert 0.35 < share < 0.65
     masks = np.zeros((2000, 49), bool)
     masks[:, [3, 40]] = True
     picks = sample_masked(np.zeros((2000, 49)), masks, rng, False)
@@ -234,26 +101,10 @@ def test_train_runs_on_the_batched_vec_env_by_default(tmp_path):
     assert summary["timesteps"] >= 256 and (tmp_path / "b" / "final.zip").is_file()
 
 
-class PerGame:
-    """A player shown one game at a time: hides the wrapped player's kind,
-    so the environment cannot batch it."""
-
-    def __init__(self, player):
-        self.player = player
-
-    def reset(self, seed=None):
-        self.player.reset(seed)
-
-    def act(self, view):
-        return self.player.act(view)
-
-
 def test_a_network_alone_is_batched_and_plays_the_games_the_player_would():
-    from trappola.agents import make_player
-
     spec = "policy:endgame=0"
     batched = BatchedSelfPlayVecEnv(32, pool={spec: 1.0}, seed=4)
-    per_game = BatchedSelfPlayVecEnv(32, pool={spec: 1.0}, seed=4, players={spec: PerGame(make_player(spec))})
+    per_game = BatchedSelfPlayVecEnv(32, pool={spec: 1.0}, seed=4, batch_networks=False)
     assert set(batched.frozen) == {spec} and not batched.players
     assert not per_game.frozen and set(per_game.players) == {spec}
     searching = BatchedSelfPlayVecEnv(2, pool={"policy:endgame=3": 1.0}, seed=4)

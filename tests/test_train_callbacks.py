@@ -7,7 +7,7 @@ import pytest
 from trappola.agents import make_player
 from trappola.evaluation import head_to_head
 from trappola.train.run_recorder import duplicate_figures
-from trappola.train.selfplay_env import pool_member
+from trappola.train.selfplay.pool import pool_member
 
 
 def test_duplicate_figures_follow_the_evaluator():

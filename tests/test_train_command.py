@@ -43,7 +43,7 @@ def test_a_subclass_changes_a_default_and_keeps_the_help(capsys):
     (["seed=abc"], "config key 'seed' expects int, got 'abc'"),
     (["--vec_env", "gpu"], "vec_env must be one of ('batched', 'subproc', 'dummy'), got 'gpu'"),
     (["--config", "rllib_selfplay", "--league_size", "0"], "league_size must be >= 1, got 0"),
-    (["--config", "rllib_selfplay", "env=chess"], "env must be 'trappola_v0' or 'bulka_v0', got 'chess'"),
+    (["--config", "rllib_selfplay", "env=chess"], "env must be one of ('trappola_v0', 'bulka_v0'), got 'chess'"),
     (["--config", "rllib_selfplay", "eval_opponent=nobody"], "eval_opponent: unknown player 'nobody'"),
     (["--config", "rllib_selfplay", "--ent_coef", "-1"], "ent_coef must be >= 0, got -1.0"),
 ])

@@ -1,13 +1,15 @@
 """Per-game opponents played in worker processes (``opponent_workers``)."""
 from __future__ import annotations
 
+import multiprocessing
+
 import numpy as np
 import pytest
 
-from test_train_batched_vec_env import Lowest
+from scripted import Lowest
 from trappola.train.batched_vec_env import BatchedSelfPlayVecEnv
 from trappola.train.sb3_config import TrainConfig
-from trappola.train.opponent_workers import OpponentWorkers, worker_seed
+from trappola.train.selfplay.opponent_workers import OpponentWorkers, worker_seed
 
 
 class Broken(Lowest):
@@ -28,6 +30,11 @@ def play(workers: int, pool: dict, players: dict | None = None, steps: int = 60,
         env.close()
     return out
 
+
+
+def opponent_workers_alive() -> list:
+    """This process's live opponent workers, found by the name their error messages use."""
+    return [p for p in multiprocessing.active_children() if p.name.startswith("opponent worker")]
 
 def test_workers_play_the_same_games_as_this_process_for_a_deterministic_player():
     # ``Lowest`` draws nothing at random, so where the games are played must not matter.
@@ -53,15 +60,15 @@ def test_a_worker_error_is_raised_with_its_traceback():
                 env.step(np.array([np.flatnonzero(m)[0] for m in env.action_masks()]))
     finally:
         env.close()
-    assert env._workers is None
+    assert not opponent_workers_alive()
 
 
 def test_close_stops_the_processes_and_seeds_differ_per_worker():
     workers = OpponentWorkers({"lowest": Lowest()}, {"lowest": 7}, 2)
-    procs = list(workers._procs)
-    assert all(p.is_alive() for p in procs)
+    procs = opponent_workers_alive()
+    assert len(procs) == 2 and all(p.is_alive() for p in procs)
     workers.close()
-    assert not any(p.is_alive() for p in procs)
+    assert not any(p.is_alive() for p in procs) and not opponent_workers_alive()
     assert worker_seed(7, 0) != worker_seed(7, 1) and worker_seed(7, 0) == worker_seed(7, 0)
     with pytest.raises(RuntimeError, match="nothing was submitted"):
         workers.gather()

@@ -316,13 +316,15 @@ class PimcPlayer(Player):
                 tricks_won[0], tricks_won[1], two_hist, acdecl[0], acdecl[1],
                 aces_failed(info, 0), aces_failed(info, 1), fixed[0] - fixed[1])
 
-    def _layouts(self, info: InfoState) -> tuple[np.ndarray, np.ndarray | None]:
-        """(opponent hands, their weights summing to 1 or None for equal
-        ones) to solve: every consistent hand when there are at most
-        ``exact``, else ``samples`` draws; uniform, or with ``belief``
-        weighted by the learned model.
+    def layouts(self, info: InfoState) -> tuple[np.ndarray, np.ndarray | None]:
+        """The layouts a search of this decision solves: (opponent hands,
+        their weights summing to 1 or None for equal ones). Every consistent
+        hand when there are at most ``exact``, else ``samples`` draws;
+        uniform, or with ``belief``/``infer`` weighted by the learned model.
         If the ``silence`` model admits no hand (the opponent does not always
-        declare at once), the record alone decides."""
+        declare at once), the record alone decides. Draws use the player's
+        rng, as a decision would (``reset(seed)`` first to repeat them); a
+        subclass may override it to search other layouts."""
         if self.settings["silence"]:
             try:
                 cons = constraints_of(info, first_chance=True)
@@ -385,49 +387,23 @@ class PimcPlayer(Player):
             return sign
         return sign + self.settings["blend_weight"] * diffs
 
-    def _opponent_pending(self, info: InfoState, opp_hands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``anticipate``: per layout, (Aces count, other points) of the
-        declarations the opponent has not made but still may, read from the
-        dealt hand that layout gives it (it is assumed to make them all)."""
-        opp = 1 - info.seat
-        made = info.declarations[opp]
-        played = 0
-        for c in info.played_by(opp):
-            played |= 1 << c
-        first_card = info.ncards[opp] == 0
-        aces_open = ACES not in made and (first_card or (info.ace_declaration == "first_ace"
-                                                         and not played & ACE_MASK))
-        aces = np.zeros(len(opp_hands), dtype=np.int64)
-        points = np.zeros(len(opp_hands), dtype=np.int64)
-        for i, h in enumerate(opp_hands):
-            dealt = int(h) | played
-            if aces_open and aces_possible(dealt):
-                aces[i] = (dealt & ACE_MASK).bit_count()
-            if BIANKA not in made and bianka_possible(dealt):
-                points[i] += declaration_value(BIANKA, 1, True)[0]
-            if first_card:
-                bits = first_card_declarations(dealt)
-                for a in _FIRST_CARD_DECLS:
-                    if bits >> a & 1 and a not in made:
-                        n = (dealt & RANK_MASK[FIGURA_RANK[a]]).bit_count() if a in FIGURA_RANK else 1
-                        points[i] += declaration_value(a, n, True)[0]
-        return aces, points
-
-    def _solve(self, info: InfoState, to_move: int, moves: bool) -> tuple[np.ndarray, np.ndarray | None]:
-        """(final differences, layout weights): the differences, this seat's
-        point of view, over the layouts of this decision, per layout and card
-        (``moves``) or per layout. One batch call, or one per group of
-        layouts whose opponent would still declare Aces of a different count
+    def solve_layouts(self, info: InfoState, to_move: int, moves: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
+        """(final differences, layout weights) of a search of this decision
+        with ``to_move`` to play: the differences under perfect play, this
+        seat's point of view, over the ``layouts(info)``, per layout and card
+        (``moves``: shape (layouts, 36), ``NOT_LEGAL`` for an illegal card)
+        or per layout. One batch call, or one per group of layouts whose
+        opponent would still declare Aces of a different count
         (``anticipate``)."""
         from .solver import solve_batch_raw, solve_moves_batch_raw
 
-        opp_hands, weights = self._layouts(info)
+        opp_hands, weights = self.layouts(info)
         h0s, h1s = self._hands(info, opp_hands)
         args = list(self._solver_args(info, to_move))
         solve = solve_moves_batch_raw if moves else solve_batch_raw
         opp = 1 - info.seat
         if self.settings["anticipate"]:
-            aces, points = self._opponent_pending(info, opp_hands)
+            aces, points = opponent_pending(info, opp_hands)
             values = np.empty((len(opp_hands), 36) if moves else len(opp_hands), dtype=np.int64)
             declared = args[_ACDECL + opp]
             for n in np.unique(aces):
@@ -447,7 +423,7 @@ class PimcPlayer(Player):
         the layouts this decision solves, from this seat's point of view."""
         from .solver import NOT_LEGAL
 
-        values, weights = self._solve(info, info.seat, moves=True)
+        values, weights = self.solve_layouts(info, info.seat, moves=True)
         cards = info.legal_mask & _CARDS if cards is None else cards
         out = {}
         c = cards
@@ -471,8 +447,38 @@ class PimcPlayer(Player):
         """Mean outcome sign, for this seat, if a proposal is declined and the
         proposer plays on (both sides then play perfectly in each layout)."""
         proposer = info.alifer_proposer if info.alifer_proposer >= 0 else 1 - info.seat
-        values, weights = self._solve(info, proposer, moves=False)
+        values, weights = self.solve_layouts(info, proposer, moves=False)
         return _mean(np.sign(values), weights)
+
+
+def opponent_pending(info: InfoState, opp_hands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per opponent hand in ``opp_hands`` (its unplayed cards, one layout
+    each), (Aces count, other points) of the declarations the opponent has
+    not made but still may, read from the dealt hand that layout gives it;
+    ``pimc:anticipate=true`` assumes it makes them all."""
+    opp = 1 - info.seat
+    made = info.declarations[opp]
+    played = 0
+    for c in info.played_by(opp):
+        played |= 1 << c
+    first_card = info.ncards[opp] == 0
+    aces_open = ACES not in made and (first_card or (info.ace_declaration == "first_ace"
+                                                     and not played & ACE_MASK))
+    aces = np.zeros(len(opp_hands), dtype=np.int64)
+    points = np.zeros(len(opp_hands), dtype=np.int64)
+    for i, h in enumerate(opp_hands):
+        dealt = int(h) | played
+        if aces_open and aces_possible(dealt):
+            aces[i] = (dealt & ACE_MASK).bit_count()
+        if BIANKA not in made and bianka_possible(dealt):
+            points[i] += declaration_value(BIANKA, 1, True)[0]
+        if first_card:
+            bits = first_card_declarations(dealt)
+            for a in _FIRST_CARD_DECLS:
+                if bits >> a & 1 and a not in made:
+                    n = (dealt & RANK_MASK[FIGURA_RANK[a]]).bit_count() if a in FIGURA_RANK else 1
+                    points[i] += declaration_value(a, n, True)[0]
+    return aces, points
 
 
 def _mean(x: np.ndarray, weights: np.ndarray | None) -> float:

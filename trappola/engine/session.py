@@ -468,6 +468,15 @@ class Session:
             self._end("too_few_players")
         return taken
 
+    @property
+    def join_window(self) -> JoinWindow:
+        """The join window (``engine.join_window``) as it stands: a copy,
+        so changing it changes nothing here. While the Bulka holds tokens a
+        newcomer may join only while ``join_window.open``."""
+        window = JoinWindow(0)
+        window.ahead, window.seated = self._join.ahead, self._join.seated
+        return window
+
     def join(self, name: str | None = None, agreed: bool = False) -> str:
         """A newcomer joins at the end of the queue; returns its name."""
         if self.phase == OVER:

@@ -459,6 +459,7 @@ class raw_env(EnvBase):
         self.max_parties = max_parties
         self.session = None
         self._observer = None
+        self._obs_partie = None  # the partie the cached observations (``_obs``) were made of
         self._reported = {}  # balance per agent as last reported through rewards
         self._beyond = False  # a balance is beyond TOKEN_BOUND
 
@@ -539,11 +540,14 @@ class raw_env(EnvBase):
 
     # ----------------------------------------------------------- observe
     def observe(self, agent):
+        session = self.session
+        if session is not None and session.partie is not self._obs_partie:
+            # ``session.set_deal`` replaced the partie since these were cached: they describe the old deal.
+            self._obs, self._obs_partie = {}, session.partie
         obs = self._obs.get(agent)
         if obs is None:
             if not self._ready:
                 self._not_ready("observe")
-            session = self.session
             vec = np.zeros(self.obs_size, np.float32)
             in_partie = session.phase in _IN_PARTIE
             if in_partie and (agent == session.challenger or agent == session.dealer):

@@ -30,8 +30,10 @@ FULL_DEAL_FIELDS = (
 FULL_DEAL_SIZE = sum(size for _, size, _ in FULL_DEAL_FIELDS)  # 108
 STOCK_SIZE = 18
 
-_O_HAND, _O_DEALT, _O_STOCK = 0, 36, 72
-_STOCK_VALUE = tuple(float(np.float32((k + 1) / STOCK_SIZE)) for k in range(STOCK_SIZE))
+#: Where each field of ``FULL_DEAL_FIELDS`` starts in the vector.
+HAND_OFFSET, DEALT_OFFSET, STOCK_OFFSET = 0, 36, 72
+#: The feature of the card at stock position k: (k + 1) / 18, as a float32 rounding.
+STOCK_VALUE = tuple(float(np.float32((k + 1) / STOCK_SIZE)) for k in range(STOCK_SIZE))
 
 
 def encode_full_deal(partie, seat: int, out: np.ndarray | None = None) -> np.ndarray:
@@ -43,9 +45,9 @@ def encode_full_deal(partie, seat: int, out: np.ndarray | None = None) -> np.nda
     out.fill(0.0)
     opp = 1 - seat
     for c in cards_of(partie.hands[opp]):
-        out[_O_HAND + c] = 1.0
+        out[HAND_OFFSET + c] = 1.0
     for c in cards_of(partie.dealt[opp]):
-        out[_O_DEALT + c] = 1.0
+        out[DEALT_OFFSET + c] = 1.0
     for k, c in enumerate(partie.deal.stock):
-        out[_O_STOCK + c] = _STOCK_VALUE[k]
+        out[STOCK_OFFSET + c] = STOCK_VALUE[k]
     return out

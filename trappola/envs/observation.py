@@ -130,8 +130,10 @@ _BITS_FORMAT = f"0{N_BITS}b"
 _DIGIT_TO_BYTE = bytes.maketrans(b"01", b"\x00\x01")
 # Python floats equal to their float32 roundings: writing a numpy scalar
 # into an array costs ten times more than writing a float.
-_TRICK_VALUE = tuple(float(np.float32(t / 9)) for t in range(10))
-_POINT_SCALE = 1.0 / CARD_POINTS_TOTAL
+#: The feature of trick number t (0..9): t / 9; public so that the batch kernels can be checked against it.
+TRICK_VALUE = tuple(float(np.float32(t / 9)) for t in range(10))
+#: Card points are encoded as points * POINT_SCALE (a share of all card points).
+POINT_SCALE = 1.0 / CARD_POINTS_TOTAL
 _MANKO_BIT = 1 << MANKO
 _PROPOSE_BIT = 1 << PROPOSE_ALIFER
 
@@ -183,7 +185,7 @@ def encode(partie, seat: int, out: np.ndarray | None = None) -> np.ndarray:
     trick_cards = []
     trick_values = []
     for t, (leader, lead, follow, winner) in enumerate(partie.tricks):
-        v = _TRICK_VALUE[t + 1]
+        v = TRICK_VALUE[t + 1]
         trick_cards.append(lead)
         trick_cards.append(follow)
         trick_values.append(v)
@@ -195,7 +197,7 @@ def encode(partie, seat: int, out: np.ndarray | None = None) -> np.ndarray:
     if lead >= 0:
         bits |= 1 << (_O_LEAD + lead)
         trick_cards.append(lead)
-        trick_values.append(_TRICK_VALUE[partie.trick + 1])
+        trick_values.append(TRICK_VALUE[partie.trick + 1])
     done = partie.done
     # Every declaration, question and proposal sets a ``done`` bit of its
     # maker, so most observations skip this part.
@@ -224,9 +226,9 @@ def encode(partie, seat: int, out: np.ndarray | None = None) -> np.ndarray:
     if trick_cards:
         out[[_O_TRICK_OF + c for c in trick_cards]] = trick_values
     points = partie.card_points
-    out[_O_POINTS] = points[seat] * _POINT_SCALE
-    out[_O_POINTS + 1] = points[opp] * _POINT_SCALE
-    out[_O_TRICKNO] = _TRICK_VALUE[partie.trick]
+    out[_O_POINTS] = points[seat] * POINT_SCALE
+    out[_O_POINTS + 1] = points[opp] * POINT_SCALE
+    out[_O_TRICKNO] = TRICK_VALUE[partie.trick]
     out[_O_MULT] = multiplier_feature(partie.multiplier)
     return out
 
@@ -349,11 +351,11 @@ class Observer:
             opp[_O_POPP + action] = 1.0
             if p.lead >= 0:  # this card was led
                 me[_O_LEAD + action] = opp[_O_LEAD + action] = 1.0
-                me[_O_TRICK_OF + action] = opp[_O_TRICK_OF + action] = _TRICK_VALUE[p.trick + 1]
+                me[_O_TRICK_OF + action] = opp[_O_TRICK_OF + action] = TRICK_VALUE[p.trick + 1]
                 return
             t = p.trick  # this card completed trick t
             leader, lead, _, winner = p.tricks[-1]
-            val = _TRICK_VALUE[t]
+            val = TRICK_VALUE[t]
             me[_O_TRICK_OF + action] = opp[_O_TRICK_OF + action] = val
             me[_O_LEAD + lead] = opp[_O_LEAD + lead] = 0.0
             v[leader][_O_LED + t - 1] = 1.0
@@ -361,8 +363,8 @@ class Observer:
             v[1 - winner][_O_WOPP + t - 1] = 1.0
             pts = p.card_points
             v0, v1 = v
-            v0[_O_POINTS] = v1[_O_POINTS + 1] = pts[0] * _POINT_SCALE
-            v0[_O_POINTS + 1] = v1[_O_POINTS] = pts[1] * _POINT_SCALE
+            v0[_O_POINTS] = v1[_O_POINTS + 1] = pts[0] * POINT_SCALE
+            v0[_O_POINTS + 1] = v1[_O_POINTS] = pts[1] * POINT_SCALE
             v0[_O_TRICKNO] = v1[_O_TRICKNO] = val
         elif action < MANKO:
             bit = _DECL_BIT[action, p.counts[seat][action]]
@@ -465,4 +467,4 @@ def decode_observation(vec) -> dict:
 
 __all__ = ["FIELDS", "LAYOUT", "OBS_SIZE", "Observer", "OFFSET", "SIZE", "N_BITS", "MULTIPLIER_LOG2_MAX",
            "CARD_POINTS_TOTAL", "encode", "encode_info", "encode_public", "decode_observation",
-           "multiplier_feature"]
+           "multiplier_feature", "TRICK_VALUE", "POINT_SCALE"]

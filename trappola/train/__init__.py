@@ -7,9 +7,12 @@
 * ``train_command``: ``trappola train`` for both trainers.
 * ``run_recorder``: evaluation, ``best.zip``, checkpoints, ``summary.json``
   and TensorBoard scalars of a run, for both trainers.
-* ``selfplay_env``: the single-agent wrapper with the opponent pool.
+* ``selfplay``: the self-play core (reward shaping, the Alifer value, the
+  opponent pool, forced moves, opponent worker processes) under every adapter.
+* ``selfplay_env``: the single-agent gymnasium adapter.
 * ``batched_vec_env``: the default vector environment, all games in one
   process on the batched engine (``trappola.envs.batch``).
+* ``networks``: the activations a network may use; ``choices``: the check of a named choice.
 * ``vec``: ``make_vec_env``, the batched one or the process-pool one
   (``vec_env: subproc``).
 * ``privileged_policy``: the policy whose critic also reads the whole deal

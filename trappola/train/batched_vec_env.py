@@ -7,8 +7,8 @@ every opponent move and every forced learner move, until in each game the
 learner has a choice again or the partie is over (a finished game is
 dealt again at once, SB3's automatic reset).
 
-* Opponents, drawn per episode from ``pool`` by weight as
-  ``trappola.train.selfplay_env.OpponentPool`` draws them: ``self`` (a frozen
+* Opponents, drawn per episode from ``pool`` by weight by the self-play
+  core's ``trappola.train.selfplay.pool.OpponentPool``: ``self`` (a frozen
   snapshot, ``NumpyPolicy`` weights run by ``TorchActor``; each snapshot
   moves in all its games with one batched forward pass), ``random``
   (batched, in compiled code) and any registered player (``rule``...)
@@ -20,16 +20,17 @@ dealt again at once, SB3's automatic reset).
   weights run by ``TorchActor`` in all its games with one forward pass,
   greedy unless the spec says ``sample=true``; its moves are those the
   player would choose.
-* Rewards and infos are those of ``SelfPlayEnv`` (the same reward modes,
-  the learner's reward whoever ends the partie, the Alifer value of a
-  replay as a running mean per pool member kind, forced moves skipped);
+* Rewards and infos are those of ``SelfPlayEnv``, from the same core
+  (``trappola.train.selfplay``: the reward modes, the learner's reward
+  whoever ends the partie, the Alifer value of a replay as a running mean
+  per pool member, forced moves skipped);
   the end-of-episode info has ``opponent``, ``result``, ``outcome``,
   ``role``, ``points_diff``, ``tokens``, ``env_reward`` (and
   ``replay_value``), so ``SelfPlayCallback`` logs per opponent kind.
 * ``players``: extra per-game players by pool name (``trappola.agents.base.Player``
   objects), for members that are not registered players.
 * ``opponent_workers=K``: those per-game players run in ``K`` worker
-  processes (``trappola.train.opponent_workers``) while this one moves the batched
+  processes (``trappola.train.selfplay.opponent_workers``) while this one moves the batched
   opponents; 0 (default) plays them here, one after the other.
 * ``action_masks()`` gives the learner's legal actions, ``(N, 49)`` bool.
 * ``full_deal=True``: ``full_deals()`` gives, for the current
@@ -37,6 +38,11 @@ dealt again at once, SB3's automatic reset).
   (``(N, 108)``) for a critic that may see the deal; a finished game's is
   in its info under ``terminal_full_deal``. The actor's input stays the
   ``trappola_v0`` observation.
+* ``set_options({"deal": ..., "dealer": ...})`` (SB3's reset options)
+  deals the next ``reset`` as ``SelfPlayEnv.reset(options=...)`` does:
+  the cards by name, and "player_0" (the learner) or "player_1" as dealer.
+* ``batch_networks=False`` plays a network-alone player one game at a time,
+  through its ``TurnView``, like any other player.
 * ``random`` opponents draw from numba's generator, which is one per
   process and seeded by the constructor: two batched environments stepped
   in turn in one process share it, so each is reproducible only on its own.
@@ -51,9 +57,9 @@ import torch
 from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
-from trappola.envs.batch import BatchPartie, random_orders
+from trappola.envs.batch import BatchPartie, order_of, random_orders
 from trappola.envs.batch.engine import rewards_of
-from trappola.engine import Partie, deal_from_order
+from trappola.engine import Partie, deal_from_names, deal_from_order
 from trappola.engine.actions import N_ACTIONS
 from trappola.envs.spaces_and_rewards import ROLES
 from trappola.envs.full_deal import FULL_DEAL_SIZE
@@ -61,10 +67,14 @@ from trappola.envs.observation import OBS_SIZE
 
 from trappola.agents.numpy_policy import NumpyPolicy
 
-from .opponent_workers import OpponentWorkers
-from .selfplay_env import ENV_REWARD_MODE, PlayerOpponent, pool_member, scale_reward
+from .networks import activation_inplace
+from .selfplay.alifer import AliferValue
+from .selfplay.forced import forced_actions
+from .selfplay.opponent_workers import OpponentWorkers
+from .selfplay.pool import OpponentPool, PlayerOpponent, pool_member
+from .selfplay.reward import POINTS_SCALE, POINTS_WEIGHT, TOKENS_SCALE, RewardShaping
 
-RANDOM, PLAYER, SNAPSHOT, FROZEN = 0, 1, 2, 3
+RANDOM, PLAYER, NETWORK = 0, 1, 2
 _RESULT = {True: "win", False: "loss"}
 
 
@@ -73,16 +83,22 @@ class TorchActor:
     (shared, not copied). The learner's torch threads then do this forward
     pass too: numpy's BLAS would start threads of its own, and the two
     pools would fight over the cores (on 2 cores the rollout ran at less
-    than half its speed)."""
+    than half its speed).
 
-    _ACT = {"relu": torch.relu_, "tanh": torch.tanh_}
+    :param policy: the actor whose weights are run
+    """
 
     def __init__(self, policy: NumpyPolicy):
         self.layers = [(torch.from_numpy(w), torch.from_numpy(b)) for w, b in [*policy.layers, policy.head]]
-        self.act = self._ACT[policy.activation]
+        self.act = activation_inplace(policy.activation)
 
     @torch.no_grad()
     def logits(self, obs: np.ndarray) -> np.ndarray:
+        """The actor's logits.
+
+        :param obs: observations, ``(N, obs_dim)``
+        :return: logits, ``(N, 49)``
+        """
         x = torch.from_numpy(np.ascontiguousarray(obs, dtype=np.float32))
         for i, (w, b) in enumerate(self.layers):
             x = torch.addmm(b, x, w.T)
@@ -113,20 +129,27 @@ def frozen_network(player) -> tuple[NumpyPolicy, bool] | None:
 
 
 class BatchedSelfPlayVecEnv(VecEnv):
-    """See the module docstring. The keyword arguments are those of
-    ``SelfPlayEnv``; ``n_envs`` games; ``seed`` fixes the deals, roles,
-    opponent draws and the opponents' randomness."""
+    """See the module docstring.
+
+    :param n_envs: the number of games
+    :param pool: pool member -> weight (``trappola.train.selfplay.OpponentPool``); default ``{"rule": 1.0}``
+    :param seed: fixes the deals, roles, opponent draws and the opponents' randomness
+    :param full_deal: keep the privileged vectors (``full_deals()``)
+    :param players: pool name -> ``trappola.agents.base.Player``, for members already built
+    :param opponent_workers: per-game players in this many worker processes (0: here)
+    :param batch_networks: move a player that is a network alone in one forward pass over
+        its games; False plays it one game at a time, as any player (the reference of the batching)
+    The other keyword arguments are those of ``SelfPlayEnv``."""
 
     def __init__(self, n_envs: int, pool: dict | None = None, reward_mode: str = "mixed",
-                 points_scale: float = 60.0, tokens_scale: float = 30.0, points_weight: float = 0.5,
-                 seed: int | None = None, pool_size: int = 8, snapshot_latest_prob: float = 0.5,
-                 opponent_deterministic: bool = False, skip_forced: bool = True, alifer_value: str = "replay",
-                 alifer_ema: float = 0.01, full_deal: bool = False, players: dict | None = None,
-                 privileged: bool = False, opponent_workers: int = 0):
-        if reward_mode not in ENV_REWARD_MODE:
-            raise ValueError(f"reward_mode must be one of {tuple(ENV_REWARD_MODE)}, got {reward_mode!r}")
-        if alifer_value not in ("replay", "zero"):
-            raise ValueError(f"alifer_value must be 'replay' or 'zero', got {alifer_value!r}")
+                 points_scale: float = POINTS_SCALE, tokens_scale: float = TOKENS_SCALE,
+                 points_weight: float = POINTS_WEIGHT, seed: int | None = None, pool_size: int = 8,
+                 snapshot_latest_prob: float = 0.5, opponent_deterministic: bool = False, skip_forced: bool = True,
+                 alifer_value: str = "replay", alifer_ema: float = 0.01, full_deal: bool = False,
+                 players: dict | None = None, privileged: bool = False, opponent_workers: int = 0,
+                 batch_networks: bool = True):
+        self.reward = RewardShaping(reward_mode, points_scale, tokens_scale, points_weight)
+        self.alifer = AliferValue(alifer_value, reward_mode, alifer_ema)
         if isinstance(n_envs, bool) or not isinstance(n_envs, int) or n_envs < 1:
             raise ValueError(f"n_envs must be a positive int, got {n_envs!r}")
         if isinstance(opponent_workers, bool) or not isinstance(opponent_workers, int) or opponent_workers < 0:
@@ -136,127 +159,97 @@ class BatchedSelfPlayVecEnv(VecEnv):
         full_deal = full_deal or self.privileged
         size = OBS_SIZE + (FULL_DEAL_SIZE if self.privileged else 0)
         super().__init__(n_envs, spaces.Box(0.0, 1.0, (size,), np.float32), spaces.Discrete(N_ACTIONS))
-        pool = dict(pool or {"rule": 1.0})
-        self.weights = {k: float(v) for k, v in pool.items() if v > 0}
-        if not self.weights:
-            raise ValueError("the opponent pool needs at least one member with a positive weight")
-        self.reward_mode = reward_mode
-        self.env_reward_mode = ENV_REWARD_MODE[reward_mode]
-        self.points_scale, self.tokens_scale = float(points_scale), float(tokens_scale)
-        self.points_weight = float(points_weight)
-        self.alifer_value, self.alifer_ema = alifer_value, float(alifer_ema)
-        self.replay_value: dict[str, float] = {}
+        self.pool = OpponentPool(dict(pool or {"rule": 1.0}), pool_size, snapshot_latest_prob,
+                                 opponent_deterministic, players)
         self.skip_forced = skip_forced
-        self.pool_size, self.latest_prob = pool_size, snapshot_latest_prob
-        self.deterministic = opponent_deterministic
-        self.with_full_deal = full_deal
         self._rng = np.random.default_rng(seed)
         BatchPartie.seed_random(int(self._rng.integers(2**31)))
         self.players = {}  # pool name -> PlayerOpponent, for members that play one game at a time
         # pool name -> (TorchActor, deterministic): frozen networks, batched like the snapshots
         self.frozen: dict[str, tuple[TorchActor, bool]] = {}
-        players = dict(players or {})
         seeds = {}
-        for name in self.weights:
-            if name not in ("self", "random", "exploiter"):
-                if name not in players:
-                    from trappola.agents import make_player
-
-                    players[name] = make_player(name)
-                seeds[name] = int(self._rng.integers(2**31))
-                network = frozen_network(players[name])
-                if network is not None:
-                    self.frozen[name] = (TorchActor(network[0]), network[1])
-                    continue
-                opp = PlayerOpponent(players[name], name)
-                opp.reset(seeds[name])
-                self.players[name] = opp
+        for name, player in self.pool.players.items():
+            if name == "random":  # batched, in compiled code
+                continue
+            seeds[name] = int(self._rng.integers(2**31))
+            network = frozen_network(player) if batch_networks else None
+            if network is not None:
+                self.frozen[name] = (TorchActor(network[0]), network[1])
+                continue
+            opp = PlayerOpponent(player, name)
+            opp.reset(seeds[name])
+            self.players[name] = opp
         self._workers = None
         if opponent_workers and self.players:
             self._workers = OpponentWorkers({k: v.player for k, v in self.players.items()}, seeds,
                                             opponent_workers)
-        self.snapshots: list[int] = []  # ids of the snapshots in the pool, oldest first
-        self.exploiters: list[str] = []  # names of the exploiters in the pool (in self.frozen), oldest first
-        self.n_exploiters = 0
-        self._policies: dict[int, TorchActor] = {}
-        self.n_added = 0
+        self._actors: dict[str, tuple[TorchActor, bool]] = {}  # snapshots and exploiters, by name
         self.batch = BatchPartie(n_envs)
         n = n_envs
         self.learner_seat = np.zeros(n, np.int64)
         self.opp_kind = np.zeros(n, np.int64)
-        self.opp_snapshot = np.zeros(n, np.int64)  # snapshot id for SNAPSHOT games
         self.opp_name = [""] * n
+        # a network opponent's number (name -> number, in order of first play), to group its games
+        self.opp_net = np.zeros(n, np.int64)
+        self._net_ids: dict[str, int] = {}
+        self._net_names: list[str] = []
         self.mirror: list[Partie | None] = [None] * n
         self._masks = np.zeros((n, N_ACTIONS), bool)
         self._full = np.zeros((n, FULL_DEAL_SIZE), np.float32) if full_deal else None
         self._actions = None
-        # tests: deal this deck order (36 ids) and seat the learner here in every new game
-        self.forced_order = None
-        self.forced_learner_seat = None
+
+    @property
+    def replay_value(self) -> dict:
+        """The running value of a replay (an Alifer) per pool member."""
+        return self.alifer.values
 
     # ------------------------------------------------------------ the pool
     def add_snapshot(self, weights: dict) -> None:
         """Push a frozen learner snapshot into the pool (the newest
-        ``pool_size`` are kept; games under way keep their opponent)."""
-        self.n_added += 1
-        self._policies[self.n_added] = TorchActor(NumpyPolicy.from_weights(weights))
-        self.snapshots.append(self.n_added)
-        del self.snapshots[:-self.pool_size]
-        live = set(self.snapshots) | set(self.opp_snapshot[self.opp_kind == SNAPSHOT].tolist())
-        for k in [k for k in self._policies if k not in live]:
-            del self._policies[k]
+        ``pool_size`` are kept; games under way keep their opponent).
+
+        :param weights: ``NumpyPolicy.get_weights()`` of the learner's actor
+        """
+        self._network_added(self.pool.add_snapshot(weights, keep=self.opp_name))
 
     def add_exploiter(self, weights: dict) -> None:
         """Push a frozen exploiter (a best response trained against the
         learner, ``trappola.train.exploiters``) into the pool member ``exploiter``:
         greedy, batched like the snapshots; the newest ``pool_size`` are
-        kept, drawn uniformly, and games under way keep their opponent."""
-        self.n_exploiters += 1
-        name = f"exploiter{self.n_exploiters}"
-        self.frozen[name] = (TorchActor(NumpyPolicy.from_weights(weights)), True)
-        self.exploiters.append(name)
-        del self.exploiters[:-self.pool_size]
-        live = set(self.exploiters) | set(self.opp_name)
-        for old in [k for k in self.frozen if k.startswith("exploiter") and k not in live]:
-            del self.frozen[old]
+        kept, drawn uniformly, and games under way keep their opponent.
+
+        :param weights: ``NumpyPolicy.get_weights()`` of the exploiter's actor
+        """
+        self._network_added(self.pool.add_exploiter(weights, keep=self.opp_name))
+
+    def _network_added(self, name: str) -> None:
+        policy, deterministic = self.pool.network(name)
+        self._actors[name] = (TorchActor(policy), deterministic)
+        for old in [k for k in self._actors if self.pool.network(k) is None]:
+            del self._actors[old]
 
     def _draw(self, rows: np.ndarray) -> None:
-        names = [k for k in self.weights if (k != "self" or self.snapshots) and (k != "exploiter" or self.exploiters)]
-        if not names:
-            raise RuntimeError("the pool has only 'self' and no snapshot yet; call add_snapshot first")
-        w = np.array([self.weights[k] for k in names])
-        picks = self._rng.choice(len(names), size=rows.size, p=w / w.sum())
-        latest = self._rng.random(rows.size) < self.latest_prob
-        older = self._rng.integers(len(self.snapshots) or 1, size=rows.size)
-        which = self._rng.integers(len(self.exploiters) or 1, size=rows.size) if "exploiter" in names else None
-        for j, i in enumerate(rows):
-            name = names[picks[j]]
+        for i, name in zip(rows, self.pool.draw(self._rng, rows.size)):
             self.mirror[i] = None
-            if name == "self":
-                sid = self.snapshots[-1] if len(self.snapshots) == 1 or latest[j] else self.snapshots[older[j]]
-                self.opp_kind[i], self.opp_snapshot[i] = SNAPSHOT, sid
-                self.opp_name[i] = f"self{sid}"
+            self.opp_name[i] = name
+            if name in self._actors or name in self.frozen:
+                self.opp_kind[i] = NETWORK
+                if name not in self._net_ids:
+                    self._net_ids[name] = len(self._net_names)
+                    self._net_names.append(name)
+                self.opp_net[i] = self._net_ids[name]
             elif name == "random":
                 self.opp_kind[i] = RANDOM
-                self.opp_name[i] = name
-            elif name in self.frozen:
-                self.opp_kind[i] = FROZEN
-                self.opp_name[i] = name
-            elif name == "exploiter":
-                self.opp_kind[i] = FROZEN
-                self.opp_name[i] = self.exploiters[which[j]]
             else:
                 self.opp_kind[i] = PLAYER
-                self.opp_name[i] = name
 
     # ------------------------------------------------------------- dealing
-    def _deal(self, rows: np.ndarray) -> None:
+    def _deal(self, rows: np.ndarray, options: list | None = None) -> None:
         orders = random_orders(self._rng, rows.size)
         seats = self._rng.random(rows.size) < 0.5  # the learner deals (seat 1)
-        if self.forced_order is not None:
-            orders[:] = self.forced_order
-        if self.forced_learner_seat is not None:
-            seats[:] = self.forced_learner_seat
+        for j, i in enumerate(rows):
+            if options and options[i]:
+                orders[j], seats[j] = _deal_options(options[i], orders[j], seats[j])
         self.batch.deal(rows, orders)
         self.learner_seat[rows] = seats
         self._draw(rows)
@@ -285,18 +278,13 @@ class BatchedSelfPlayVecEnv(VecEnv):
         sel = kinds == RANDOM
         if sel.any():
             out[sel] = self.batch.random_actions(rows[sel])
-        sel = np.flatnonzero(kinds == SNAPSHOT)
+        sel = np.flatnonzero(kinds == NETWORK)
         if sel.size:
-            ids = self.opp_snapshot[rows[sel]]
-            for sid in np.unique(ids):
-                part = sel[ids == sid]
-                out[part] = self._network_actions(rows[part], self._policies[sid], self.deterministic)
-        sel = np.flatnonzero(kinds == FROZEN)
-        if sel.size:
-            names = [self.opp_name[i] for i in rows[sel]]
-            for name in sorted(set(names)):
-                part = sel[[n == name for n in names]]
-                out[part] = self._network_actions(rows[part], *self.frozen[name])
+            ids = self.opp_net[rows[sel]]
+            for k in np.unique(ids):
+                part = sel[ids == k]
+                name = self._net_names[k]
+                out[part] = self._network_actions(rows[part], *(self._actors.get(name) or self.frozen[name]))
         if remote:
             out[per_game] = self._workers.gather()
             return out
@@ -306,7 +294,8 @@ class BatchedSelfPlayVecEnv(VecEnv):
         return out
 
     def _network_actions(self, rows: np.ndarray, actor: TorchActor, deterministic: bool) -> np.ndarray:
-        """The moves of a network opponent in ``rows``, one forward pass."""
+        """The moves of a network opponent in ``rows``, one forward pass
+        over its seat's observations (encoded from its information state)."""
         obs = self.batch.observe(1 - self.learner_seat[rows], rows)
         masks = self.batch.legal_masks(rows).astype(bool)
         return sample_masked(actor.logits(obs), masks, self._rng, deterministic)
@@ -327,11 +316,12 @@ class BatchedSelfPlayVecEnv(VecEnv):
                 acts[theirs] = self._opponent_actions(rows[theirs])
             mine = ~theirs
             if mine.any():
-                bits = b.legal_bits()[rows[mine]]
-                forced = (bits & (bits - 1)) == 0 if self.skip_forced else np.zeros(bits.size, bool)
-                # a forced move's action: the index of its one bit
-                acts[np.flatnonzero(mine)[forced]] = np.log2(bits[forced].astype(np.float64)).astype(np.int64)
-                mine[np.flatnonzero(mine)[~forced]] = False
+                if self.skip_forced:
+                    forced, moves = forced_actions(b.legal_bits()[rows[mine]])
+                    acts[np.flatnonzero(mine)[forced]] = moves
+                    mine[np.flatnonzero(mine)[~forced]] = False
+                else:
+                    mine[:] = False
             move = theirs | mine
             rows, acts = rows[move], acts[move]
             if rows.size:
@@ -340,8 +330,15 @@ class BatchedSelfPlayVecEnv(VecEnv):
 
     # ------------------------------------------------------------ VecEnv API
     def reset(self):
+        """Deal every game again; the options of ``set_options`` (``deal``:
+        the cards as ``trappola_v0``'s reset option, ``dealer``: "player_0"
+        for the learner) apply to this reset only.
+
+        :return: the learner's observations
+        """
         all_rows = np.arange(self.num_envs)
-        self._deal(all_rows)
+        self._deal(all_rows, self._options)
+        self._reset_options()
         self.reset_infos = [{"role": ROLES[s]} for s in self.learner_seat]
         return self._observe()
 
@@ -380,7 +377,7 @@ class BatchedSelfPlayVecEnv(VecEnv):
         b = self.batch
         seats = self.learner_seat[rows]
         res = b.results(rows)
-        env_r = rewards_of(res, seats, self.env_reward_mode)
+        env_r = rewards_of(res, seats, self.reward.env_mode)
         terminal = b.observe(seats, rows)
         full = b.full_deal(seats, rows) if self._full is not None else None
         if self.privileged:
@@ -392,22 +389,15 @@ class BatchedSelfPlayVecEnv(VecEnv):
         for j, i in enumerate(rows):
             w = res["winner"][j]
             result = "alifer" if w < 0 else _RESULT[bool(w == seats[j])]
-            r = scale_reward(env_r[j], result, self.reward_mode, self.points_scale, self.tokens_scale,
-                             self.points_weight)
+            r, value = self.alifer.score(pool_member(self.opp_name[i]), self.reward(env_r[j], result), result)
             info = {"opponent": self.opp_name[i], "result": result,
                     "outcome": ("decided", "tie", "agreed_alifer", "forfeit")[res["outcome"][j]],
                     "role": ROLES[seats[j]], "points_diff": int(diff[j]), "tokens": int(res["tokens"][j, seats[j]]),
                     "env_reward": float(env_r[j]), "terminal_observation": terminal[j]}
             if full is not None:
                 info["terminal_full_deal"] = full[j]
-            if self.alifer_value == "replay" and self.reward_mode != "tokens":
-                kind = pool_member(self.opp_name[i])
-                v = self.replay_value.get(kind, 0.0)
-                if result == "alifer":
-                    r = v
-                else:
-                    self.replay_value[kind] = v + self.alifer_ema * (r - v)
-                info["replay_value"] = v
+            if value is not None:
+                info["replay_value"] = value
             out[j] = r
             infos[i] = info
         return out
@@ -456,3 +446,18 @@ class BatchedSelfPlayVecEnv(VecEnv):
         self._rng = np.random.default_rng(seed)
         BatchPartie.seed_random(int(self._rng.integers(2**31)))
         return [seed] * self.num_envs
+
+
+def _deal_options(options: dict, order: np.ndarray, learner_deals: bool) -> tuple:
+    """A game's deck order and learner seat under reset options (``deal``,
+    ``dealer``, as ``SelfPlayEnv.reset`` takes them)."""
+    unknown = set(options) - {"deal", "dealer"}
+    if unknown:
+        raise ValueError(f"unknown reset options {sorted(unknown)}; the batched VecEnv takes 'deal' and 'dealer'")
+    if "deal" in options:
+        order = np.asarray(order_of(deal_from_names(options["deal"])))
+    if "dealer" in options:
+        if options["dealer"] not in ("player_0", "player_1"):
+            raise ValueError(f"options['dealer'] must be 'player_0' or 'player_1', got {options['dealer']!r}")
+        learner_deals = options["dealer"] == "player_0"
+    return order, learner_deals

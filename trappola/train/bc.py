@@ -30,11 +30,12 @@ from trappola.envs.trappola_v0 import mask_array, result_name, reward_of
 
 from trappola.evaluation.seeding import derive_seed
 
-from .selfplay_env import ENV_REWARD_MODE, scale_reward
+from .selfplay.alifer import replay_mean, replays
+from .selfplay.reward import POINTS_SCALE, POINTS_WEIGHT, TOKENS_SCALE, RewardShaping
 
 
-def collect(teacher: str, n_deals: int, seed: int, reward_mode: str = "mixed", points_scale: float = 60.0,
-            tokens_scale: float = 30.0, points_weight: float = 0.5, random_share: float = 0.2,
+def collect(teacher: str, n_deals: int, seed: int, reward_mode: str = "mixed", points_scale: float = POINTS_SCALE,
+            tokens_scale: float = TOKENS_SCALE, points_weight: float = POINTS_WEIGHT, random_share: float = 0.2,
             alifer_value: str = "replay", workers: int = 1, privileged: bool = False) -> dict:
     """Teacher decisions with a choice, as arrays: ``obs`` (float16;
     with ``privileged``, the observation followed by the seat's full-deal
@@ -60,12 +61,9 @@ def collect(teacher: str, n_deals: int, seed: int, reward_mode: str = "mixed", p
     else:
         parts = [_collect_chunk(t) for t in tasks]
     data = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
-    if alifer_value == "replay" and reward_mode != "tokens":
-        for kind in (0, 1):  # 0: teacher vs teacher, 1: teacher vs random
-            sel = data["vs_random"] == kind
-            decided = sel & ~data["alifer"]
-            if decided.any():
-                data["ret"][sel & data["alifer"]] = data["ret"][decided].mean()
+    if replays(alifer_value, reward_mode):
+        # the opponent groups: 0 teacher vs teacher, 1 teacher vs random
+        replay_mean(data["ret"], data["alifer"], data["vs_random"])
     return {k: data[k] for k in ("obs", "mask", "action", "ret")}
 
 
@@ -83,7 +81,7 @@ def _collect_chunk(task) -> dict:
     alifer = np.zeros(cap, bool)
     vs_rand = np.zeros(cap, np.int8)
     n = 0
-    env_mode = ENV_REWARD_MODE[reward_mode]
+    shaping = RewardShaping(reward_mode, points_scale, tokens_scale, points_weight)
     buf = np.empty(OBS_SIZE, np.float32)
     deal_buf = np.empty(FULL_DEAL_SIZE, np.float32)
     for _ in range(n_deals):
@@ -117,8 +115,7 @@ def _collect_chunk(task) -> dict:
         result = play_partie(players, deal, on_decision=on_decision).result
         for i, seat in zip(range(start, n), seats):
             name = result_name(result, seat)
-            rets[i] = scale_reward(reward_of(result, seat, env_mode), name, reward_mode, points_scale,
-                                   tokens_scale, points_weight)
+            rets[i] = shaping(reward_of(result, seat, shaping.env_mode), name)
             alifer[i] = name == "alifer"
             vs_rand[i] = vs_random
     return {"obs": obs[:n], "mask": masks[:n], "action": actions[:n], "ret": rets[:n], "alifer": alifer[:n],

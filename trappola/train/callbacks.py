@@ -18,7 +18,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from trappola.agents.numpy_policy import NumpyPolicy
 
-from .selfplay_env import pool_member
+from .selfplay.pool import pool_member
 
 
 def snapshot_weights(model, activation: str) -> dict:

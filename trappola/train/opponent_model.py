@@ -128,6 +128,7 @@ def write_model(base: Path, state: dict, meta: dict, out: Path) -> Path:
 
 
 def main(argv=None) -> int:
+    """The command line: collect the teacher's games, fit the model, write it; the exit code."""
     ap = argparse.ArgumentParser(prog="python -m trappola.train.opponent_model", description=__doc__.split("\n\n")[0])
     ap.add_argument("--teacher", default="pimc:samples=32", help="the player to imitate (a registry spec)")
     ap.add_argument("--deals", type=int, default=2000, help="deals of the teacher against itself")

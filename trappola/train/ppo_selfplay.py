@@ -57,6 +57,7 @@ def train(cfg: TrainConfig, log=None, callbacks=(), players: dict | None = None)
     from . import bc as bc_mod
     from .callbacks import ProgressBarCallback, RecorderCallback, SelfPlayCallback, TimeLimitCallback
     from .model_checkpoint import build_metadata, load_model, save_checkpoint
+    from .networks import activation_class
     from .privileged_policy import PrivilegedCriticPolicy
     from .run_recorder import RunRecorder
     from .vec import make_vec_env
@@ -82,7 +83,7 @@ def train(cfg: TrainConfig, log=None, callbacks=(), players: dict | None = None)
     def lr_schedule(progress_remaining: float) -> float:  # 1 -> 0 over the run
         return lr0 * (frac + (1 - frac) * progress_remaining)
 
-    activation = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[cfg.activation]
+    activation = activation_class(cfg.activation)
     resumed_from = None
     if cfg.resume:
         model, meta = load_model(cfg.resume, env=venv)

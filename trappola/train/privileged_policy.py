@@ -51,9 +51,11 @@ class PrivilegedMlpExtractor(nn.Module):
         return self.forward_actor(features), self.forward_critic(features)
 
     def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
+        """The actor's latent from the observation part of ``features`` only."""
         return self.policy_net(features[..., :self.actor_dim])
 
     def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
+        """The critic's latent from the whole of ``features`` (observation and full deal)."""
         return self.value_net(features)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .run_config import AT_LEAST_1, FRACTION, NON_NEGATIVE, POSITIVE, RunConfig, redefine, setting
+from .selfplay.reward import TOKENS_SCALE
 
 ENVS = ("trappola_v0", "bulka_v0")
 
@@ -28,7 +29,7 @@ class RLlibConfig(RunConfig):
                                     help="Length of the run in decisions sampled, all seats together.")
     torch_threads: int = redefine(RunConfig, "torch_threads", 1)
     batch_size: int = redefine(RunConfig, "batch_size", 500)
-    tokens_scale: float = redefine(RunConfig, "tokens_scale", 30.0,
+    tokens_scale: float = redefine(RunConfig, "tokens_scale", TOKENS_SCALE,
                                    help="Divides the net tokens (trappola_v0, reward_mode tokens); bulka_v0 "
                                         "rewards are tokens / bulka_tokens_scale.")
     # --- Ray ---------------------------------------------------------------

@@ -28,9 +28,10 @@ wrapper does.
 Rewards:
 
 * ``trappola_v0``: ``reward_mode`` as in the SB3 config ("win", "points",
-  "tokens" or "mixed", scaled by ``trappola.train.selfplay_env.scale_reward``), paid
+  "tokens" or "mixed", scaled by ``trappola.train.selfplay.reward``), paid
   when the partie ends. An Alifer is worth 0 (the SB3 wrapper's "replay"
-  value needs a fixed opponent and is not offered here).
+  value needs a fixed opponent and is not offered here; the forced moves
+  are ``trappola.train.selfplay.forced``'s).
 * ``bulka_v0``: the environment's token rewards, unscaled unless
   ``tokens_scale`` is set. RLlib credits no reward that reaches an agent
   before its first action (it has no action to credit it to), and the
@@ -59,7 +60,8 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from trappola.envs import bulka_v0, trappola_v0
 
 from .rllib_config import ENVS
-from .selfplay_env import ENV_REWARD_MODE, scale_reward
+from .selfplay.forced import forced_action
+from .selfplay.reward import POINTS_SCALE, POINTS_WEIGHT, TOKENS_SCALE, RewardShaping
 
 OBS_KEY, MASK_KEY = "observations", "action_mask"
 
@@ -86,15 +88,11 @@ class RLlibTrappolaEnv(MultiAgentEnv):
         self.skip_forced = bool(config.pop("skip_forced", True))
         stake_multiple = config.pop("stake_multiple", 1)
         if self.kind == "trappola_v0":
-            self.reward_mode = config.pop("reward_mode", "mixed")
-            if self.reward_mode not in ENV_REWARD_MODE:
-                raise ValueError(f"reward_mode must be one of {tuple(ENV_REWARD_MODE)}, got {self.reward_mode!r}")
-            self.points_scale = float(config.pop("points_scale", 60.0))
-            self.tokens_scale = float(config.pop("tokens_scale", 30.0))
-            self.points_weight = float(config.pop("points_weight", 0.5))
+            self.reward = RewardShaping(config.pop("reward_mode", "mixed"), config.pop("points_scale", POINTS_SCALE),
+                                        config.pop("tokens_scale", TOKENS_SCALE),
+                                        config.pop("points_weight", POINTS_WEIGHT))
             self.carry_first_rewards = False  # a partie pays only at its end
-            self.env = trappola_v0.raw_env(reward_mode=ENV_REWARD_MODE[self.reward_mode],
-                                           stake_multiple=stake_multiple)
+            self.env = trappola_v0.raw_env(reward_mode=self.reward.env_mode, stake_multiple=stake_multiple)
         else:
             self.tokens_scale = float(config.pop("tokens_scale", 1.0))
             self.carry_first_rewards = bool(config.pop("carry_first_rewards", True))
@@ -161,12 +159,10 @@ class RLlibTrappolaEnv(MultiAgentEnv):
         ended meanwhile."""
         env = self.env
         while not self._finished():
-            if not self.skip_forced:
+            action = forced_action(env.observe(env.agent_selection)["action_mask"]) if self.skip_forced else None
+            if action is None:
                 return False
-            mask = env.observe(env.agent_selection)["action_mask"]
-            if int(mask.sum()) != 1:
-                return False
-            env.step(int(np.flatnonzero(mask)[0]))
+            env.step(action)
             self._collect()
         return True
 
@@ -189,8 +185,7 @@ class RLlibTrappolaEnv(MultiAgentEnv):
                 self._pending[a] = 0.0
             if self.kind == "trappola_v0" and final:
                 info = self.env.infos[a]
-                r = scale_reward(r, info["result"], self.reward_mode, self.points_scale, self.tokens_scale,
-                                 self.points_weight)
+                r = self.reward(r, info["result"])
             elif self.kind == "bulka_v0":
                 r /= self.tokens_scale
             # RLlib wants a reward, 0 included, for every agent that has acted and gets its next observation.

@@ -22,6 +22,7 @@ from gymnasium import spaces
 from trappola.engine import N_ACTIONS
 
 from .model_checkpoint import build_metadata, save_checkpoint
+from .networks import activation_class
 
 _NAMES = {"pi_trunk": "mlp_extractor.policy_net", "vf_trunk": "mlp_extractor.value_net",
           "pi_head": "action_net", "vf_head": "value_net"}
@@ -60,7 +61,7 @@ def sb3_model(state: dict, net_arch, activation: str, num_timesteps: int = 0):
 
     weights = sb3_state_dict(state)
     obs_dim = weights["mlp_extractor.policy_net.0.weight"].shape[1]
-    act = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[activation]
+    act = activation_class(activation)
     model = MaskablePPO("MlpPolicy", _Spaces(obs_dim), device="cpu", verbose=0,
                         policy_kwargs=dict(net_arch=dict(pi=list(net_arch), vf=list(net_arch)), activation_fn=act))
     missing, unexpected = model.policy.load_state_dict(weights, strict=False)

@@ -25,16 +25,16 @@ from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
 from ray.rllib.core.rl_module.torch.torch_rl_module import TorchRLModule
 from torch import nn
 
+from .networks import activation_class, check_activation
 from .rllib_env import MASK_KEY, OBS_KEY
 
-ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh}
 MASKED_LOGIT = -1e8  # sb3-contrib's value: finite, so the entropy of a masked distribution stays finite
 
 
 def _trunk(n_in: int, net_arch, activation: str) -> nn.Sequential:
     layers = []
     for n_out in net_arch:
-        layers += [nn.Linear(n_in, n_out), ACTIVATIONS[activation]()]
+        layers += [nn.Linear(n_in, n_out), activation_class(activation)()]
         n_in = n_out
     return nn.Sequential(*layers)
 
@@ -45,9 +45,7 @@ class MaskedActorCritic(TorchRLModule, ValueFunctionAPI):
     def setup(self):
         cfg = dict(self.model_config or {})
         net_arch = list(cfg.get("net_arch", [256, 256]))
-        activation = cfg.get("activation", "relu")
-        if activation not in ACTIVATIONS:
-            raise ValueError(f"activation must be one of {sorted(ACTIVATIONS)}, got {activation!r}")
+        activation = check_activation(cfg.get("activation", "relu"))
         n_obs = self.observation_space[OBS_KEY].shape[0]
         n_actions = self.action_space.n
         self.pi_trunk = _trunk(n_obs, net_arch, activation)

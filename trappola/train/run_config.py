@@ -25,9 +25,12 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import ClassVar
 
+from .choices import check_choice
+from .networks import ACTIVATIONS
+from .selfplay.reward import POINTS_SCALE, POINTS_WEIGHT, REWARD_MODES, TOKENS_SCALE
+
 #: Seeds are passed to numpy, torch and Python's random, and offsets are added to them.
 MAX_SEED = 2**31 - 1
-REWARD_MODES = ("win", "points", "tokens", "mixed")
 
 # (low, high, brackets) of a setting's range: "(]" means low < value <= high.
 AT_LEAST_1 = (1, math.inf, "[)")
@@ -86,13 +89,13 @@ class RunConfig:
     reward_mode: str = setting("mixed", "win: +1/-1/0; points: (own - opponent total) / points_scale; tokens: net "
                                         "tokens / tokens_scale; mixed: win + points_weight * points.",
                                choices=REWARD_MODES)
-    points_scale: float = setting(60.0, "Divides the points difference (reward_mode points and mixed).",
+    points_scale: float = setting(POINTS_SCALE, "Divides the points difference (reward_mode points and mixed).",
                                   bounds=POSITIVE)
-    tokens_scale: float = setting(30.0, "Divides the net tokens (reward_mode tokens).", bounds=POSITIVE)
-    points_weight: float = setting(0.5, "Weight of the points term in reward_mode mixed.", bounds=NON_NEGATIVE)
+    tokens_scale: float = setting(TOKENS_SCALE, "Divides the net tokens (reward_mode tokens).", bounds=POSITIVE)
+    points_weight: float = setting(POINTS_WEIGHT, "Weight of the points term in reward_mode mixed.", bounds=NON_NEGATIVE)
     # --- network and PPO ------------------------------------------------
     net_arch: list = setting([256, 256], "Hidden layer sizes of the actor and of the critic.")
-    activation: str = setting("relu", "Activation of the hidden layers.", choices=("relu", "tanh"))
+    activation: str = setting("relu", "Activation of the hidden layers.", choices=ACTIVATIONS)
     learning_rate: float = setting(3e-4, "PPO learning rate.", bounds=POSITIVE)
     batch_size: int = setting(2048, "PPO minibatch size.", bounds=AT_LEAST_1)
     n_epochs: int = setting(4, "PPO epochs over each batch.", bounds=AT_LEAST_1)
@@ -145,10 +148,8 @@ class RunConfig:
             value, meta = getattr(self, f.name), f.metadata
             if isinstance(value, float) and not math.isfinite(value):
                 raise ValueError(f"{f.name} must be a finite number, got {value!r}")
-            if meta.get("choices") and value not in meta["choices"]:
-                want = (" or ".join(map(repr, meta["choices"])) if len(meta["choices"]) == 2
-                        else f"one of {meta['choices']}")
-                raise ValueError(f"{f.name} must be {want}, got {value!r}")
+            if meta.get("choices"):
+                check_choice(f.name, value, meta["choices"])
             if meta.get("bounds") and not in_bounds(value, meta["bounds"]):
                 raise ValueError(f"{f.name} must be {describe_bounds(meta['bounds'])}, got {value!r}")
             if meta.get("player"):

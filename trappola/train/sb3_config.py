@@ -16,6 +16,7 @@ from pathlib import Path
 
 from .run_config import (AT_LEAST_1, FRACTION, NON_NEGATIVE, OPEN_FRACTION, POSITIVE, RunConfig, check_player,
                          redefine, setting)
+from .selfplay.alifer import ALIFER_VALUES
 
 VEC_ENVS = ("batched", "subproc", "dummy")
 
@@ -49,7 +50,7 @@ class TrainConfig(RunConfig):
                                  "this config's; no BC then.")
     alifer_value: str = setting("replay", "An Alifer is replayed (docs/rules.md section 6): replay scores it as the "
                                           "running mean reward against that opponent; zero as 0.",
-                                choices=("replay", "zero"))
+                                choices=ALIFER_VALUES)
     alifer_ema: float = setting(0.01, "Rate of that running mean.", bounds=OPEN_FRACTION)
     privileged_critic: bool = setting(False, "The critic also reads the whole deal (trappola.train.privileged_policy);"
                                              " the actor still reads only the trappola_v0 observation.")

@@ -19,6 +19,11 @@ from .selfplay_env import SelfPlayEnv
 
 
 class MaskCacheVecEnv(VecEnvWrapper):
+    """Serves ``env_method("action_masks")`` from the masks in the infos.
+
+    :param venv: the VecEnv of ``SelfPlayEnv`` workers
+    """
+
     def __init__(self, venv):
         super().__init__(venv)
         self._masks = None
@@ -45,6 +50,11 @@ class MaskCacheVecEnv(VecEnvWrapper):
 
 
 def env_kwargs(cfg) -> dict:
+    """The self-play adapters' keyword arguments from a config.
+
+    :param cfg: the ``TrainConfig``
+    :return: keyword arguments of ``SelfPlayEnv`` and ``BatchedSelfPlayVecEnv``
+    """
     return dict(pool=dict(cfg.pool), reward_mode=cfg.reward_mode, points_scale=cfg.points_scale,
                 tokens_scale=cfg.tokens_scale, points_weight=cfg.points_weight, pool_size=cfg.pool_size,
                 snapshot_latest_prob=cfg.snapshot_latest_prob, opponent_deterministic=cfg.opponent_deterministic,
@@ -57,17 +67,24 @@ def _factory(kwargs: dict, seed: int):
     return make
 
 
-def make_vec_env(cfg, seed_offset: int = 0, players: dict | None = None):
+def make_vec_env(cfg, seed_offset: int = 0, players: dict | None = None, batch_networks: bool = True):
     """``cfg.n_envs`` games, monitored: one ``BatchedSelfPlayVecEnv``
-    (``vec_env: batched``, seed ``cfg.seed``; ``players``: pool name ->
-    ``trappola.agents.base.Player`` for members already built), or SelfPlayEnv
-    workers (seeds ``cfg.seed + 1000 * i``) behind a mask cache."""
+    (``vec_env: batched``, seed ``cfg.seed``), or SelfPlayEnv workers
+    (seeds ``cfg.seed + 1000 * i``) behind a mask cache.
+
+    :param cfg: the ``TrainConfig``
+    :param seed_offset: added to ``cfg.seed``
+    :param players: pool name -> ``trappola.agents.base.Player`` for members already built
+    :param batch_networks: see ``BatchedSelfPlayVecEnv``
+    :return: the monitored VecEnv
+    """
     kwargs = env_kwargs(cfg)
     if cfg.vec_env == "batched":
         from .batched_vec_env import BatchedSelfPlayVecEnv
 
         return VecMonitor(BatchedSelfPlayVecEnv(cfg.n_envs, seed=cfg.seed + seed_offset, players=players,
-                                                opponent_workers=cfg.opponent_workers, **kwargs))
+                                                opponent_workers=cfg.opponent_workers,
+                                                batch_networks=batch_networks, **kwargs))
     if players:
         raise ValueError("players go to the batched VecEnv only (vec_env: batched)")
     fns = [_factory(kwargs, cfg.seed + seed_offset + 1000 * i) for i in range(cfg.n_envs)]

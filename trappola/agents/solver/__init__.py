@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._numba_cache import drop_stale_cache
+from ._numba_cache import drop_stale_cache, numba_sources
 
 drop_stale_cache()  # before the numba modules load their cached code
 
@@ -44,6 +44,7 @@ from .search import (  # noqa: E402
     NOT_LEGAL,
     count_nodes_raw,
     new_table,
+    search_window_raw,
     solve_batch_raw,
     solve_moves_batch_raw,
     solve_moves_raw,
@@ -59,10 +60,12 @@ __all__ = [
     "solve_batch_raw",
     "solve_moves_batch_raw",
     "count_nodes_raw",
+    "search_window_raw",
     "new_table",
     "default_table",
     "raw_args",
     "NOT_LEGAL",
+    "numba_sources",
 ]
 
 

@@ -13,7 +13,7 @@ from trappola.envs import numba_cache
 _HERE = Path(__file__).resolve().parent
 
 
-def _sources() -> list[Path]:
+def numba_sources() -> list[Path]:
     """The files whose contents the compiled solver depends on."""
     from trappola.engine import bonuses, cards, declarations
 
@@ -21,5 +21,5 @@ def _sources() -> list[Path]:
 
 
 def drop_stale_cache() -> None:
-    """Drop the solver's cached kernels if any of ``_sources()`` changed."""
-    numba_cache.drop_stale_cache(_HERE / "search.py", _sources())
+    """Drop the solver's cached kernels if any of ``numba_sources()`` changed."""
+    numba_cache.drop_stale_cache(_HERE / "search.py", numba_sources())

@@ -504,6 +504,22 @@ def solve_moves_batch_raw(h0s, h1s, to_move, lead, tricks_done, cp0, cp1, tw0, t
 
 
 @njit(cache=True)
+def search_window_raw(h0, h1, to_move, lead, tricks_done, cp0, cp1, tw0, tw1, two_hist,
+                      acdecl0, acdecl1, acfail0, acfail1, base_diff, alpha, beta, tt):
+    """One fail-soft alpha-beta search with the window ``(alpha, beta)``
+    (final differences, as ``solve_raw`` returns) instead of the drivers'
+    MTD(f) sequence of null windows, reading and filling ``tt``: a value
+    ``v <= alpha`` is an upper bound of the exact one, ``v >= beta`` a lower
+    bound, and in between it is exact. For checking and tuning the search."""
+    fr, moves, stats = _scratch()
+    leader, marc, st0, st1, tw7, tw8 = _root_state(
+        h0, h1, to_move, lead, tricks_done, tw0, tw1, two_hist, acdecl0, acdecl1, acfail0, acfail1)
+    offset = root_offset(tricks_done, cp0, cp1, two_hist, acdecl0, acdecl1, acfail0, acfail1, base_diff)
+    return offset + _search(h0, h1, leader, lead, tricks_done, marc, st0, st1, tw7, tw8,
+                            alpha - offset, beta - offset, tt, fr, moves, stats)
+
+
+@njit(cache=True)
 def count_nodes_raw(h0, h1, to_move, lead, tricks_done, cp0, cp1, tw0, tw1, two_hist,
                     acdecl0, acdecl1, acfail0, acfail1, base_diff, tt):
     """Like ``solve_raw`` but returns (value, nodes visited, TT stores): for tuning."""

@@ -7,7 +7,7 @@ from pathlib import Path
 from ..numba_cache import drop_stale_cache
 
 
-def _sources() -> list[Path]:
+def numba_sources() -> list[Path]:
     """The files whose contents the compiled kernels depend on: this folder,
     and the engine and observation modules ``kernels.py`` reads constants from."""
     from trappola.engine import actions, bonuses, cards, declarations, scoring
@@ -19,7 +19,7 @@ def _sources() -> list[Path]:
                                         (actions, bonuses, cards, declarations, scoring, full_deal, observation)]
 
 
-drop_stale_cache(Path(__file__).resolve().parent / "kernels.py", _sources())  # before kernels load cached code
+drop_stale_cache(Path(__file__).resolve().parent / "kernels.py", numba_sources())  # before kernels load cached code
 
 from .engine import OUTCOME_NAMES, BatchPartie, order_of, random_orders, rewards_of  # noqa: E402
 

@@ -80,6 +80,7 @@ def collect(bench, sessions: int, seed: int = 0, progress=None) -> dict:
 
 
 def as_arrays(rows: list[dict]) -> dict:
+    """The rows as one numpy array per field of ``FIELDS`` (names as strings, the rest as floats)."""
     out = {}
     for f in FIELDS:
         values = [r[f] for r in rows]
@@ -88,6 +89,7 @@ def as_arrays(rows: list[dict]) -> dict:
 
 
 def save(records: dict, path) -> None:
+    """Write the records to ``path`` as ``.npz`` (the suffix added when missing), atomically."""
     path = Path(path)
     if path.suffix != ".npz":  # as np.savez names a bare path
         path = path.with_name(path.name + ".npz")
@@ -97,6 +99,7 @@ def save(records: dict, path) -> None:
 
 
 def load(path) -> dict:
+    """The records of a ``.npz`` written by ``save``; a ``ValueError`` names the fields it lacks."""
     with np.load(path) as data:
         missing = [f for f in FIELDS if f not in data]
         if missing:
@@ -189,6 +192,8 @@ def detectable_gain(sd_offer: float, sessions: int, differing_offers: float = 1.
 
 
 def report(records: dict, print_=print) -> dict:
+    """Print where waiting pays (advantages by challenger, next challenger, Bulka and parties left, the
+    gains a cell rule could make and a comparison could detect) and return the figures as a dict."""
     adv = records["advantage"]
     n_sessions = len(np.unique(records["seed"]))
     if len(adv) < 2:
@@ -211,6 +216,7 @@ def report(records: dict, print_=print) -> dict:
 
 
 def main(argv=None) -> int:
+    """The command line: collect (or load) the paired-rollout advantages and print the report; the exit code."""
     import argparse
     import json
     import sys

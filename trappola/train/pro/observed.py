@@ -156,6 +156,7 @@ def _parallel(fn, seeds, workers: int) -> np.ndarray:
 
 
 def main(argv=None) -> int:
+    """The command line: fit the record-reading Pro rule and compare it on held-out tables; the exit code."""
     ap = argparse.ArgumentParser(prog="python -m trappola.train.pro.observed", description=__doc__.split("\n\n")[0])
     ap.add_argument("--focal", default="rule", help="the focal player's card play")
     ap.add_argument("--parties", type=int, default=40, help="parties per session")

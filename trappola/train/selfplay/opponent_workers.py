@@ -21,7 +21,7 @@ import numpy as np
 
 from trappola.evaluation.backend import WorkerLostError, WorkerProcesses, inherited
 
-from .selfplay_env import PlayerOpponent
+from .pool import PlayerOpponent
 
 
 def worker_seed(seed: int, k: int) -> int:
