@@ -1,5 +1,5 @@
 """The documents name only what exists: every repository path in backticks in README.md,
-trappola/train/README.md and CONTRIBUTING.md is a file or folder of the checkout, and every
+trappola/train/README.md, CONTRIBUTING.md and docs/*.md is a file or folder of the checkout, and every
 ``python -m trappola.X`` module they (or the Makefile) name can be run.
 
 Modules are looked up with ``importlib.machinery.PathFinder`` one package at a time, so no
@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-DOCS = ("README.md", "trappola/train/README.md", "CONTRIBUTING.md")
+DOCS = ("README.md", "trappola/train/README.md", "CONTRIBUTING.md",
+        *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md")))
 MODULE_SOURCES = (*DOCS, "Makefile")
 
 # A path starts at one of the repository's top-level folders; it ends at a space, a backtick, a
