@@ -24,6 +24,8 @@ FENCED = re.compile(r"^```[^\n]*\n(.*?)^```", re.S | re.M)
 BACKTICKED = re.compile(r"`([^`]+)`")  # inline code may wrap onto the next line
 LINK = re.compile(r"\]\(([^)#\s]+)")
 MODULE = re.compile(r"-m\s+(trappola(?:\.\w+)*)")
+ANCHORED_LINK = re.compile(r"\]\(([^)#\s]*)#([^)\s]+)\)")
+HEADING = re.compile(r"^#+\s+(.*)$", re.M)
 
 
 def _placeholder(path: str) -> bool:
@@ -46,6 +48,16 @@ def named_paths(text: str) -> set[str]:
 def named_modules(text: str) -> set[str]:
     """The modules ``text`` runs with ``python -m trappola...``."""
     return {m.rstrip(".") for m in MODULE.findall(text)}
+
+
+def slug(heading: str) -> str:
+    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def anchors(text: str) -> set[str]:
+    """The anchors of the headings of a Markdown ``text`` (outside fenced blocks)."""
+    return {slug(h) for h in HEADING.findall(FENCED.sub("", text))}
 
 
 def runnable(module: str) -> bool:
@@ -79,6 +91,16 @@ def test_named_modules_run(doc):
     assert not missing, f"{doc} runs modules that cannot be found: {missing}"
 
 
+@pytest.mark.parametrize("doc", DOCS)
+def test_linked_sections_exist(doc):
+    missing = []
+    for target, anchor in ANCHORED_LINK.findall(_read(doc)):
+        path = (ROOT / doc).parent / target if target else ROOT / doc
+        if not path.is_file() or anchor not in anchors(path.read_text(encoding="utf-8")):
+            missing.append(f"{target}#{anchor}")
+    assert not missing, f"{doc} links to sections that do not exist: {missing}"
+
+
 def test_the_checks_catch_what_they_are_for():
     text = ("see `trappola/train/opponent_workers.py`, `tests/test_gone.py` and [x](docs/gone.md); "
             "`python -m trappola.train.gone` and `python -m trappola.train` (no __main__)")
@@ -88,3 +110,7 @@ def test_the_checks_catch_what_they_are_for():
     assert not runnable("trappola.train.gone") and not runnable("trappola.train")
     assert runnable("trappola.cli") and runnable("trappola.train.pro") and runnable("trappola.train.belief_fit")
     assert named_paths("`tests/test_x.py`, `docs/img/*.png`") == set()
+    assert slug("Exploitability: how far from a best response") == "exploitability-how-far-from-a-best-response"
+    assert slug("### League exploiters in `trappola train`".lstrip("# ")) == "league-exploiters-in-trappola-train"
+    assert "the-rules" in anchors("# Title\n\n## The rules\n```sh\n# not a heading\n```\n")
+    assert "not-a-heading" not in anchors("```sh\n# not a heading\n```\n")
