@@ -15,9 +15,13 @@
 * ``ppo_selfplay``: the training script (``train``, ``cli_main``).
 * ``bc``: behaviour cloning warm start on a teacher's moves.
 * ``callbacks``: snapshots, evaluation, checkpoints and the time cap during a run.
-* ``checkpoint``: writing and exporting checkpoints (reading them is ``trappola.agents.checkpoint_format``).
+* ``model_checkpoint``: writing and exporting checkpoints (reading them is ``trappola.agents.checkpoint_format``).
 * ``pro``: training the Pro decision for Bulka sessions.
 * ``demo``: ``make demo``'s short training run and session table.
+* ``belief_fit``, ``opponent_model``, ``distill``: the belief model, the opponent model
+  for inference and the search distilled into the network (``python -m`` each).
+* ``exploit``, ``exploiters``: best responses to a frozen player (``trappola exploit``)
+  and league exploiters.
 * ``rllib_config``, ``rllib_env``, ``rllib_module``, ``rllib_selfplay``,
   ``rllib_export``: the same self-play on RLlib (Ray), written to the same
   checkpoints (``trappola train --config rllib_selfplay``).
