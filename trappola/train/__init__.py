@@ -24,6 +24,10 @@
 * ``model_checkpoint``: writing and exporting checkpoints (reading them is ``trappola.agents.checkpoint_format``).
 * ``pro``: training the Pro decision for Bulka sessions.
 * ``demo``: ``make demo``'s short training run and session table.
+* ``belief_fit``, ``opponent_model``, ``distill``: the belief model, the opponent model
+  for inference and the search distilled into the network (``python -m`` each).
+* ``exploit``, ``exploiters``: best responses to a frozen player (``trappola exploit``)
+  and league exploiters.
 * ``rllib_env``, ``rllib_module``, ``rllib_selfplay``,
   ``rllib_export``: the same self-play on RLlib (Ray), written to the same
   checkpoints (``trappola train --config rllib_selfplay``).

@@ -132,7 +132,7 @@ class BatchedSelfPlayVecEnv(VecEnv):
     """See the module docstring.
 
     :param n_envs: the number of games
-    :param pool: pool member -> weight (``trappola.train.selfplay.OpponentPool``); default ``{"rule": 1.0}``
+    :param pool: pool member -> weight (``trappola.train.selfplay.pool.OpponentPool``); default ``{"rule": 1.0}``
     :param seed: fixes the deals, roles, opponent draws and the opponents' randomness
     :param full_deal: keep the privileged vectors (``full_deals()``)
     :param players: pool name -> ``trappola.agents.base.Player``, for members already built

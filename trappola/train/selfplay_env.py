@@ -7,7 +7,7 @@ learner is to act again or the partie is over.
 
 * Roles: the learner is ``player_0``; which agent deals is drawn per
   episode, so the learner plays both challenger and dealer.
-* Opponent: drawn per episode from the ``trappola.train.selfplay.OpponentPool``
+* Opponent: drawn per episode from the ``trappola.train.selfplay.pool.OpponentPool``
   by weight: ``self`` (a frozen snapshot of the learner, a ``NumpyPolicy``
   pushed in by the training script with ``add_snapshot``), ``rule``,
   ``random`` or any registered player, or a player of ``players``. Every
