@@ -83,7 +83,7 @@ def bench_eval(deals: int, repeats: int, workers: int) -> None:
 
 
 def bench_train(steps: int, repeats: int, workers: int) -> None:
-    from trappola.train.config import load_config, resolve_config
+    from trappola.train.config_file import load_config, resolve_config
     from trappola.train.ppo_selfplay import train as train_sb3
     from trappola.train.rllib_config import RLlibConfig
     from trappola.train.rllib_selfplay import train as train_rllib

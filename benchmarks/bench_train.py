@@ -85,7 +85,7 @@ def bench_ppo(steps: int, overrides: list[str], label: str = "ppo", stand_in: bo
     import torch
     from sb3_contrib import MaskablePPO
 
-    from trappola.train.config import load_config
+    from trappola.train.config_file import load_config
     from trappola.train.callbacks import SelfPlayCallback
     from trappola.train.networks import activation_class
     from trappola.train.vec import make_vec_env
@@ -238,7 +238,7 @@ def bench_workers(steps: int) -> None:
     """The search pool's per-game opponents here, then in 2 worker processes."""
     import yaml
 
-    from trappola.train.config import load_config
+    from trappola.train.config_file import load_config
 
     search = load_config(Path(__file__).resolve().parents[1] / "trappola" / "configs" / "ppo_vs_search.yaml", [])
     pool = "pool=" + yaml.safe_dump(dict(search.pool), default_flow_style=True, sort_keys=False).strip()

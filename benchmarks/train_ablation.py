@@ -28,7 +28,7 @@ from pathlib import Path
 from trappola.evaluation import head_to_head
 from trappola.evaluation.stats import wilson
 from trappola.atomic_file import write_text
-from trappola.train.config import load_config, resolve_config
+from trappola.train.config_file import load_config, resolve_config
 from trappola.train.ppo_selfplay import train
 
 

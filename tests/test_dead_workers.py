@@ -16,8 +16,8 @@ import pytest
 
 from trappola.agents.checkpoint_format import read_metadata
 from trappola.evaluation.backend import ProcessBackend, WorkerLostError
-from trappola.train.config import load_config
-from trappola.train.ppo_selfplay import cli_main
+from trappola.train.config_file import load_config
+from trappola.train.train_command import cli_main
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the process tree from /proc")

@@ -17,7 +17,7 @@ from trappola.engine import Partie, random_deal
 from trappola.envs.observation import encode
 from trappola.agents.checkpoint_format import read_metadata
 from trappola.train.model_checkpoint import build_metadata, save_checkpoint, write_metadata
-from trappola.train.config import TrainConfig
+from trappola.train.sb3_config import TrainConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 

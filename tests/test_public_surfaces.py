@@ -38,14 +38,7 @@ TESTS = Path(__file__).resolve().parent
 # a test comparing two copies of an env reads it for every agent.
 ALLOWED_ATTRIBUTES = frozenset({"_cumulative_rewards"})
 
-NOT_YET_CHECKED = (
-    "test_train_callbacks.py",
-    "test_train_config.py",
-    "test_run_dir.py",
-    "test_train_smoke.py",
-    "test_train_checkpoint.py",
-    "test_rllib.py",
-)
+NOT_YET_CHECKED = ()
 
 _STRING_ATTRIBUTE_CALLS = frozenset({"getattr", "setattr", "hasattr", "delattr", "import_module"})
 

@@ -93,7 +93,7 @@ def test_cli_without_ray_says_what_to_install(monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "ray", None)  # as if Ray were not installed
     assert main(["evaluate", "--players", "random,random", "--deals", "2", "--backend", "ray"]) == 2
     assert "trappola-lab[ray]" in capsys.readouterr().err
-    from trappola.train.ppo_selfplay import cli_main
+    from trappola.train.train_command import cli_main
 
     assert cli_main(["--config", "rllib_selfplay"]) == 2
     assert "trappola-lab[ray]" in capsys.readouterr().err

@@ -191,7 +191,7 @@ def test_a_bulka_checkpoint_carries_the_bulka_observation_size(tmp_path):
 
 
 def test_tiny_selfplay_run_writes_checkpoints_the_evaluator_plays(tmp_path, local_ray):
-    from trappola.train.ppo_selfplay import cli_main
+    from trappola.train.train_command import cli_main
 
     overrides = ["out_dir=" + str(tmp_path), "run_name=tiny", "total_timesteps=300", "train_batch_size=150",
                  "batch_size=50", "n_epochs=1", "num_env_runners=1", "net_arch=[16]", "eval_deals=3",
@@ -211,7 +211,7 @@ def test_tiny_selfplay_run_writes_checkpoints_the_evaluator_plays(tmp_path, loca
 
 
 def test_rllib_config_errors(tmp_path, capsys):
-    from trappola.train.ppo_selfplay import cli_main
+    from trappola.train.train_command import cli_main
 
     assert cli_main(["--config", "rllib_selfplay", "pool.rule=1"]) == 2
     assert "unknown config key" in capsys.readouterr().err

@@ -11,8 +11,9 @@ import pytest
 
 from trappola.agents.checkpoint_format import read_metadata
 from trappola.train.model_checkpoint import write_metadata
-from trappola.train.config import load_config
-from trappola.train.ppo_selfplay import cli_main, train
+from trappola.train.config_file import load_config
+from trappola.train.ppo_selfplay import train
+from trappola.train.train_command import cli_main
 from trappola.train.rllib_config import RLlibConfig
 from trappola.train.run_log import RunDirError, check_run_dir
 

@@ -13,7 +13,7 @@ from trappola.agents import zip_members
 from trappola.agents.belief import BeliefModel, shipped_belief_path
 from trappola.agents.checkpoint_format import CheckpointError, load_policy
 from trappola.agents.policy_player import shipped_model_path
-from trappola.train.config import load_config
+from trappola.train.config_file import load_config
 from trappola.train.selfplay_env import SelfPlayEnv
 from trappola.envs import bulka_v0, trappola_v0
 

@@ -86,7 +86,8 @@ def test_vec_env_api_and_short_maskable_ppo_run(tmp_path):
 
 
 def test_train_runs_on_the_batched_vec_env_by_default(tmp_path):
-    from trappola.train.config import TrainConfig, load_config
+    from trappola.train.config_file import load_config
+    from trappola.train.sb3_config import TrainConfig
     from trappola.train.ppo_selfplay import train
     from trappola.train.vec import make_vec_env
 

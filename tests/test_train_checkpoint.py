@@ -18,7 +18,7 @@ from trappola.agents.checkpoint_format import (
     read_metadata,
 )
 from trappola.train.model_checkpoint import build_metadata, load_model, save_checkpoint, write_metadata
-from trappola.train.config import TrainConfig
+from trappola.train.sb3_config import TrainConfig
 from trappola.agents.numpy_policy import NumpyPolicy
 
 

@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from trappola.train.config import TrainConfig, load_config, parse_overrides
+from trappola.train.config_file import load_config, parse_overrides
+from trappola.train.sb3_config import TrainConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 

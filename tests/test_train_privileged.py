@@ -10,7 +10,7 @@ from sb3_contrib import MaskablePPO
 from trappola.agents.checkpoint_format import load_policy
 from trappola.agents.numpy_policy import NumpyPolicy
 from trappola.train.batched_vec_env import BatchedSelfPlayVecEnv
-from trappola.train.config import load_config
+from trappola.train.config_file import load_config
 from trappola.train.ppo_selfplay import train
 from trappola.train.privileged_policy import PrivilegedCriticPolicy
 from trappola.train.selfplay_env import SelfPlayEnv

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from trappola.agents.checkpoint_format import load_policy, read_metadata
-from trappola.train.config import load_config
-from trappola.train.ppo_selfplay import cli_main, train
+from trappola.train.config_file import load_config
+from trappola.train.ppo_selfplay import train
+from trappola.train.train_command import cli_main
 
 TINY = ["n_envs=2", "vec_env=dummy", "n_steps=64", "batch_size=64", "n_epochs=1", "total_timesteps=256",
         "net_arch=[32]", "bc_deals=30", "bc_epochs=1", "bc_batch_size=64", "eval_every=128", "eval_deals=3",

@@ -60,7 +60,7 @@ def test_the_shipped_policy_plays_from_another_directory(installed):
 
 
 def test_the_shipped_configs_are_found(installed):
-    proc = run(installed, "-c", "from trappola.train.config import load_config, resolve_config;"
+    proc = run(installed, "-c", "from trappola.train.config_file import load_config, resolve_config;"
                                 "print(resolve_config()); print(load_config(resolve_config('demo')).run_name)")
     assert proc.returncode == 0, proc.stderr
     default, demo_run = proc.stdout.split()

@@ -154,7 +154,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     t = sub.add_parser("train", help="self-play MaskablePPO training (trappola/train/README.md)",
                        description="Self-play MaskablePPO training: settings from --config, overridden by "
-                                   "KEY=VALUE arguments (fields of trappola/train/config.py, e.g. total_timesteps=200000 "
+                                   "KEY=VALUE arguments (`trappola train --help` lists them, e.g. total_timesteps=200000 "
                                    "pool.rule=0.5 resume=runs/x/last.zip).")
     t.add_argument("--config", default=None,
                    help="YAML config file, or the name of a shipped one (ppo_selfplay, demo, rllib_selfplay); "
@@ -179,7 +179,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "shipped network), another player's spec (behaviour cloning on its moves), or none")
     x.add_argument("--workers", type=_positive, default=None, help="evaluation processes (default: all cores)")
     x.add_argument("overrides", nargs="*", metavar="KEY=VALUE",
-                   help="training settings (fields of trappola/train/config.py, e.g. n_envs=512 learning_rate=1e-4)")
+                   help="training settings (fields of trappola/train/sb3_config.py, e.g. n_envs=512 learning_rate=1e-4)")
 
     d = sub.add_parser("demo", help="a short training run, then a Bulka-session table (make demo)")
     d.add_argument("--seed", type=_int, default=0, help="seed (default: 0)")
@@ -197,7 +197,7 @@ def main(argv=None) -> int:
     (2 with a one-line message for bad input or a file-system fault)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["train"]:
-        # Training reads its own arguments (trappola.train.ppo_selfplay.cli_main): overrides may be
+        # Training reads its own arguments (trappola.train.train_command.cli_main): overrides may be
         # written `--key value`, which argparse would take for unknown options.
         args = argparse.Namespace(command="train", argv=argv[1:])
     else:
@@ -454,8 +454,8 @@ def cmd_demo(args) -> int:
 
 # -------------------------------------------------------------------- train
 def cmd_train(args) -> int:
-    """``trappola train``: self-play training (``trappola.train.ppo_selfplay``)."""
-    from trappola.train.ppo_selfplay import cli_main
+    """``trappola train``: SB3 or RLlib self-play training (``trappola.train.train_command``)."""
+    from trappola.train.train_command import cli_main
 
     return cli_main(args.argv)
 

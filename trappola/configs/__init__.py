@@ -1,1 +1,1 @@
-"""The shipped training configs (YAML), package data read by ``trappola.train.config.resolve_config``."""
+"""The shipped training configs (YAML), package data read by ``trappola.train.config_file.resolve_config``."""

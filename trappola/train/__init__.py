@@ -1,6 +1,12 @@
 """Self-play MaskablePPO training for Trappola.
 
-* ``config``: every setting (``TrainConfig``), YAML + command-line overrides.
+* ``run_config``: ``RunConfig``, the settings both trainers share, each
+  field with its help and checks; ``sb3_config`` (``TrainConfig``) and
+  ``rllib_config`` (``RLlibConfig``) derive from it.
+* ``config_file``: a config from YAML + command-line overrides.
+* ``train_command``: ``trappola train`` for both trainers.
+* ``run_recorder``: evaluation, ``best.zip``, checkpoints, ``summary.json``
+  and TensorBoard scalars of a run, for both trainers.
 * ``selfplay``: the self-play core (reward shaping, the Alifer value, the
   opponent pool, forced moves, opponent worker processes) under every adapter.
 * ``selfplay_env``: the single-agent gymnasium adapter.
@@ -12,9 +18,9 @@
 * ``privileged_policy``: the policy whose critic also reads the whole deal
   (``privileged_critic``).
 * ``run_log``: the run folder, its ``config.yaml`` and ``train.log``.
-* ``ppo_selfplay``: the training script (``train``, ``cli_main``).
+* ``ppo_selfplay``: the training script (``train``).
 * ``bc``: behaviour cloning warm start on a teacher's moves.
-* ``callbacks``: snapshots, evaluation, checkpoints and the time cap during a run.
+* ``callbacks``: snapshots, the recorder's step and the time cap during a run.
 * ``model_checkpoint``: writing and exporting checkpoints (reading them is ``trappola.agents.checkpoint_format``).
 * ``pro``: training the Pro decision for Bulka sessions.
 * ``demo``: ``make demo``'s short training run and session table.
@@ -22,7 +28,7 @@
   for inference and the search distilled into the network (``python -m`` each).
 * ``exploit``, ``exploiters``: best responses to a frozen player (``trappola exploit``)
   and league exploiters.
-* ``rllib_config``, ``rllib_env``, ``rllib_module``, ``rllib_selfplay``,
+* ``rllib_env``, ``rllib_module``, ``rllib_selfplay``,
   ``rllib_export``: the same self-play on RLlib (Ray), written to the same
   checkpoints (``trappola train --config rllib_selfplay``).
 

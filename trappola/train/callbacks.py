@@ -4,12 +4,8 @@
   environment worker's opponent pool every ``snapshot_every`` steps (and
   one at the start), and logs per pool member the learner's win rate,
   its mean points difference and the episode count, plus steps/second.
-* ``EvalCheckpointCallback``: every ``eval_every`` steps a duplicate match
-  against ``eval_opponent`` by the evaluator (``evaluation.head_to_head``,
-  same deals each time, so evaluations are comparable); the best score so
-  far is saved as ``best.zip``; every ``checkpoint_every`` steps
-  ``last.zip`` is overwritten (and, with ``keep_checkpoints``, a copy kept
-  as ``checkpoints/<steps>.zip``).
+* ``RecorderCallback``: hands the step count to the run's recorder
+  (``trappola.train.run_recorder``: evaluation, ``best.zip``, ``last.zip``).
 * ``ProgressBarCallback``: a plain tqdm bar (SB3's own needs ``rich``).
 * ``TimeLimitCallback``: stops learning after ``max_minutes``.
 """
@@ -20,20 +16,20 @@ from collections import defaultdict
 
 from stable_baselines3.common.callbacks import BaseCallback
 
-from trappola.agents.checkpoint_format import CheckpointError, read_metadata
 from trappola.agents.numpy_policy import NumpyPolicy
-from trappola.evaluation.stats import mean_ci
 
-from .model_checkpoint import build_metadata, save_checkpoint
-from .run_log import resumes_into
 from .selfplay.pool import pool_member
 
 
 def snapshot_weights(model, activation: str) -> dict:
+    """The learner's actor as numpy weights (``NumpyPolicy.get_weights``), for the pool."""
     return NumpyPolicy.from_sb3(model.policy, activation).get_weights()
 
 
 class SelfPlayCallback(BaseCallback):
+    """Snapshots of the learner into the opponent pools every
+    ``snapshot_every`` steps, and the per-opponent figures (module docstring)."""
+
     def __init__(self, snapshot_every: int, activation: str):
         super().__init__()
         self.snapshot_every = snapshot_every
@@ -45,6 +41,7 @@ class SelfPlayCallback(BaseCallback):
         self.steps0 = 0
 
     def push_snapshot(self) -> None:
+        """Add a frozen copy of the learner to every environment's pool."""
         self.training_env.env_method("add_snapshot", snapshot_weights(self.model, self.activation))
         self.last_snapshot = self.num_timesteps
         self.n_snapshots += 1
@@ -77,131 +74,24 @@ class SelfPlayCallback(BaseCallback):
         self.t0, self.steps0 = now, self.num_timesteps
 
 
-class EvalCheckpointCallback(BaseCallback):
-    def __init__(self, cfg, run_dir, log=print, resumed_from: dict | None = None):
+class RecorderCallback(BaseCallback):
+    """The SB3 side of the run's ``trappola.train.run_recorder.RunRecorder``:
+    at each step it hands the step count and the model to ``recorder``,
+    which evaluates, keeps the best and writes checkpoints when due."""
+
+    def __init__(self, recorder):
         super().__init__()
-        self.cfg = cfg
-        self.resumed_from = resumed_from  # the parent run, recorded in every checkpoint of a resumed run
-        self.run_dir = run_dir
-        self.log = log
-        self.last_eval = 0
-        self.last_ckpt = 0
-        # A run resumed inside its own folder competes with the best.zip it already has.
-        self.best_score, self.best_path = kept_best(run_dir / "best.zip", cfg.eval_opponent) \
-            if resumes_into(cfg) else (-1.0, None)
-        self.history = []
-
-    def evaluate(self) -> dict:
-        """A duplicate match of the learner against ``eval_opponent`` by the
-        project's evaluator (in this process), as ``duplicate_figures``;
-        with ``eval_search_deals``, also a small one against
-        ``eval_search_opponent`` (under the key ``"search"``), so that the
-        progress against search shows during the run."""
-        cfg = self.cfg
-        res = self._duplicate(cfg.eval_opponent, cfg.eval_deals)
-        if cfg.eval_search_deals:
-            res["search"] = self._duplicate(cfg.eval_search_opponent, cfg.eval_search_deals)
-        res["timesteps"] = self.num_timesteps
-        self.history.append(res)
-        return res
-
-    def _duplicate(self, opponent: str, deals: int) -> dict:
-        from trappola.agents.policy_player import PolicyPlayer
-        from trappola.evaluation import head_to_head
-
-        cfg = self.cfg
-        me = PolicyPlayer.from_numpy(NumpyPolicy.from_sb3(self.model.policy, cfg.activation))
-        return duplicate_figures(head_to_head(me, opponent, deals, duplicate=True, seed=cfg.seed + 777,
-                                              workers=1))
-
-    def meta(self, **extra) -> dict:
-        return build_metadata(self.cfg.to_dict(), self.cfg.seed, self.num_timesteps,
-                              resumed_from=self.resumed_from, **extra)
-
-    def evaluate_and_keep_best(self) -> dict:
-        res = self.evaluate()
-        lo, hi = res["score_ci"]
-        ci = "" if lo is None else f" [{lo:.3f}, {hi:.3f}]"  # no interval from a single deal
-        self.log(f"[eval {self.num_timesteps:>9,} steps] vs {self.cfg.eval_opponent} in duplicate: "
-                 f"win rate {res['win_rate']:.3f}, score {res['score']:.3f}{ci}, "
-                 f"points diff {res['points_diff']:+.1f}")
-        search = res.get("search")
-        if search:
-            lo, hi = search["win_rate_ci"] or (None, None)
-            ci = "" if lo is None else f" [{lo:.3f}, {hi:.3f}]"
-            self.log(f"[eval {self.num_timesteps:>9,} steps] vs {self.cfg.eval_search_opponent} in duplicate "
-                     f"({self.cfg.eval_search_deals} deals): win rate {search['win_rate']:.3f}{ci}")
-        if self.logger is not None:
-            for name, figures in ((self.cfg.eval_opponent, res), (self.cfg.eval_search_opponent, search)):
-                if figures:
-                    tag = name.split(":")[0]
-                    self.logger.record(f"eval/win_rate_vs_{tag}", figures["win_rate"])
-                    self.logger.record(f"eval/score_vs_{tag}", figures["score"])
-                    self.logger.record(f"eval/points_diff_vs_{tag}", figures["points_diff"])
-        if res["score"] > self.best_score:
-            self.best_score = res["score"]
-            self.best_path = save_checkpoint(self.model, self.run_dir / "best.zip",
-                                             self.meta(eval={self.cfg.eval_opponent: short_figures(res)}))
-        return res
+        self.recorder = recorder
 
     def _on_step(self) -> bool:
-        cfg = self.cfg
-        if cfg.eval_every and cfg.eval_deals and self.num_timesteps - self.last_eval >= cfg.eval_every:
-            self.last_eval = self.num_timesteps
-            self.evaluate_and_keep_best()
-        if cfg.checkpoint_every and self.num_timesteps - self.last_ckpt >= cfg.checkpoint_every:
-            self.last_ckpt = self.num_timesteps
-            save_checkpoint(self.model, self.run_dir / "last.zip", self.meta())
-            if cfg.keep_checkpoints:  # the learning curve, for evaluation after the run
-                save_checkpoint(self.model, self.run_dir / "checkpoints" / f"{self.num_timesteps}.zip", self.meta())
+        if self.recorder.due(self.num_timesteps):
+            self.recorder.step(self.num_timesteps, self.model)
         return True
 
 
-def kept_best(path, opponent: str) -> tuple[float, object]:
-    """(score, path) of an existing ``best.zip`` against ``opponent``, from
-    its metadata; (-1.0, None) when there is none, or none against that
-    opponent, or the file is unusable."""
-    if not path.is_file():
-        return -1.0, None
-    try:
-        score = read_metadata(path).get("eval", {}).get(opponent, {}).get("score")
-    except (CheckpointError, AttributeError):
-        return -1.0, None
-    if isinstance(score, bool) or not isinstance(score, (int, float)):
-        return -1.0, None
-    return float(score), path
-
-
-def duplicate_figures(match) -> dict:
-    """The figures training logs from a duplicate ``evaluation.head_to_head``
-    result, for the learner (player A):
-
-    * ``win_rate`` (0.5 when no partie was decided) and ``win_rate_ci``;
-    * ``score``: (wins + 0.5 * Alifers) / parties, averaged per deal over
-      its two parties, with ``score_ci``, its 95% Student-t interval over
-      deals (the deal is the unit: its two parties share the cards);
-    * ``points_diff``: the mean points difference per partie, with
-      ``points_diff_ci``;
-    * the counts ``deals``, ``parties``, ``wins``, ``losses``, ``alifers``.
-    """
-    s = match.summary
-    by_deal: dict[int, list[float]] = {}
-    for r in match.records:
-        by_deal.setdefault(r["deal"], []).append(1.0 if r["winner"] == "A" else 0.5 if not r["winner"] else 0.0)
-    score, score_ci = mean_ci(sum(v) / len(v) for v in by_deal.values())
-    return {"deals": s["settings"]["deals"], "parties": s["parties"], "wins": s["wins"], "losses": s["losses"],
-            "alifers": s["alifer"], "win_rate": 0.5 if s["win_rate"] is None else s["win_rate"],
-            "win_rate_ci": s["win_rate_ci"], "score": score, "score_ci": score_ci,
-            "points_diff": s["mean_point_diff"], "points_diff_ci": s["mean_point_diff_ci"]}
-
-
-def short_figures(res: dict) -> dict:
-    """The figures of an evaluation kept in a checkpoint's metadata."""
-    keys = ("deals", "wins", "losses", "alifers", "win_rate", "score", "score_ci", "points_diff", "timesteps")
-    return {k: res[k] for k in keys if k in res}
-
-
 class ProgressBarCallback(BaseCallback):
+    """A tqdm bar over ``total`` steps."""
+
     def __init__(self, total: int):
         super().__init__()
         self.total = total
@@ -222,6 +112,8 @@ class ProgressBarCallback(BaseCallback):
 
 
 class TimeLimitCallback(BaseCallback):
+    """Stops learning after ``minutes`` (0: never), saying so through ``log``."""
+
     def __init__(self, minutes: float, log=print):
         super().__init__()
         self.deadline = time.time() + 60.0 * minutes if minutes > 0 else None

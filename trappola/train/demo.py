@@ -24,7 +24,7 @@ def run_demo(minutes: float | None = None, sessions: int = 24, parties: int = 40
     from trappola.evaluation import session_tournament
     from trappola.evaluation.report import format_tournament
 
-    from .config import load_config, resolve_config
+    from .config_file import load_config, resolve_config
     from .ppo_selfplay import train
 
     start = time.time()

@@ -1,14 +1,17 @@
 """Self-play MaskablePPO on ``trappola_v0`` (read top to bottom).
 
     trappola train --config ppo_selfplay [key=value | --key value ...]
-    python -m trappola.train.ppo_selfplay --config ppo_selfplay total_timesteps=20000
+    python -m trappola.cli train --config ppo_selfplay total_timesteps=20000
 
 The run writes to ``out_dir/run_name/``: ``config.yaml`` (the settings
 used), ``train.log``, TensorBoard logs in ``tb/``, ``best.zip`` (best
 duplicate score against ``eval_opponent``), ``last.zip`` (periodic) and
 ``final.zip`` (end of the run). Every checkpoint carries its metadata
-(``trappola.train.model_checkpoint``). ``resume=path/to.zip`` continues a run from a
-checkpoint (its optimizer state and step count included).
+(``trappola.train.model_checkpoint``); the run's recorder
+(``trappola.train.run_recorder``) writes them, evaluates and keeps the best,
+as on the RLlib path. ``resume=path/to.zip`` continues a run from a
+checkpoint (its optimizer state and step count included). The command line
+is ``trappola.train.train_command``.
 
 Steps:
 
@@ -28,19 +31,12 @@ Steps:
 """
 from __future__ import annotations
 
-import json
-import sys
 import time
-from pathlib import Path
 
-import yaml
-
-from trappola.agents.checkpoint_format import CheckpointError
 from trappola.evaluation.backend import WorkerLostError
-from trappola.atomic_file import describe_os_error, write_text
 
-from .config import TrainConfig, load_config, resolve_config, trainer_of
-from .run_log import RunDirError, check_run_dir, open_run
+from .run_log import check_run_dir
+from .sb3_config import TrainConfig
 
 
 def train(cfg: TrainConfig, log=None, callbacks=(), players: dict | None = None) -> dict:
@@ -55,11 +51,15 @@ def train(cfg: TrainConfig, log=None, callbacks=(), players: dict | None = None)
     from stable_baselines3.common.logger import configure
     from stable_baselines3.common.utils import set_random_seed
 
+    from trappola.agents.numpy_policy import NumpyPolicy
+    from trappola.agents.policy_player import PolicyPlayer
+
     from . import bc as bc_mod
-    from .callbacks import EvalCheckpointCallback, ProgressBarCallback, SelfPlayCallback, TimeLimitCallback
+    from .callbacks import ProgressBarCallback, RecorderCallback, SelfPlayCallback, TimeLimitCallback
     from .model_checkpoint import build_metadata, load_model, save_checkpoint
     from .networks import activation_class
     from .privileged_policy import PrivilegedCriticPolicy
+    from .run_recorder import RunRecorder
     from .vec import make_vec_env
 
     # 1. settings and seeds ---------------------------------------------
@@ -111,8 +111,19 @@ def train(cfg: TrainConfig, log=None, callbacks=(), players: dict | None = None)
                 raise ValueError(f"init_from {cfg.init_from}: its network is not this config's "
                                  f"(net_arch {cfg.net_arch}, privileged_critic {cfg.privileged_critic}): "
                                  f"{str(exc).splitlines()[0]}") from None
+
+    def save(model, path, steps, **meta):
+        # A model trained in stages must still say how it was made: every checkpoint names its parent.
+        return save_checkpoint(model, path, build_metadata(cfg.to_dict(), cfg.seed, steps,
+                                                           resumed_from=resumed_from, **meta))
+
+    def player(model):
+        return PolicyPlayer.from_numpy(NumpyPolicy.from_sb3(model.policy, cfg.activation))
+
     # The run folder is written only now that the environments and the model are up.
-    run_dir, say, log_file = open_run(cfg, log)
+    recorder = RunRecorder(cfg, save, player, log=log, started=t_start,
+                           scalars=lambda key, value, steps: model.logger.record(key, value))
+    run_dir, say = recorder.run_dir, recorder.say
     say(f"run {run_dir}: {cfg.total_timesteps:,} steps, {cfg.n_envs} envs, pool {cfg.pool}, "
         f"reward {cfg.reward_mode}, net {cfg.net_arch}, bc={cfg.bc}")
     if resumed_from:
@@ -123,8 +134,6 @@ def train(cfg: TrainConfig, log=None, callbacks=(), players: dict | None = None)
     model.set_logger(configure(str(run_dir / "tb"), formats))
 
     # 4. behaviour cloning warm start -------------------------------------
-    evaluator = EvalCheckpointCallback(cfg, run_dir, log=say, resumed_from=resumed_from)
-    evaluator.init_callback(model)
     bc_stats = None
     if cfg.bc and not cfg.resume and not cfg.init_from:
         t0 = time.time()
@@ -138,12 +147,13 @@ def train(cfg: TrainConfig, log=None, callbacks=(), players: dict | None = None)
                                 cfg.bc_value_coef, seed=cfg.seed, log=say)
         del data
         say(f"bc done in {time.time() - t0:.0f}s")
-        if cfg.eval_deals:
-            evaluator.evaluate_and_keep_best()
+        if cfg.evaluates:
+            recorder.evaluate(model.num_timesteps, model)
 
     # 5. PPO with the opponent pool ---------------------------------------
     extra_callbacks = list(callbacks)
-    callbacks = [SelfPlayCallback(cfg.snapshot_every, cfg.activation), evaluator, *extra_callbacks]
+    callbacks = [SelfPlayCallback(cfg.snapshot_every, cfg.activation), RecorderCallback(recorder),
+                 *extra_callbacks]
     if cfg.exploiter_every:
         from .exploiters import ExploiterCallback
 
@@ -166,94 +176,14 @@ def train(cfg: TrainConfig, log=None, callbacks=(), players: dict | None = None)
     say(f"learned {steps:,} steps in {learn_s / 60:.1f} min ({steps / max(learn_s, 1e-9):.0f} steps/s)")
 
     # 6. final evaluation and checkpoint ----------------------------------
-    final_eval = None
     if lost is not None:
         venv.close()
-        meta = build_metadata(cfg.to_dict(), cfg.seed, model.num_timesteps, bc=bc_stats, resumed_from=resumed_from,
-                              stopped=str(lost))
-        final = save_checkpoint(model, run_dir / "final.zip", meta)
+        final = recorder.checkpoint("final.zip", model.num_timesteps, model, bc=bc_stats, stopped=str(lost))
         say(f"stopped at {model.num_timesteps:,} steps: {lost}; saved {final} (not evaluated; "
             f"best.zip and last.zip are as the run left them)")
-        log_file.close()
+        recorder.close()
         raise lost
-    if cfg.eval_deals:
-        done_now = evaluator.history and evaluator.history[-1]["timesteps"] == model.num_timesteps
-        final_eval = evaluator.history[-1] if done_now else evaluator.evaluate_and_keep_best()
-    meta = build_metadata(cfg.to_dict(), cfg.seed, model.num_timesteps, bc=bc_stats, resumed_from=resumed_from,
-                          eval={cfg.eval_opponent: final_eval and {k: final_eval[k] for k in
-                                                                   ("win_rate", "score", "score_ci", "deals")}})
-    final = save_checkpoint(model, run_dir / "final.zip", meta)
+    summary = recorder.finish(model.num_timesteps, model, steps, learn_s, bc=bc_stats)
     venv.close()
-    summary = {
-        "run_dir": str(run_dir), "final": str(final),
-        "best": str(evaluator.best_path) if evaluator.best_path else str(final),
-        # None, not the -1 placeholder, when nothing was evaluated (eval_deals=0).
-        "best_score": evaluator.best_score if evaluator.best_path else None, "timesteps": model.num_timesteps,
-        "learn_steps_per_second": steps / max(learn_s, 1e-9), "minutes": (time.time() - t_start) / 60.0,
-        "evals": [{k: r[k] for k in ("timesteps", "win_rate", "score", "points_diff")} for r in evaluator.history],
-    }
-    write_text(run_dir / "summary.json", json.dumps(summary, indent=1))
-    say(f"done in {summary['minutes']:.1f} min; " + (f"best {summary['best']} (score {evaluator.best_score:.3f})"
-                                                     if evaluator.best_path else "no evaluation (eval_deals=0)"))
-    log_file.close()
+    recorder.close()
     return summary
-
-
-USAGE = """usage: trappola train [--config FILE] [key=value | --key value ...]
-
-Self-play MaskablePPO training. Settings: see trappola/train/config.py (TrainConfig)
-and trappola/configs/ppo_selfplay.yaml. Examples:
-  trappola train --config ppo_selfplay
-  trappola train --config ppo_selfplay total_timesteps=200000 run_name=short
-  trappola train --config ppo_selfplay resume=runs/ppo_selfplay/last.zip
-A config with `trainer: rllib` (trappola/configs/rllib_selfplay.yaml) runs RLlib's PPO
-instead (trappola/train/rllib_selfplay.py).
-"""
-
-
-def cli_main(argv=None) -> int:
-    """Entry point of ``trappola train`` (argv without the subcommand)."""
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if any(a in ("-h", "--help") for a in argv):
-        print(USAGE)
-        return 0
-    config = None
-    rest = []
-    i = 0
-    while i < len(argv):
-        if argv[i] == "--config":
-            if i + 1 >= len(argv):
-                print("error: --config needs a file", file=sys.stderr)
-                return 2
-            config = argv[i + 1]
-            i += 2
-        elif argv[i].startswith("--config="):
-            config = argv[i].split("=", 1)[1]
-            i += 1
-        else:
-            rest.append(argv[i])
-            i += 1
-    try:
-        path = resolve_config(config)
-        if trainer_of(path) == "rllib":
-            from .rllib_selfplay import cli_main as rllib_main
-
-            return rllib_main(path, rest)
-        cfg = load_config(path, rest)
-    except (ValueError, FileNotFoundError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    try:
-        summary = train(cfg)
-    except (RunDirError, CheckpointError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except OSError as exc:
-        print(f"error: {describe_os_error(exc)}", file=sys.stderr)
-        return 2
-    print(json.dumps({k: summary[k] for k in ("best", "final", "best_score", "timesteps", "minutes")}, indent=1))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(cli_main())

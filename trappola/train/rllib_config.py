@@ -1,109 +1,69 @@
 """Every setting of an RLlib self-play run (``trappola/configs/rllib_selfplay.yaml``).
 
-Read like the SB3 config (``trappola.train.config.load_config(path, overrides,
-cls=RLlibConfig)``: unknown keys are errors, ``key=value`` overrides);
-names shared with the SB3 path mean the same (``total_timesteps``,
-``out_dir``, ``run_name``, ``net_arch``, ``learning_rate``, ...). The file
-says ``trainer: rllib``, which is how ``trappola train`` picks this path.
+``RLlibConfig`` adds to the shared settings (``trappola.train.run_config``:
+names shared with the SB3 path mean the same) Ray's, the league's and the
+environments' (``trappola_v0``, or ``bulka_v0`` sessions). Read like the
+SB3 config (``trappola.train.config_file.load_config``: unknown keys are
+errors, ``key=value`` overrides); the file says ``trainer: rllib``, which is
+how ``trappola train`` picks this path.
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 
-from .config import check_run_settings
-from .networks import check_activation
-from .selfplay.reward import POINTS_SCALE, POINTS_WEIGHT, TOKENS_SCALE, check_reward_mode
+from .run_config import AT_LEAST_1, FRACTION, NON_NEGATIVE, POSITIVE, RunConfig, redefine, setting
+from .selfplay.reward import TOKENS_SCALE
 
 ENVS = ("trappola_v0", "bulka_v0")
 
 
 @dataclass
-class RLlibConfig:
-    trainer: str = "rllib"
-    # --- run -------------------------------------------------------------
-    run_name: str = "rllib_selfplay"
-    out_dir: str = "runs"  # the run writes to out_dir/run_name/
-    overwrite: bool = False  # replace an existing out_dir/run_name (else refused)
-    seed: int = 0
-    total_timesteps: int = 1_000_000  # decisions sampled, all seats together
-    max_minutes: float = 0.0  # wall-clock cap; 0 = none
-    progress_bar: bool = True
+class RLlibConfig(RunConfig):
+    """The settings of an RLlib run: ``RunConfig``'s and the fields below."""
+
+    TRAINER = "rllib"
+
+    trainer: str = redefine(RunConfig, "trainer", "rllib")
+    run_name: str = redefine(RunConfig, "run_name", "rllib_selfplay")
+    total_timesteps: int = redefine(RunConfig, "total_timesteps", 1_000_000,
+                                    help="Length of the run in decisions sampled, all seats together.")
+    torch_threads: int = redefine(RunConfig, "torch_threads", 1)
+    batch_size: int = redefine(RunConfig, "batch_size", 500)
+    tokens_scale: float = redefine(RunConfig, "tokens_scale", TOKENS_SCALE,
+                                   help="Divides the net tokens (trappola_v0, reward_mode tokens); bulka_v0 "
+                                        "rewards are tokens / bulka_tokens_scale.")
     # --- Ray ---------------------------------------------------------------
-    address: str = ""  # a Ray cluster to join ("auto", "HOST:PORT"); "" = a local Ray (or RAY_ADDRESS)
-    num_cpus: int = 0  # CPUs of a local Ray; 0 = all cores
-    num_env_runners: int = 2  # Ray workers collecting experience; 0 = in the driver
-    num_envs_per_env_runner: int = 1
-    torch_threads: int = 1
+    address: str = setting("", "A Ray cluster to join (auto, HOST:PORT); empty = a local Ray (or RAY_ADDRESS).")
+    num_cpus: int = setting(0, "CPUs of a local Ray; 0 = all cores.", bounds=NON_NEGATIVE)
+    num_env_runners: int = setting(2, "Ray workers collecting experience; 0 = in the driver.", bounds=NON_NEGATIVE)
+    num_envs_per_env_runner: int = setting(1, "Environments of each env runner.", bounds=AT_LEAST_1)
     # --- environment -------------------------------------------------------
-    env: str = "trappola_v0"  # or bulka_v0 (multi-agent sessions)
-    reward_mode: str = "mixed"  # trappola_v0, as in the SB3 config
-    points_scale: float = POINTS_SCALE
-    tokens_scale: float = TOKENS_SCALE  # trappola_v0 "tokens"; bulka_v0 rewards are tokens / bulka_tokens_scale
-    points_weight: float = POINTS_WEIGHT
-    n_players: int = 2  # bulka_v0
-    max_parties: int = 20  # bulka_v0
-    bulka_tokens_scale: float = 10.0
-    carry_first_rewards: bool = True  # bulka_v0: see trappola/train/rllib_env.py
-    # --- network and PPO -------------------------------------------------
-    net_arch: list = field(default_factory=lambda: [256, 256])
-    activation: str = "relu"
-    learning_rate: float = 3e-4
-    train_batch_size: int = 4000  # decisions per PPO iteration
-    batch_size: int = 500  # minibatch
-    n_epochs: int = 4
-    gamma: float = 1.0
-    gae_lambda: float = 0.95
-    clip_range: float = 0.2
-    ent_coef: float = 0.01
-    vf_coef: float = 0.5
-    max_grad_norm: float = 0.5
+    env: str = setting("trappola_v0", "trappola_v0 (one partie; evaluated) or bulka_v0 (multi-agent sessions; "
+                                      "not evaluated, no best.zip).", choices=ENVS)
+    n_players: int = setting(2, "bulka_v0: players at the table.", choices=(2, 3, 4))
+    max_parties: int = setting(20, "bulka_v0: parties of a session at most.", bounds=AT_LEAST_1)
+    bulka_tokens_scale: float = setting(10.0, "bulka_v0: divides the tokens of a reward.", bounds=POSITIVE)
+    carry_first_rewards: bool = setting(True, "bulka_v0: pay the first stakes with the agent's first reward "
+                                              "(trappola/train/rllib_env.py).")
+    # --- PPO ---------------------------------------------------------------
+    train_batch_size: int = setting(4000, "Decisions per PPO iteration.", bounds=AT_LEAST_1)
     # --- league ------------------------------------------------------------
-    # Per episode one seat is "main" (trained); each other seat is main too
-    # with probability self_play_prob, else one of league_size frozen
-    # snapshots of main, refreshed in turn every snapshot_every decisions.
-    self_play_prob: float = 0.5
-    league_size: int = 4
-    snapshot_every: int = 100_000
-    # --- evaluation and checkpoints (trappola_v0) -------------------------
-    eval_every: int = 200_000
-    eval_deals: int = 400
-    eval_opponent: str = "rule"
-    checkpoint_every: int = 500_000
+    self_play_prob: float = setting(0.5, "Per episode one seat plays main (trained); each other seat plays main "
+                                         "too with this probability, else one of the frozen snapshots.",
+                                    bounds=FRACTION)
+    league_size: int = setting(4, "Frozen snapshots of main, refreshed in turn every snapshot_every decisions.",
+                               bounds=AT_LEAST_1)
 
-    def __post_init__(self):
-        self.validate()
-
-    def validate(self) -> None:
-        if self.trainer != "rllib":
-            raise ValueError(f"trainer must be 'rllib' in an RLlib config, got {self.trainer!r}")
-        if self.env not in ENVS:
-            raise ValueError(f"env must be one of {ENVS}, got {self.env!r}")
-        check_reward_mode(self.reward_mode)
-        check_activation(self.activation)
-        if self.n_players not in (2, 3, 4):
-            raise ValueError(f"n_players must be 2, 3 or 4, got {self.n_players!r}")
-        for name in ("num_envs_per_env_runner", "train_batch_size", "batch_size", "n_epochs", "league_size",
-                     "torch_threads", "max_parties"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)!r}")
-        for name in ("total_timesteps", "num_env_runners", "num_cpus", "snapshot_every", "eval_every",
-                     "eval_deals", "checkpoint_every"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)!r}")
+    def check(self) -> None:
+        """The minibatch fits in a PPO iteration's batch."""
         if self.batch_size > self.train_batch_size:
             raise ValueError(f"batch_size ({self.batch_size}) must not exceed train_batch_size "
                              f"({self.train_batch_size})")
-        if not 0.0 <= self.self_play_prob <= 1.0:
-            raise ValueError(f"self_play_prob must be in [0, 1], got {self.self_play_prob!r}")
-        check_run_settings(self)
 
     @property
-    def run_dir(self) -> Path:
-        return Path(self.out_dir) / self.run_name
-
-    def to_dict(self) -> dict:
-        return asdict(self)
+    def evaluates(self) -> bool:
+        """Only ``trappola_v0`` runs are evaluated (the evaluator plays parties, not sessions)."""
+        return self.env == "trappola_v0" and self.eval_deals > 0
 
     def env_config(self) -> dict:
         """RLlib's ``env_config`` for ``trappola.train.rllib_env.RLlibTrappolaEnv``."""

@@ -32,14 +32,15 @@ How the run is put together:
   ``train.log`` notes the speed and ``main``'s mean episode return at
   every snapshot.
 
-Evaluation (``eval_every``) is a duplicate match of ``main`` against
-``eval_opponent`` by the project's evaluator, as on the SB3 path; for
-``bulka_v0`` runs there is none (the checkpoints carry the ``bulka_v0``
-signature and ``best.zip`` is not written).
+Evaluation, ``best.zip``, the checkpoints and ``summary.json`` are the run
+recorder's (``trappola.train.run_recorder``), as on the SB3 path: every
+``eval_every`` decisions a duplicate match of ``main`` against
+``eval_opponent`` by the project's evaluator; for ``bulka_v0`` runs there
+is none (the checkpoints carry the ``bulka_v0`` signature and ``best.zip``
+is not written).
 """
 from __future__ import annotations
 
-import json
 import logging
 import sys
 import time
@@ -47,15 +48,14 @@ import zlib
 
 import numpy as np
 
-from trappola.atomic_file import describe_os_error, write_text
-
 from .rllib_config import RLlibConfig
-from .run_log import RunDirError, check_run_dir, open_run
+from .run_log import check_run_dir
 
 MAIN = "main"
 
 
 def snapshot_ids(cfg: RLlibConfig) -> list[str]:
+    """The module ids of the frozen snapshots of ``main``."""
     return [f"snapshot_{i}" for i in range(cfg.league_size)]
 
 
@@ -132,6 +132,7 @@ def set_snapshot(algo, slot: str, weights: dict) -> None:
 
 
 def sampled_steps(result: dict) -> int:
+    """The decisions sampled so far, from a result of ``algo.train()``."""
     from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_ENV_STEPS_SAMPLED_LIFETIME
 
     if NUM_ENV_STEPS_SAMPLED_LIFETIME in result:
@@ -139,19 +140,14 @@ def sampled_steps(result: dict) -> int:
     return int(result[ENV_RUNNER_RESULTS][NUM_ENV_STEPS_SAMPLED_LIFETIME])
 
 
-def evaluate(cfg: RLlibConfig, weights: dict) -> dict:
-    """A duplicate match of ``weights`` against ``cfg.eval_opponent``
-    (the SB3 path's figures, ``trappola.train.callbacks.duplicate_figures``)."""
+def player_of(cfg: RLlibConfig, weights: dict):
+    """The weights of ``main`` as a player for the evaluator."""
     from trappola.agents.numpy_policy import NumpyPolicy
     from trappola.agents.policy_player import PolicyPlayer
-    from trappola.evaluation import head_to_head
 
-    from .callbacks import duplicate_figures
     from .rllib_export import sb3_state_dict
 
-    me = PolicyPlayer.from_numpy(NumpyPolicy.from_state_dict(sb3_state_dict(weights), cfg.activation))
-    match = head_to_head(me, cfg.eval_opponent, cfg.eval_deals, duplicate=True, seed=cfg.seed + 777, workers=1)
-    return duplicate_figures(match)
+    return PolicyPlayer.from_numpy(NumpyPolicy.from_state_dict(sb3_state_dict(weights), cfg.activation))
 
 
 def train(cfg: RLlibConfig, log=None) -> dict:
@@ -159,15 +155,15 @@ def train(cfg: RLlibConfig, log=None) -> dict:
     import ray
     import torch
 
-    from .callbacks import short_figures
     from .rllib_export import save_rllib_checkpoint
+    from .run_recorder import RunRecorder
 
     check_run_dir(cfg)  # before Ray starts; the folder is written once the algorithm is built
-    run_dir, log_file = cfg.run_dir, None
+    recorder = None
 
-    def save(name: str, weights: dict, steps: int, **extra):
-        return save_rllib_checkpoint(weights, run_dir / name, cfg.to_dict(), cfg.seed, steps, cfg.net_arch,
-                                     cfg.activation, env=cfg.env, **extra)
+    def save(weights: dict, path, steps: int, **meta):
+        return save_rllib_checkpoint(weights, path, cfg.to_dict(), cfg.seed, steps, cfg.net_arch,
+                                     cfg.activation, env=cfg.env, **meta)
 
     t_start = time.time()
     torch.set_num_threads(cfg.torch_threads)
@@ -192,16 +188,17 @@ def train(cfg: RLlibConfig, log=None) -> dict:
         weights = main_state(algo)
         for slot in snapshots:
             set_snapshot(algo, slot, weights)
-        run_dir, say, log_file = open_run(cfg, log)
+        recorder = RunRecorder(cfg, save, lambda w: player_of(cfg, w), log=log, started=t_start)
+        say = recorder.say
+        run_dir = recorder.run_dir
         say(f"run {run_dir}: RLlib PPO on {cfg.env}, {cfg.total_timesteps:,} decisions, "
             f"{cfg.num_env_runners} env runners, league of {cfg.league_size}, net {cfg.net_arch}")
         if cfg.progress_bar:
             from tqdm import tqdm
 
             bar = tqdm(total=cfg.total_timesteps, unit="step", dynamic_ncols=True, mininterval=2.0, file=sys.stderr)
-        steps = last_snap = last_eval = last_ckpt = 0
+        steps = last_snap = 0
         n_snap = 0
-        best_score, best_path, history = -1.0, None, []
         deadline = t_start + 60.0 * cfg.max_minutes if cfg.max_minutes > 0 else None
         t_learn = time.time()
         while steps < cfg.total_timesteps:
@@ -220,19 +217,8 @@ def train(cfg: RLlibConfig, log=None) -> dict:
                 say(f"[{steps:>9,} steps] {steps / max(time.time() - t_learn, 1e-9):.0f} steps/s; snapshot "
                     f"{n_snap} into {snapshots[(n_snap - 1) % len(snapshots)]}; mean episode return of main "
                     f"{float(returns.get(MAIN, float('nan'))):+.3f}")
-            if cfg.env == "trappola_v0" and cfg.eval_every and cfg.eval_deals and steps - last_eval >= cfg.eval_every:
-                weights = weights or main_state(algo)
-                res = {**evaluate(cfg, weights), "timesteps": steps}
-                history.append(res)
-                last_eval = steps
-                say(f"[eval {steps:>9,} steps] vs {cfg.eval_opponent} in duplicate: win rate "
-                    f"{res['win_rate']:.3f}, score {res['score']:.3f}, points diff {res['points_diff']:+.1f}")
-                if res["score"] > best_score:
-                    best_score = res["score"]
-                    best_path = save("best.zip", weights, steps, eval={cfg.eval_opponent: short_figures(res)})
-            if cfg.checkpoint_every and steps - last_ckpt >= cfg.checkpoint_every:
-                save("last.zip", weights or main_state(algo), steps)
-                last_ckpt = steps
+            if recorder.due(steps):
+                recorder.step(steps, weights or main_state(algo))
             if deadline is not None and time.time() > deadline:
                 say(f"time limit reached after {steps:,} steps; stopping")
                 break
@@ -242,31 +228,7 @@ def train(cfg: RLlibConfig, log=None) -> dict:
             bar = None
         say(f"sampled and learned {steps:,} steps in {learn_s / 60:.1f} min "
             f"({steps / max(learn_s, 1e-9):.0f} steps/s)")
-        weights = main_state(algo)
-        final_eval = None
-        if cfg.env == "trappola_v0" and cfg.eval_deals:
-            final_eval = history[-1] if history and history[-1]["timesteps"] == steps else None
-            if final_eval is None:
-                final_eval = {**evaluate(cfg, weights), "timesteps": steps}
-                history.append(final_eval)
-                if final_eval["score"] > best_score:
-                    best_score = final_eval["score"]
-                    best_path = save("best.zip", weights, steps,
-                                     eval={cfg.eval_opponent: short_figures(final_eval)})
-        final_figures = {cfg.eval_opponent: short_figures(final_eval)} if final_eval else {}
-        final = save("final.zip", weights, steps, eval=final_figures)
-        if cfg.checkpoint_every:
-            save("last.zip", weights, steps)
-        summary = {
-            "run_dir": str(run_dir), "final": str(final), "best": str(best_path or final),
-            "best_score": best_score if best_path else None, "timesteps": steps,
-            "learn_steps_per_second": steps / max(learn_s, 1e-9),
-            "minutes": (time.time() - t_start) / 60.0, "trainer": "rllib",
-            "evals": [{k: r[k] for k in ("timesteps", "win_rate", "score", "points_diff")} for r in history],
-        }
-        write_text(run_dir / "summary.json", json.dumps(summary, indent=1))
-        say(f"done in {summary['minutes']:.1f} min; " + (f"best {summary['best']} (score {best_score:.3f})"
-                                                         if best_path else "no evaluation, no best.zip"))
+        summary = recorder.finish(steps, main_state(algo), steps, learn_s)
     finally:
         if bar is not None:
             bar.close()
@@ -274,32 +236,6 @@ def train(cfg: RLlibConfig, log=None) -> dict:
             algo.stop()
         if started:
             ray.shutdown()
-        if log_file is not None:
-            log_file.close()
+        if recorder is not None:
+            recorder.close()
     return summary
-
-
-def cli_main(config_path, overrides) -> int:
-    """``trappola train`` with an RLlib config (``trainer: rllib``)."""
-    from .config import load_config
-
-    try:
-        import ray  # noqa: F401
-    except ImportError:
-        print("error: an RLlib config needs Ray: pip install 'trappola-lab[ray]'", file=sys.stderr)
-        return 2
-    try:
-        cfg = load_config(config_path, overrides, cls=RLlibConfig)
-    except (ValueError, FileNotFoundError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    try:
-        summary = train(cfg)
-    except RunDirError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except OSError as exc:
-        print(f"error: {describe_os_error(exc)}", file=sys.stderr)
-        return 2
-    print(json.dumps({k: summary[k] for k in ("best", "final", "best_score", "timesteps", "minutes")}, indent=1))
-    return 0
