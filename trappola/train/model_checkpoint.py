@@ -23,6 +23,15 @@ from trappola.atomic_file import write_bytes
 
 
 def build_metadata(config: dict, seed: int, num_timesteps: int, env: str = "trappola_v0", **extra) -> dict:
+    """The ``trappola_meta.json`` of a checkpoint.
+
+    :param config: the run's settings
+    :param seed: the run's seed
+    :param num_timesteps: learner steps trained so far
+    :param env: the environment whose action table and observation layout the network reads
+    :param extra: further entries (the behaviour-cloning report, the run's outcome...)
+    :return: the metadata, with the package version and the interfaces' signature
+    """
     meta = {
         "format_version": FORMAT_VERSION,
         "package_version": trappola.__version__,
