@@ -175,7 +175,8 @@ def test_command_line_info_and_export(saved, tmp_path, capsys):
     assert json.loads(capsys.readouterr().out)["seed"] == 7
     assert main(["export", str(saved), str(tmp_path / "x.zip")]) == 0
     assert read_metadata(tmp_path / "x.zip")["optimizer_state"] is False
-    assert main(["bogus"]) == 2
+    assert main(["bogus"]) == 2 and "usage:" in capsys.readouterr().err
+    assert main(["--help"]) == 0 and capsys.readouterr().out.startswith("usage:")
 
 
 def _rewrite_weights(path, change):

@@ -137,7 +137,11 @@ def main(argv=None) -> int:
     if len(args) == 3 and args[0] == "export":
         print(export_for_play(args[1], args[2]))
         return 0
-    print("usage: python -m trappola.train.model_checkpoint info PATH | export SRC DST", file=sys.stderr)
+    usage = "usage: python -m trappola.train.model_checkpoint info PATH | export SRC DST"
+    if args in (["-h"], ["--help"]):
+        print(usage)
+        return 0
+    print(usage, file=sys.stderr)
     return 2
 
 
