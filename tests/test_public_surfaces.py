@@ -21,9 +21,8 @@ The rule, checked with ``ast`` over every ``tests/*.py``:
    ``importlib.import_module("trappola.pkg._module")``.
 
 ``ALLOWED_ATTRIBUTES`` names the private attributes a test may still use
-and why; ``NOT_YET_CHECKED`` lists test files that the check leaves out
-for now (they are being rewritten on another branch; the lead empties it
-after merging).
+and why; ``NOT_YET_CHECKED`` lists test files the check leaves out (none:
+a file goes there only while it is being rewritten, and comes back).
 """
 from __future__ import annotations
 
