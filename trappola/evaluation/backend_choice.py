@@ -40,3 +40,21 @@ def resolve_backend(backend: Backend | str | None, workers: int | None, interact
     if interactive:
         return SerialBackend(), True
     return make_backend(workers, backend or "process"), True
+
+
+def run_blocks(backend: Backend, own: bool, fn, tasks: list, bar, done_of) -> tuple[list, list]:
+    """Play the evaluators' blocks of work on ``backend``: each task's
+    ``fn`` returns (rows, saved games). The progress ``bar`` (or None) moves
+    by ``done_of(block)`` per finished block; the bar is closed, and the
+    backend too when the evaluator owns it, even on failure.
+
+    :return: (every block's rows, every block's saved games), in task order
+    """
+    try:
+        blocks = backend.map(fn, tasks, progress=(lambda block: bar.update(done_of(block))) if bar else None)
+    finally:
+        if bar:
+            bar.close()
+        if own:
+            backend.close()
+    return [row for rows, _ in blocks for row in rows], [g for _, games in blocks for g in games]

@@ -51,7 +51,7 @@ from trappola.engine import DEFAULT_CONFIG, RuleConfig, random_deal
 from trappola.engine.scoring import DECIDED, FORFEIT, TIE
 
 from .backend import Backend
-from .backend_choice import resolve_backend
+from .backend_choice import resolve_backend, run_blocks
 from .game_record import GameRecorder
 from .players import PlayerSource, build_players, player_label, source_of
 from .progress import progress_bar
@@ -132,16 +132,8 @@ def head_to_head(a: PlayerSource, b: PlayerSource, deals: int, *, duplicate: boo
              for s in range(0, deals, size)]
     bar = progress_bar(progress, deals, f"{labels[0]} vs {labels[1]}", "deal")
     per_game = 2 if duplicate else 1
-    try:
-        blocks = backend.map(_play_block, tasks,
-                             progress=(lambda block: bar.update(len(block[0]) // per_game)) if bar else None)
-    finally:
-        if bar:
-            bar.close()
-        if own:
-            backend.close()
-    records = [dict(zip(RECORD_FIELDS, row)) for rows, _ in blocks for row in rows]
-    games = [g for _, block_games in blocks for g in block_games]
+    rows, games = run_blocks(backend, own, _play_block, tasks, bar, lambda block: len(block[0]) // per_game)
+    records = [dict(zip(RECORD_FIELDS, row)) for row in rows]
     summary = summarize(records, duplicate)
     summary["players"] = labels
     summary["settings"] = {"deals": deals, "duplicate": duplicate, "seed": seed, "stake_multiple": stake_multiple,

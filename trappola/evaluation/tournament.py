@@ -43,7 +43,7 @@ from fractions import Fraction
 from trappola.engine import DEFAULT_CONFIG, RuleConfig
 
 from .backend import Backend
-from .backend_choice import resolve_backend
+from .backend_choice import resolve_backend, run_blocks
 from .players import build_players, player_label, source_of
 from .progress import progress_bar
 from .seeding import derive_seed
@@ -141,16 +141,8 @@ def session_tournament(players, sessions: int, parties: int, *, seed: int = 0,
               advice)
              for s in range(0, sessions, size)]
     bar = progress_bar(progress, sessions, "sessions", "session")
-    try:
-        blocks = backend.map(_play_sessions, tasks,
-                             progress=(lambda out: bar.update(len(out[0]) // len(labels))) if bar else None)
-    finally:
-        if bar:
-            bar.close()
-        if own:
-            backend.close()
-    records = [dict(zip(SESSION_FIELDS, row)) for rows, _ in blocks for row in rows]
-    games = [g for _, block_games in blocks for g in block_games]
+    rows, games = run_blocks(backend, own, _play_sessions, tasks, bar, lambda out: len(out[0]) // len(labels))
+    records = [dict(zip(SESSION_FIELDS, row)) for row in rows]
     per_player = {}
     for name in labels:
         rows = [r for r in records if r["player"] == name]
