@@ -79,3 +79,18 @@ def test_collect_records_paired_rollouts_of_real_sessions():
     assert set(one["challenger"]) <= {"rule", "random"}  # the focal player never challenges itself
     assert (one["bulka_in_costs"] >= 2).all()  # a streak of 2 took 2 parties' stakes
     assert ((one["parties_left"] >= 1) & (one["parties_left"] <= 10)).all()
+
+
+def test_mixed_tables_draw_the_held_out_tables_and_record_kinds():
+    from trappola.train.pro.analysis import MixedTables
+    from trappola.train.pro.observed import TEST_POOL, table_of
+
+    tables = MixedTables("rule", max_parties=10)
+    bench = tables.bench(11)
+    assert [spec for _, spec, _ in bench.table[1:]] == table_of(TEST_POOL, 11)  # observed's held-out table
+    assert bench.table[0][1] == "rule" and bench.table[0][2] is None  # the focal Pro rule is the one tested
+    one = collect(tables, sessions=4, seed=2)
+    two = collect(MixedTables("rule", max_parties=10, workers=2), sessions=4, seed=2)
+    assert len(one["advantage"]) > 0
+    assert all((one[f] == two[f]).all() for f in FIELDS)
+    assert set(one["challenger"]) <= {"pimc", "rule", "random"}  # kinds, as the cells read them

@@ -21,6 +21,16 @@ tokens per partie is the advantage of declaring there. The report gives:
    and the smallest gain over "always" that a held-out comparison of
    whole sessions could detect (5% two-sided, 80% power).
 
+``--tables mixed`` runs the same analysis on the held-out tables of
+``python -m trappola.train.pro.observed``: per session the focal card player
+(``--focal``) and three players drawn from ``observed.TEST_POOL``, each with
+its own Pro rule. The cells then read the opponents' kinds (``pimc``,
+``rule``, ``random``): a cell rule there is told what the record-reading rule
+has to infer, so its cross-fitted gain bounds what any rule on those
+features could gain over "always declare".
+
+    python -m trappola.train.pro.analysis --tables mixed --focal rule --parties 40 --sessions 400
+
 Records can be saved (``--save``) and analysed again (``--load``).
 """
 from __future__ import annotations
@@ -30,12 +40,17 @@ from pathlib import Path
 
 import numpy as np
 
+from trappola.agents import make_player
 from trappola.agents.policy_player import shipped_model_path
+from trappola.agents.pro_learned import opponent_kind
 from trappola.atomic_file import atomic_write, write_text
 
 from trappola.evaluation.backend import ProcessBackend, SerialBackend
 
-from .bench import SessionBench
+from trappola.evaluation.tournament import unique_labels
+
+from .bench import FOCAL, SessionBench
+from .observed import TEST_POOL, table_of
 from .rollouts import pro_advantages
 
 BULKA_BINS = (5.0, 8.0, 12.0, 20.0, 40.0)  # extra stakes
@@ -52,16 +67,42 @@ def _records_of(bench, seeds) -> list[dict]:
     return ctx
 
 
+class MixedTables:
+    """The held-out tables of ``trappola.train.pro.observed`` as benches: for each
+    session seed, the focal card player ``focal_card`` and the three players
+    ``observed.table_of(pool, seed)`` draws, each with its own Pro rule."""
+
+    def __init__(self, focal_card: str = "rule", pool=TEST_POOL, max_parties: int = 40, workers: int = 1):
+        self.focal_card, self.pool, self.max_parties, self.workers = focal_card, tuple(pool), max_parties, workers
+
+    def bench(self, seed: int) -> SessionBench:
+        """The bench of the session of ``seed``."""
+        specs = table_of(self.pool, seed)
+        table = [(FOCAL, self.focal_card, None)]
+        table += [(label, spec, make_player(spec).pro_rule) for label, spec in zip(unique_labels(specs), specs)]
+        return SessionBench(table, max_parties=self.max_parties)
+
+    def records(self, seeds) -> list[dict]:
+        """The paired-rollout rows of the sessions of ``seeds``, challengers by kind."""
+        rows = []
+        for seed in seeds:
+            for row in _records_of(self.bench(seed), [seed]):
+                row["challenger"], row["next"] = opponent_kind(row["challenger"]), opponent_kind(row["next"])
+                rows.append(row)
+        return rows
+
+
 def collect(bench, sessions: int, seed: int = 0, progress=None) -> dict:
     """Paired-rollout records of ``sessions`` sessions, as arrays by field
-    (``FIELDS``). Each session depends on its seed only, so the records do
-    not depend on ``bench.workers``."""
+    (``FIELDS``), on ``bench`` (a ``SessionBench``, or ``MixedTables``: a
+    table per session). Each session depends on its seed only, so the
+    records do not depend on ``bench.workers``."""
     seeds = [int(s) for s in np.random.default_rng(seed).integers(1 << 30, size=sessions)]
     chunk = max(1, min(8, sessions // max(4 * bench.workers, 1)))
     parts = [seeds[i:i + chunk] for i in range(0, len(seeds), chunk)]
 
     def records(part):
-        return _records_of(bench, part)
+        return bench.records(part) if isinstance(bench, MixedTables) else _records_of(bench, part)
 
     rows: list[dict] = []
     done = [0]
@@ -223,7 +264,11 @@ def main(argv=None) -> int:
     import time
 
     ap = argparse.ArgumentParser(prog="python -m trappola.train.pro.analysis", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--model", default=str(shipped_model_path()))
+    ap.add_argument("--tables", choices=("model", "mixed"), default="model",
+                    help="model: the shipped model's card play at the table rule, rule, random; "
+                         "mixed: --focal at the held-out mixed tables of trappola.train.pro.observed")
+    ap.add_argument("--model", default=str(shipped_model_path()), help="--tables model: the focal card play")
+    ap.add_argument("--focal", default="rule", help="--tables mixed: the focal card player's spec")
     ap.add_argument("--sessions", type=int, default=800)
     ap.add_argument("--parties", type=int, default=60, help="parties per session")
     ap.add_argument("--seed", type=int, default=0)
@@ -239,8 +284,11 @@ def main(argv=None) -> int:
     if args.load:
         records = load(args.load)
     else:
-        bench = SessionBench(max_parties=args.parties, focal_card=f"policy:{args.model},pro=never",
-                             workers=args.workers)
+        if args.tables == "mixed":
+            bench = MixedTables(args.focal, max_parties=args.parties, workers=args.workers)
+        else:
+            bench = SessionBench(max_parties=args.parties, focal_card=f"policy:{args.model},pro=never",
+                                 workers=args.workers)
 
         def progress(done, total):
             rate = done / max(time.time() - t0, 1e-9)
