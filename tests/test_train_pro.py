@@ -3,6 +3,7 @@ threshold family, serialisation, the policy player's use of it, and a
 small simulated-session comparison."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from trappola.agents import make_player
@@ -158,3 +159,14 @@ def test_cli_trains_compares_and_writes_the_table(tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:
         main(["--thresholds", "x"])
     assert exc.value.code == 2
+
+
+def test_pro_advantage_data_is_the_same_with_two_workers():
+    from trappola.train.pro.rollouts import pro_advantage_data
+
+    X1, A1 = pro_advantage_data(SessionBench(max_parties=8), sessions=4, seed=3)
+    X2, A2 = pro_advantage_data(SessionBench(max_parties=8, workers=2), sessions=4, seed=3)
+    assert len(A1) > 0
+    # The workers' chunks interleave the sessions, so the offers come back in another order.
+    rows = lambda X, A: sorted(map(tuple, np.column_stack([X, A]).round(9).tolist()))  # noqa: E731
+    assert rows(X1, A1) == rows(X2, A2)

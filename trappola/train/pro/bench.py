@@ -26,6 +26,28 @@ from trappola.evaluation.seeding import derive_seed
 FOCAL = "focal"
 
 
+def map_interleaved(fn, seeds: list, workers: int) -> list:
+    """``fn(chunk)`` for the ``2 * workers`` interleaved chunks ``seeds[i::k]``
+    (long and short sessions spread over the workers), in forked processes:
+    ``fn`` may be a closure, which the children inherit. The results in
+    chunk order."""
+    k = workers * 2
+    with ProcessBackend(workers, context="fork") as pool:
+        return pool.map(fn, [seeds[i::k] for i in range(k)])
+
+
+def per_seed(fn, seeds: list, workers: int) -> np.ndarray:
+    """``fn(seeds)``, one value per seed, computed by ``workers`` forked
+    processes (in this one with a single worker or seed), in seed order."""
+    if workers <= 1 or len(seeds) <= 1:
+        return np.asarray(fn(seeds), dtype=float)
+    k = workers * 2
+    out = np.empty(len(seeds))
+    for i, part in enumerate(map_interleaved(fn, seeds, workers)):
+        out[i::k] = part
+    return out
+
+
 def default_table(focal_card: str = "policy") -> list[tuple]:
     """(name, card player spec, Pro rule) of the 4-player table: the focal
     player (its Pro rule is the one under test: ``None`` here), rule, rule
@@ -67,16 +89,7 @@ class SessionBench:
     def tokens_per_partie(self, focal_pro, seeds) -> np.ndarray:
         """Focal player's tokens per partie (its final balance, Bulka share
         included, / parties played), one value per session seed."""
-        seeds = [int(s) for s in seeds]
-        if self.workers > 1 and len(seeds) > 1:
-            k = self.workers * 2
-            with ProcessBackend(self.workers, context="fork") as pool:  # forked: the closure is inherited
-                parts = pool.map(lambda chunk: self._tokens(focal_pro, chunk), [seeds[i::k] for i in range(k)])
-            out = np.empty(len(seeds))
-            for i, part in enumerate(parts):
-                out[i::k] = part
-            return out
-        return self._tokens(focal_pro, seeds)
+        return per_seed(lambda chunk: self._tokens(focal_pro, chunk), [int(s) for s in seeds], self.workers)
 
     def _tokens(self, focal_pro, seeds) -> np.ndarray:
         out = np.empty(len(seeds))

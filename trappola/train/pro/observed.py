@@ -37,7 +37,6 @@ import numpy as np
 
 from trappola.agents import make_player
 from trappola.agents.pro_learned import RECORD_FEATURES, LookaheadPro, ObservedPro, record_features
-from trappola.evaluation.backend import ProcessBackend
 from trappola.evaluation.seeding import derive_seed
 from trappola.evaluation.stats import mean_ci
 from trappola.evaluation.tournament import unique_labels
@@ -46,9 +45,9 @@ from trappola.engine.session import Session
 from trappola.envs.referee import play_session
 from trappola.envs.seat_adapters import WithProRule
 
+from .bench import FOCAL, per_seed
 from .lookahead import measure_win_rates
 
-FOCAL = "focal"
 # Every random player here declines Alifer: two random players that agree to
 # replays double the stakes again and again, and tokens per partie then have
 # tails no few hundred sessions can average.
@@ -143,18 +142,6 @@ def tokens_per_partie(focal_card: str, pro, pool, seeds, parties: int) -> np.nda
     return np.array(out)
 
 
-def _parallel(fn, seeds, workers: int) -> np.ndarray:
-    if workers <= 1:
-        return fn(seeds)
-    k = workers * 2
-    out = np.empty(len(seeds))
-    with ProcessBackend(workers, context="fork") as pool:  # forked: ``fn`` may be a closure
-        parts = pool.map(fn, [seeds[i::k] for i in range(k)])
-    for i, part in enumerate(parts):
-        out[i::k] = part
-    return out
-
-
 def main(argv=None) -> int:
     """The command line: fit the record-reading Pro rule and compare it on held-out tables; the exit code."""
     ap = argparse.ArgumentParser(prog="python -m trappola.train.pro.observed", description=__doc__.split("\n\n")[0])
@@ -183,7 +170,7 @@ def main(argv=None) -> int:
     test_seeds = [derive_seed(args.seed, "test", i) for i in range(args.test_sessions)]
     vals = {}
     for name, rule in rules.items():
-        vals[name] = _parallel(lambda chunk, rule=rule: tokens_per_partie(args.focal, rule, TEST_POOL, chunk,
+        vals[name] = per_seed(lambda chunk, rule=rule: tokens_per_partie(args.focal, rule, TEST_POOL, chunk,
                                                                              args.parties), test_seeds, args.workers)
         m, (lo, hi) = mean_ci(vals[name])
         print(f"{name:<11} {m:+.3f} [{lo:+.3f}, {hi:+.3f}] tokens per partie "

@@ -21,9 +21,8 @@ from trappola.engine.session import PRO_DECISION, Session
 from trappola.envs.referee import Referee, play_session
 
 from trappola.agents.pro_learned import FEATURES, ProPolicy, features
-from trappola.evaluation.backend import ProcessBackend
 
-from .bench import FOCAL, SessionBench
+from .bench import FOCAL, SessionBench, map_interleaved
 
 
 def pro_advantages(bench: SessionBench, seeds, rollout_pro=None, context: list | None = None) -> tuple:
@@ -74,9 +73,7 @@ def pro_advantage_data(bench: SessionBench, sessions: int, seed: int = 0):
     ``bench.workers`` processes."""
     seeds = [int(s) for s in np.random.default_rng(seed).integers(1 << 30, size=sessions)]
     if bench.workers > 1 and len(seeds) > 1:
-        k = bench.workers * 2
-        with ProcessBackend(bench.workers, context="fork") as pool:  # forked: the closure is inherited
-            parts = pool.map(lambda chunk: pro_advantages(bench, chunk), [seeds[i::k] for i in range(k)])
+        parts = map_interleaved(lambda chunk: pro_advantages(bench, chunk), seeds, bench.workers)
         return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
     return pro_advantages(bench, seeds)
 
