@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from trappola.train.pro.bench import SessionBench
-from trappola.train.pro.analysis import (FIELDS, as_arrays, collect, cross_fitted_gain, detectable_gain, load, save,
-                                table)
+from trappola.train.pro.analysis import (FIELDS, OneTable, as_arrays, collect, cross_fitted_gain, detectable_gain,
+                                         load, save, table)
 
 
 def records(rows):
@@ -72,8 +72,8 @@ def test_save_load_round_trip_and_refusal(tmp_path):
 
 
 def test_collect_records_paired_rollouts_of_real_sessions():
-    one = collect(SessionBench(max_parties=10), sessions=3, seed=5)
-    two = collect(SessionBench(max_parties=10, workers=2), sessions=3, seed=5)
+    one = collect(OneTable(SessionBench(max_parties=10)), sessions=3, seed=5)
+    two = collect(OneTable(SessionBench(max_parties=10, workers=2)), sessions=3, seed=5)
     assert len(one["advantage"]) > 0
     assert all((one[f] == two[f]).all() for f in FIELDS)  # a session depends on its seed only
     assert set(one["challenger"]) <= {"rule", "random"}  # the focal player never challenges itself

@@ -67,6 +67,17 @@ def _records_of(bench, seeds) -> list[dict]:
     return ctx
 
 
+class OneTable:
+    """One ``SessionBench`` table for every session seed."""
+
+    def __init__(self, bench: SessionBench):
+        self.bench, self.workers = bench, bench.workers
+
+    def records(self, seeds) -> list[dict]:
+        """The paired-rollout rows of the sessions of ``seeds``."""
+        return _records_of(self.bench, seeds)
+
+
 class MixedTables:
     """The held-out tables of ``trappola.train.pro.observed`` as benches: for each
     session seed, the focal card player ``focal_card`` and the three players
@@ -92,17 +103,15 @@ class MixedTables:
         return rows
 
 
-def collect(bench, sessions: int, seed: int = 0, progress=None) -> dict:
+def collect(tables, sessions: int, seed: int = 0, progress=None) -> dict:
     """Paired-rollout records of ``sessions`` sessions, as arrays by field
-    (``FIELDS``), on ``bench`` (a ``SessionBench``, or ``MixedTables``: a
-    table per session). Each session depends on its seed only, so the
-    records do not depend on ``bench.workers``."""
+    (``FIELDS``), on ``tables`` (``OneTable`` or ``MixedTables``: anything
+    with ``workers`` and ``records(seeds)``). Each session depends on its
+    seed only, so the records do not depend on ``tables.workers``."""
     seeds = [int(s) for s in np.random.default_rng(seed).integers(1 << 30, size=sessions)]
-    chunk = max(1, min(8, sessions // max(4 * bench.workers, 1)))
+    chunk = max(1, min(8, sessions // max(4 * tables.workers, 1)))
     parts = [seeds[i:i + chunk] for i in range(0, len(seeds), chunk)]
-
-    def records(part):
-        return bench.records(part) if isinstance(bench, MixedTables) else _records_of(bench, part)
+    records = tables.records
 
     rows: list[dict] = []
     done = [0]
@@ -113,7 +122,7 @@ def collect(bench, sessions: int, seed: int = 0, progress=None) -> dict:
         if progress:
             progress(min(done[0] * chunk, sessions), sessions)
 
-    backend = ProcessBackend(bench.workers, context="fork") if bench.workers > 1 and len(parts) > 1 \
+    backend = ProcessBackend(tables.workers, context="fork") if tables.workers > 1 and len(parts) > 1 \
         else SerialBackend()
     with backend:  # forked: the closure is inherited
         backend.map(records, parts, progress=arrived)
@@ -285,17 +294,17 @@ def main(argv=None) -> int:
         records = load(args.load)
     else:
         if args.tables == "mixed":
-            bench = MixedTables(args.focal, max_parties=args.parties, workers=args.workers)
+            tables = MixedTables(args.focal, max_parties=args.parties, workers=args.workers)
         else:
-            bench = SessionBench(max_parties=args.parties, focal_card=f"policy:{args.model},pro=never",
-                                 workers=args.workers)
+            tables = OneTable(SessionBench(max_parties=args.parties, focal_card=f"policy:{args.model},pro=never",
+                                           workers=args.workers))
 
         def progress(done, total):
             rate = done / max(time.time() - t0, 1e-9)
             print(f"\rrollouts: {done}/{total} sessions, {(total - done) / rate / 60:.1f} min left",
                   end="", file=sys.stderr, flush=True)
 
-        records = collect(bench, args.sessions, args.seed, progress)
+        records = collect(tables, args.sessions, args.seed, progress)
         print(file=sys.stderr)
         if args.save:
             save(records, args.save)
