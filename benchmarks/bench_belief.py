@@ -45,7 +45,7 @@ import trappola.envs.referee as referee  # noqa: E402
 from trappola.agents.pimc import PimcPlayer  # noqa: E402
 from trappola.agents.policy_player import PolicyPlayer  # noqa: E402
 from trappola.evaluation import head_to_head  # noqa: E402
-from trappola.agents.sampling import Constraints, constraints_of  # noqa: E402
+from trappola.agents.sampling import constraints_of  # noqa: E402
 from trappola.evaluation.backend import ProcessBackend, SerialBackend  # noqa: E402
 from trappola.engine.cards import cards_of, mask_of  # noqa: E402
 
@@ -61,23 +61,6 @@ def _noting_play_partie(players, deal, *args, **kwargs):
 def _true_hand(info) -> int:
     opp = 1 - info.seat
     return _DEAL["now"].hands[opp] & ~mask_of(info.played_by(opp))
-
-
-def reveal(cons: Constraints, cards: list[int]) -> Constraints:
-    """``cons`` with ``cards`` known to be in the opponent's hand: each moves
-    from its group (one fewer to choose there) to the forced cards."""
-    forced, groups = cons.forced, list(cons.groups)
-    for c in cards:
-        bit = 1 << c
-        if forced & bit:
-            continue
-        i = next(i for i, (g, k) in enumerate(groups) if g & bit)
-        g, k = groups[i]
-        if k < 1:
-            raise ValueError(f"card {c} cannot be in the opponent's hand under the record")
-        groups[i] = (g & ~bit, k - 1)
-        forced |= bit
-    return Constraints(cons.unseen, cons.hand_size, forced, tuple(groups), cons.bounds)
 
 
 class TrueHandSearch(PimcPlayer):
@@ -100,7 +83,7 @@ class RevealSearch(PimcPlayer):
         cons = constraints_of(info)
         hidden = cards_of(_true_hand(info) & ~cons.forced)
         m = int(self.m) + (self.rng.random() < self.m - int(self.m))
-        known = reveal(cons, self.rng.sample(hidden, min(m, len(hidden))))
+        known = cons.holding(mask_of(self.rng.sample(hidden, min(m, len(hidden)))))
         self.nats.append(float(np.log(cons.count() / known.count())))
         return self._weigh(info, known, self._draw(known))
 

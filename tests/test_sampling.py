@@ -154,6 +154,26 @@ def test_count_and_enumeration_match_brute_force():
     assert len(listed) == len(set(listed)) and set(listed) == truth
 
 
+def test_holding_keeps_exactly_the_consistent_hands_with_those_cards():
+    rng = random.Random(4)
+    for deal in declaring_deals(6, seed=9):
+        for partie, seat in itertools.islice(decision_points(deal, seed=3), 0, 40, 7):
+            cons = constraints_of(partie.info_state(seat))
+            if cons.count() > 3000:
+                continue
+            every = [int(h) for h in cons.all_hands()]
+            truth = partie.hands[1 - seat]
+            shown = mask_of(rng.sample(cards_of(truth), min(2, truth.bit_count())))
+            held = cons.holding(shown)
+            assert sorted(int(h) for h in held.all_hands()) == sorted(h for h in every if h & shown == shown)
+            assert held.count() == sum(h & shown == shown for h in every) and held.allows(truth)
+            assert cons.holding(truth).count() == 1
+            outside = cons.unseen & ~cons.possible
+            if outside:
+                with pytest.raises(ValueError, match="cannot be in the opponent's hand"):
+                    cons.holding(outside & -outside)
+
+
 def test_sampling_is_uniform_over_consistent_hands():
     p = _small_state()
     info = p.info_state(0)

@@ -159,6 +159,22 @@ class Constraints:
                 return False
         return True
 
+    def holding(self, cards: int) -> "Constraints":
+        """The consistent hands that hold every card of the bit set ``cards``
+        (what a seat knows once those cards are shown to it): each moves from
+        its group, with one fewer to choose there, to ``forced``. Raises
+        ``ValueError`` if some card cannot be in the hand."""
+        forced, groups = self.forced, list(self.groups)
+        for c in cards_of(cards & ~forced):
+            bit = 1 << c
+            i = next((i for i, (g, k) in enumerate(groups) if g & bit and k), None)
+            if i is None:
+                raise ValueError(f"card {c} cannot be in the opponent's hand under these constraints")
+            g, k = groups[i]
+            groups[i] = (g & ~bit, k - 1)
+            forced |= bit
+        return Constraints(self.unseen, self.hand_size, forced, tuple(groups), self.bounds)
+
     def allows(self, hand: int) -> bool:
         """Whether ``hand`` is one of the consistent hands."""
         if hand & self.forced != self.forced or hand.bit_count() != self.hand_size:
