@@ -44,11 +44,11 @@ belief: $(VENV)/.installed
 	$(PY) -m trappola.train.belief_fit --workers 2 --out $(MODEL_DIR)/belief.npz
 
 # The opponent model the `policy` player's endgame search reads the opponent's decisions with
-# (trappola/train/README.md, "Reading the opponent's decisions"): 2,000 deals of `pimc:samples=32` against
-# itself, then the shipped network's actor fitted to its choices. Ship it by copying
+# (trappola/train/README.md, "Reading the opponent's decisions"): 6,000 deals of `pimc:samples=32` against
+# itself, then the shipped network's actor fitted to its choices; 6 minutes on 2 cores. Ship it by copying
 # runs/model/opponent_pimc.zip to trappola/agents/models/opponent_pimc.zip.
 opponent: $(VENV)/.installed
-	$(PY) -m trappola.train.opponent_model --teacher pimc:samples=32 --deals 2000 --seed 11 --epochs 8 --workers 2 \
+	$(PY) -m trappola.train.opponent_model --teacher pimc:samples=32 --deals 6000 --seed 11 --epochs 8 --workers 2 \
 		--out $(MODEL_DIR)/opponent_pimc.zip
 
 clean:
