@@ -3,6 +3,7 @@ callbacks see exactly the moves played, and stepping it by hand (as the
 web table does) plays the same session as running it to the end."""
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -63,12 +64,9 @@ def test_play_partie_names_an_illegal_move_and_calls_nothing_after_it():
     assert seen == [47]  # the callback saw the attempt; the engine refused it
 
 
-
 def test_under_the_forfeit_rule_an_illegal_move_loses_the_partie():
     """The referee leaves an illegal move to the engine: with ``illegal_action="forfeit"``
     the offender forfeits (its opponent wins), nothing is raised and nothing more is asked."""
-    import dataclasses
-
     deal, config, _, _ = recorded()
     forfeit = dataclasses.replace(config, illegal_action="forfeit")
     cheat = Scripted("cheat", [47])  # declare Pro: never legal inside a partie
@@ -76,6 +74,7 @@ def test_under_the_forfeit_rule_an_illegal_move_loses_the_partie():
     rec = play_partie([cheat, make_player("rule")], deal, forfeit, on_decision=lambda p, s, a: seen.append((s, a)))
     assert (rec.result.outcome, rec.result.winner) == ("forfeit", 1)
     assert seen == [(0, 47)] and rec.history == ((0, 47),)
+
 
 def test_stepping_by_hand_plays_the_session_run_to_the_end():
     def table():

@@ -111,7 +111,6 @@ def collect(tables, sessions: int, seed: int = 0, progress=None) -> dict:
     seeds = [int(s) for s in np.random.default_rng(seed).integers(1 << 30, size=sessions)]
     chunk = max(1, min(8, sessions // max(4 * tables.workers, 1)))
     parts = [seeds[i:i + chunk] for i in range(0, len(seeds), chunk)]
-    records = tables.records
 
     rows: list[dict] = []
     done = [0]
@@ -124,8 +123,8 @@ def collect(tables, sessions: int, seed: int = 0, progress=None) -> dict:
 
     backend = ProcessBackend(tables.workers, context="fork") if tables.workers > 1 and len(parts) > 1 \
         else SerialBackend()
-    with backend:  # forked: the closure is inherited
-        backend.map(records, parts, progress=arrived)
+    with backend:  # forked: ``tables`` and its benches are inherited, not pickled
+        backend.map(tables.records, parts, progress=arrived)
     return as_arrays(rows)
 
 

@@ -171,7 +171,7 @@ def main(argv=None) -> int:
     vals = {}
     for name, rule in rules.items():
         vals[name] = per_seed(lambda chunk, rule=rule: tokens_per_partie(args.focal, rule, TEST_POOL, chunk,
-                                                                             args.parties), test_seeds, args.workers)
+                                                                         args.parties), test_seeds, args.workers)
         m, (lo, hi) = mean_ci(vals[name])
         print(f"{name:<11} {m:+.3f} [{lo:+.3f}, {hi:+.3f}] tokens per partie "
               f"({len(vals[name])} held-out sessions)", flush=True)
