@@ -26,9 +26,9 @@ test: $(VENV)/.installed
 bench: $(VENV)/.installed
 	$(PY) benchmarks/bench_env.py
 
-# The shipped model (trappola/train/README.md, "The shipped model"): self-play, then half the games against
+# The shipped model (train/README.md, "The shipped model"): self-play, then half the games against
 # `pimc`, then the Pro decision; under 2 hours on 2 cores. Ship it by copying runs/model/default.zip
-# to trappola/agents/models/default.zip.
+# to agents/models/default.zip.
 MODEL_DIR := runs/model
 model: $(VENV)/.installed
 	$(PY) -m trappola.cli train --config ppo_selfplay reward_mode=win out_dir=$(MODEL_DIR) run_name=selfplay
@@ -37,18 +37,18 @@ model: $(VENV)/.installed
 	$(PY) -m trappola.train.pro --model $(MODEL_DIR)/default.zip --write --rate-parties 1000 --test-sessions 400 \
 	  --baseline-sessions 200 --scan-sessions 10 --thresholds 5 --workers 2
 
-# The belief the `policy` player's endgame search weights its layouts with (trappola/train/README.md, "Reading
+# The belief the `policy` player's endgame search weights its layouts with (train/README.md, "Reading
 # the opponent's hand"): 60,000 deals of the network, `pimc` and `rule`, then the fit; 14 minutes
-# on 2 cores. Ship it by copying runs/model/belief.npz to trappola/agents/models/belief.npz.
+# on 2 cores. Ship it by copying runs/model/belief.npz to agents/models/belief.npz.
 belief: $(VENV)/.installed
-	$(PY) -m trappola.train.belief_fit --workers 2 --out $(MODEL_DIR)/belief.npz
+	$(PY) -m trappola.train.fit.belief_fit --workers 2 --out $(MODEL_DIR)/belief.npz
 
 # The opponent model the `policy` player's endgame search reads the opponent's decisions with
-# (trappola/train/README.md, "Reading the opponent's decisions"): 6,000 deals of `pimc:samples=32` against
+# (train/README.md, "Reading the opponent's decisions"): 6,000 deals of `pimc:samples=32` against
 # itself, then the shipped network's actor fitted to its choices; 6 minutes on 2 cores. Ship it by copying
-# runs/model/opponent_pimc.zip to trappola/agents/models/opponent_pimc.zip.
+# runs/model/opponent_pimc.zip to agents/models/opponent_pimc.zip.
 opponent: $(VENV)/.installed
-	$(PY) -m trappola.train.opponent_model --teacher pimc:samples=32 --deals 6000 --seed 11 --epochs 8 --workers 2 \
+	$(PY) -m trappola.train.fit.opponent_model --teacher pimc:samples=32 --deals 6000 --seed 11 --epochs 8 --workers 2 \
 		--out $(MODEL_DIR)/opponent_pimc.zip
 
 clean:

@@ -23,10 +23,10 @@ import argparse
 import time
 
 from trappola.agents import make_player
-from trappola.evaluation.seeding import derive_seed
-from trappola.evaluation.stats import mean_ci, wilson
-from trappola.engine.session import Session
-from trappola.envs.referee import play_session
+from trappola.agents.evaluation.seeding import derive_seed
+from trappola.agents.evaluation.stats import mean_ci, wilson
+from trappola_env.engine.session import Session
+from trappola_env.referee import play_session
 
 NAMES = ("defender", "declarer", "adviser")
 

@@ -7,14 +7,14 @@ Run:  .venv/bin/python benchmarks/bench_inference.py [--deals 200] [--opponents 
 Plays ``--deals`` held-out deals (seeded from ``--seed``; neither model saw
 them) of ``--observer`` against each opponent, in both seats, and at every
 turn in which the observer chooses among two or more cards it weighs
-``--draws`` layouts drawn uniformly from the record (``trappola.agents.sampling``) as
+``--draws`` layouts drawn uniformly from the record (``trappola.agents.search.sampling``) as
 ``pimc`` would, with
 
 * ``uniform``: every layout the same (plain ``pimc``);
-* ``belief``: the learned per-card odds (``trappola.agents.belief``, the shipped model);
+* ``belief``: the learned per-card odds (``trappola.agents.search.belief``, the shipped model);
 * ``infer``: the likelihood of the opponent's past decisions under the
-  opponent model (``trappola.agents.inference``; ``--model``: the shipped network, or a
-  checkpoint such as one ``trappola.train.opponent_model`` fits to a player);
+  opponent model (``trappola.agents.search.inference``; ``--model``: the shipped network, or a
+  checkpoint such as one ``trappola.train.fit.opponent_model`` fits to a player);
 * ``both``: the product of the two;
 * ``infer t/f`` for each ``--variants t:f``: the inference with temperature
   ``t`` and floor ``f`` (``pimc``'s ``infer_temp`` and ``infer_floor``), the
@@ -52,13 +52,13 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from trappola.agents import make_player  # noqa: E402
-from trappola.agents.belief import load_belief  # noqa: E402
-from trappola.agents.inference import effective_sample_size, load_inference, normalise  # noqa: E402
-from trappola.agents.sampling import constraints_of  # noqa: E402
-from trappola.evaluation import derive_seed, stats  # noqa: E402
-from trappola.engine import Partie, random_deal  # noqa: E402
-from trappola.envs.interface import TurnView  # noqa: E402
-from trappola.envs.observation import encode_info  # noqa: E402
+from trappola.agents.search.belief import load_belief  # noqa: E402
+from trappola.agents.search.inference import effective_sample_size, load_inference, normalise  # noqa: E402
+from trappola.agents.search.sampling import constraints_of  # noqa: E402
+from trappola.agents.evaluation import derive_seed, stats  # noqa: E402
+from trappola_env.engine import Partie, random_deal  # noqa: E402
+from trappola_env.interface import TurnView  # noqa: E402
+from trappola_env.observation import encode_info  # noqa: E402
 
 WEIGHTINGS = ("uniform", "belief", "infer", "both")
 _CARDS = (1 << 36) - 1
@@ -95,7 +95,7 @@ def rows_of_deal(deal, observer, opponent, seat: int, belief, inferences: dict, 
 
 
 def mean_ci(xs) -> tuple[float, float, float]:
-    """(mean, low, high): ``trappola.evaluation.stats.mean_ci`` flattened for the table."""
+    """(mean, low, high): ``trappola.agents.evaluation.stats.mean_ci`` flattened for the table."""
     m, (lo, hi) = stats.mean_ci(xs)
     return m, lo, hi
 

@@ -14,12 +14,12 @@ import sys
 
 import numpy as np
 
-from trappola.evaluation.stats import mean_ci
+from trappola.agents.evaluation.stats import mean_ci
 from trappola.cli.bench import loop_run
-from trappola.envs import trappola_v0
-from trappola.envs.aec_base import OrderEnforcing
-from trappola.engine import N_ACTIONS
-from trappola.engine.partie import DONE
+from trappola_env import trappola_v0
+from trappola_env.aec_base import OrderEnforcing
+from trappola_env.engine import N_ACTIONS
+from trappola_env.engine.partie import DONE
 
 
 class WriteableObservations(trappola_v0.raw_env):

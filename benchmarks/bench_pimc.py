@@ -1,4 +1,4 @@
-"""Speed and strength of the ``pimc`` player (trappola/agents/pimc.py).
+"""Speed and strength of the ``pimc`` player (agents/pimc.py).
 
 Run:  .venv/bin/python benchmarks/bench_pimc.py [--spec pimc] [--deals 2000] [--timing-deals 40]
                                                  [--opponent rule] [--workers 1] [--seed 0] [--json out.json]
@@ -33,10 +33,10 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 from trappola.agents import make_player  # noqa: E402
-from trappola.envs.referee import play_partie  # noqa: E402
-from trappola.engine import random_deal  # noqa: E402
-from trappola.evaluation import derive_seed, head_to_head  # noqa: E402
-from trappola.atomic_file import write_text  # noqa: E402
+from trappola_env.referee import play_partie  # noqa: E402
+from trappola_env.engine import random_deal  # noqa: E402
+from trappola.agents.evaluation import derive_seed, head_to_head  # noqa: E402
+from trappola_env.atomic_file import write_text  # noqa: E402
 
 
 class Timed:

@@ -13,10 +13,10 @@
   difference of the two running backends (runs alternated) and the ratio
   of their means.
 * train: decisions per second of a short self-play PPO run, no
-  evaluation, no checkpoints: the SB3 path (``trappola/configs/ppo_selfplay.yaml``,
+  evaluation, no checkpoints: the SB3 path (``configs/ppo_selfplay.yaml``,
   no behaviour cloning, ``vec_env: subproc`` with ``n_envs`` = ``--workers``
   worker processes and a pool of snapshots only, like RLlib's) and the RLlib path
-  (``trappola/configs/rllib_selfplay.yaml``, ``num_env_runners`` = ``--workers``),
+  (``configs/rllib_selfplay.yaml``, ``num_env_runners`` = ``--workers``),
   each over ``--steps`` decisions, same network and PPO settings. SB3
   counts the learner's decisions (its opponent's are played inside the
   environment), RLlib every seat's decision, trained on or not.
@@ -34,7 +34,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from trappola.evaluation.stats import mean_ci  # noqa: E402
+from trappola.agents.evaluation.stats import mean_ci  # noqa: E402
 
 PLAYERS = ("rule:answer_rollouts=0,endgame=2", "random")
 
@@ -47,7 +47,7 @@ def _fmt(values) -> str:
 def bench_eval(deals: int, repeats: int, workers: int) -> None:
     import ray
 
-    from trappola.evaluation import ProcessBackend, RayBackend, head_to_head
+    from trappola.agents.evaluation import ProcessBackend, RayBackend, head_to_head
 
     def run(backend) -> float:
         t = time.perf_counter()
@@ -84,9 +84,9 @@ def bench_eval(deals: int, repeats: int, workers: int) -> None:
 
 def bench_train(steps: int, repeats: int, workers: int) -> None:
     from trappola.train.config_file import load_config, resolve_config
-    from trappola.train.ppo_selfplay import train as train_sb3
-    from trappola.train.rllib_config import RLlibConfig
-    from trappola.train.rllib_selfplay import train as train_rllib
+    from trappola.train.sb3.ppo_selfplay import train as train_sb3
+    from trappola.train.rllib.config import RLlibConfig
+    from trappola.train.rllib.selfplay import train as train_rllib
 
     shared = {"total_timesteps": steps, "eval_deals": 0, "checkpoint_every": 0, "progress_bar": False,
               "max_minutes": 0}

@@ -1,4 +1,4 @@
-"""Cost of the session layer: the fast runner (``trappola.envs.referee``)
+"""Cost of the session layer: the fast runner (``trappola_env.referee``)
 with random players vs the same number of parties played bare (deal,
 play, ``result()``) with the same random policy, called the same way
 (an ``InfoState`` and the legal mask per action). The difference is what
@@ -17,12 +17,12 @@ import random
 import statistics
 import time
 
-from trappola.engine import DEFAULT_CONFIG, InfoState, Partie, cards_of, random_deal
-from trappola.engine.partie import DONE
-from trappola.envs.referee import play_session
-from trappola.envs.seat_adapters import PolicySeat
+from trappola_env.engine import DEFAULT_CONFIG, InfoState, Partie, cards_of, random_deal
+from trappola_env.engine.partie import DONE
+from trappola_env.referee import play_session
+from trappola_env.seat_adapters import PolicySeat
 
-from trappola.evaluation.seeding import derive_seed
+from trappola.agents.evaluation.seeding import derive_seed
 
 
 class RandomPlayer:
@@ -92,7 +92,7 @@ def bench_overhead(n_players, parties, rounds):
 
 def bench_env(parties, seed=0):
     try:
-        from trappola.envs import bulka_v0
+        from trappola_env import bulka_v0
     except ImportError:
         print("bulka_v0 not available; env run skipped")
         return

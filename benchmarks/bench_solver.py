@@ -1,4 +1,4 @@
-"""Speed of the double-dummy solver (trappola.agents.solver).
+"""Speed of the double-dummy solver (trappola.agents.search.solver).
 
 Run:  .venv/bin/python benchmarks/bench_solver.py [--deals 200] [--seed 0]
 
@@ -39,7 +39,7 @@ def main() -> None:
     args = parser.parse_args()
 
     t0 = time.perf_counter()
-    from trappola.agents.solver import count_nodes_raw, new_table, solve_batch_raw, solve_moves_batch_raw, solve_raw
+    from trappola.agents.search.solver import count_nodes_raw, new_table, solve_batch_raw, solve_moves_batch_raw, solve_raw
     t_import = time.perf_counter() - t0
 
     rng = random.Random(args.seed)

@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/bench_train.py                 # both
     .venv/bin/python benchmarks/bench_train.py --what env      # raw wrapper steps/s per opponent
     .venv/bin/python benchmarks/bench_train.py --what ppo --steps 20000 n_envs=4
-    .venv/bin/python benchmarks/bench_train.py --what decide --model trappola/agents/models/default.zip
+    .venv/bin/python benchmarks/bench_train.py --what decide --model agents/models/default.zip
     .venv/bin/python benchmarks/bench_train.py --what compare --steps 65536
     .venv/bin/python benchmarks/bench_train.py --what profile --steps 65536 [key=value ...]
     .venv/bin/python benchmarks/bench_train.py --what workers --steps 131072
@@ -20,7 +20,7 @@
   nothing, and the bare batched engine's random-play actions/s; the last
   line is the ratio of the two;
 * profile: where the default config's training time goes (cProfile);
-* workers: learner steps/s with ``trappola/configs/ppo_vs_search.yaml``'s pool
+* workers: learner steps/s with ``configs/ppo_vs_search.yaml``'s pool
   (half the games against ``pimc:samples=4``), its per-game opponents
   played in this process and then in 2 worker processes
   (``opponent_workers``), and the ratio;
@@ -53,7 +53,7 @@ from trappola.agents.policy_player import shipped_model_path  # noqa: E402
 def bench_env(seconds: float = 3.0) -> None:
     import numpy as np
 
-    from trappola.train.selfplay_env import SelfPlayEnv
+    from trappola.train.sb3.selfplay_env import SelfPlayEnv
 
     for opp in ("random", "rule"):
         env = SelfPlayEnv(pool={opp: 1.0}, seed=1)
@@ -86,12 +86,12 @@ def bench_ppo(steps: int, overrides: list[str], label: str = "ppo", stand_in: bo
     from sb3_contrib import MaskablePPO
 
     from trappola.train.config_file import load_config
-    from trappola.train.callbacks import SelfPlayCallback
+    from trappola.train.sb3.callbacks import SelfPlayCallback
     from trappola.train.networks import activation_class
-    from trappola.train.vec import make_vec_env
+    from trappola.train.sb3.vec import make_vec_env
 
     root = Path(__file__).resolve().parents[1]
-    cfg = load_config(root / "trappola" / "configs" / "ppo_selfplay.yaml", ["bc=false", "eval_deals=0"] + overrides)
+    cfg = load_config(root / "configs" / "ppo_selfplay.yaml", ["bc=false", "eval_deals=0"] + overrides)
     torch.set_num_threads(cfg.torch_threads)
     venv = _stand_in_class()(cfg.n_envs) if stand_in else make_vec_env(cfg, batch_networks=batch_networks)
     act = activation_class(cfg.activation)
@@ -173,7 +173,7 @@ def bench_engine(seconds: float = 3.0, n: int = 16384) -> float:
     random parties (compiled, one core)."""
     import numpy as np
 
-    from trappola.envs.batch import BatchPartie
+    from trappola_env.batch import BatchPartie
 
     b = BatchPartie(n)
     rng = np.random.default_rng(0)
@@ -240,7 +240,7 @@ def bench_workers(steps: int) -> None:
 
     from trappola.train.config_file import load_config
 
-    search = load_config(Path(__file__).resolve().parents[1] / "trappola" / "configs" / "ppo_vs_search.yaml", [])
+    search = load_config(Path(__file__).resolve().parents[1] / "configs" / "ppo_vs_search.yaml", [])
     pool = "pool=" + yaml.safe_dump(dict(search.pool), default_flow_style=True, sort_keys=False).strip()
     before = bench_ppo(steps, [pool, "opponent_workers=0"], "pimc in this process (before)")
     after = bench_ppo(steps, [pool, "opponent_workers=2"], "pimc in 2 worker processes (after)")
@@ -270,8 +270,8 @@ def bench_decide(model: str, parties: int = 200) -> None:
     import torch
 
     from trappola.agents import make_player
-    from trappola.engine import Partie, random_deal
-    from trappola.envs.seat_adapters import seat_policy
+    from trappola_env.engine import Partie, random_deal
+    from trappola_env.seat_adapters import seat_policy
 
     torch.set_num_threads(1)
     me, rule = seat_policy(make_player(f"policy:{model},endgame=0")), seat_policy(make_player("rule"))

@@ -22,7 +22,7 @@ import threading
 import time
 import warnings
 
-from trappola.evaluation import head_to_head
+from trappola.agents.evaluation import head_to_head
 
 
 def resident_mb() -> float:

@@ -6,7 +6,7 @@ strength of each run's final model against ``rule`` and against ``pimc``.
         [--rule-deals 1000] [--pimc-deals 300] [--pimc pimc:samples=8] [--out runs/ablation]
     .venv/bin/python benchmarks/train_ablation.py --table runs/ablation/ablation.json [more.json ...]
 
-An arm is ``NAME=key=value;key=value`` (overrides of ``trappola/configs/ppo_selfplay.yaml``;
+An arm is ``NAME=key=value;key=value`` (overrides of ``configs/ppo_selfplay.yaml``;
 empty for the default). Every run gets ``max_minutes`` = ``--minutes`` (behaviour
 cloning included), ``seed``, and its own ``run_name``. Each final model then
 plays duplicate matches (the same deals for every model) against ``rule`` and
@@ -25,11 +25,11 @@ import json
 import time
 from pathlib import Path
 
-from trappola.evaluation import head_to_head
-from trappola.evaluation.stats import wilson
-from trappola.atomic_file import write_text
+from trappola.agents.evaluation import head_to_head
+from trappola.agents.evaluation.stats import wilson
+from trappola_env.atomic_file import write_text
 from trappola.train.config_file import load_config, resolve_config
-from trappola.train.ppo_selfplay import train
+from trappola.train.sb3.ppo_selfplay import train
 
 
 def parse_arm(text: str) -> tuple[str, list[str]]:

@@ -15,8 +15,8 @@ play, only what is seen). The deal always goes through
 """
 from __future__ import annotations
 
-from trappola.engine import DEFAULT_CONFIG, Partie, action_id, deal_from_names
-from trappola.engine.cards import CARD_NAMES, card_id
+from trappola_env.engine import DEFAULT_CONFIG, Partie, action_id, deal_from_names
+from trappola_env.engine.cards import CARD_NAMES, card_id
 
 
 def names(cards) -> list[str]:
@@ -51,7 +51,7 @@ def act(partie: Partie, *actions) -> Partie:
 
 def legal_names(partie: Partie) -> set[str]:
     """The legal actions as names: cards as "AS", others as in ACTION_NAMES."""
-    from trappola.engine import action_name
+    from trappola_env.engine import action_name
 
     return {action_name(a).removeprefix("play ") for a in partie.legal_actions()}
 

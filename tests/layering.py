@@ -5,30 +5,46 @@ inside a function, under ``if TYPE_CHECKING``): a lazy import is still an
 arrow. Layers, bottom to top; a module may import its own layer and the
 layers below it, never one above:
 
-    trappola.atomic_file  crash-safe file writes (imports nothing of the project)
-    trappola.engine       rules and sessions
-    trappola.envs         environments, observer, player interface, referee
-    trappola.agents       players and what they need at play time
-    trappola.evaluation   duplicate matches, session tournaments, ratings
-    trappola.train        training
-    trappola.web          the web app (``trappola serve``)
-    trappola.cli          the ``trappola`` command
+    trappola_env.atomic_file    crash-safe file writes (imports nothing of the project)
+    trappola_env.engine         rules and sessions
+    trappola_env                environments, observer, player interface, referee
+    trappola.agents             players, their search and file formats
+    trappola.agents.evaluation  duplicate matches, session tournaments, ratings
+    trappola.train              training
+    trappola.web                the web app (``trappola serve``)
+    trappola.cli                the ``trappola`` command
 
 ``trappola.configs`` holds data only and may import nothing of the project;
 ``trappola`` itself (its ``__init__``) only names the version.
 Besides the layers, no two modules may import each other, directly or
 through others (a circle), except a package with its own submodules
 (``__init__`` re-exports what they define).
+
+``trappola.agents``, ``trappola.train`` and ``trappola.configs`` live in the
+repository's top-level folders ``agents/``, ``train/`` and ``configs/``
+(``PACKAGE_DIRS``, the same mapping as ``pyproject.toml``).
 """
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
-LAYERS = ("trappola.atomic_file", "trappola.engine", "trappola.envs", "trappola.agents", "trappola.evaluation",
+LAYERS = ("trappola_env.atomic_file", "trappola_env.engine", "trappola_env", "trappola.agents", "trappola.agents.evaluation",
           "trappola.train", "trappola.web", "trappola.cli")
 DATA_PACKAGES = ("trappola.configs",)
-PACKAGES = ("trappola",)
+PACKAGES = ("trappola", "trappola_env")
+PACKAGE_DIRS = {"trappola_env": "trappola_env", "trappola": "trappola", "trappola.agents": "agents",
+                "trappola.train": "train", "trappola.configs": "configs"}
+
+
+def source_file(module: str, root: Path = Path(__file__).resolve().parents[1]) -> Path | None:
+    """The ``.py`` file a project module would have (not checked to exist);
+    None outside the project."""
+    for package in sorted(PACKAGE_DIRS, key=len, reverse=True):
+        if module == package or module.startswith(package + "."):
+            rest = module[len(package):].lstrip(".")
+            return root / PACKAGE_DIRS[package] / (rest.replace(".", "/") + ".py") if rest else None
+    return None
 
 
 def layer_of(module: str) -> int | None:
@@ -47,9 +63,9 @@ def layer_of(module: str) -> int | None:
 def module_sources(root: Path) -> dict[str, str]:
     """module name -> source text of every ``.py`` file of the packages."""
     out = {}
-    for pkg in PACKAGES:
-        for path in sorted((root / pkg).rglob("*.py")):
-            parts = list(path.relative_to(root).with_suffix("").parts)
+    for pkg, folder in PACKAGE_DIRS.items():
+        for path in sorted((root / folder).rglob("*.py")):
+            parts = pkg.split(".") + list(path.relative_to(root / folder).with_suffix("").parts)
             if parts[-1] == "__init__":
                 parts.pop()
             out[".".join(parts)] = path.read_text()

@@ -9,8 +9,8 @@ with the AS) 6 = 124; the dealer has 0.
 from __future__ import annotations
 
 from helpers import make_deal_spec
-from trappola.engine import action_id
-from trappola.engine.actions import DECLINE_ALIFER
+from trappola_env.engine import action_id
+from trappola_env.engine.actions import DECLINE_ALIFER
 
 SPADE = "2S 7S 8S 9S TS BS CS RS AS"
 COPPE = "2C 7C 8C 9C TC BC CC RC AC"

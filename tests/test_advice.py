@@ -7,14 +7,14 @@ import random
 
 import pytest
 
-from trappola.engine import InfoState, RuleConfig, action_id
-from trappola.engine.actions import ACCEPT_ALIFER, DECLINE_ALIFER, PRO, PROPOSE_ALIFER
-from trappola.engine.advice import (ADVICE_BASE, NO_ADVICE, advice_id, advice_mask, advice_name,
+from trappola_env.engine import InfoState, RuleConfig, action_id
+from trappola_env.engine.actions import ACCEPT_ALIFER, DECLINE_ALIFER, PRO, PROPOSE_ALIFER
+from trappola_env.engine.advice import (ADVICE_BASE, NO_ADVICE, advice_id, advice_mask, advice_name,
                                         advised_action, possible_mask)
-from trappola.engine.cards import card_id
-from trappola.engine.partie import IllegalActionError, Partie
-from trappola.engine.deal import random_deal
-from trappola.engine.session import Session
+from trappola_env.engine.cards import card_id
+from trappola_env.engine.partie import IllegalActionError, Partie
+from trappola_env.engine.deal import random_deal
+from trappola_env.engine.session import Session
 
 from helpers import act, make_deal_spec, make_partie
 from test_session_scripts import FORFEIT, dealer_wins, make_session

@@ -9,13 +9,13 @@ import pytest
 
 from trappola.agents import make_player
 from trappola.agents.advice import heeded, honest_advice, imagined_views
-from trappola.engine import InfoState, Partie, RuleConfig
-from trappola.engine.actions import ACCEPT_ALIFER, DECLINE_ALIFER, PRO, PROPOSE_ALIFER
-from trappola.engine.advice import ADVICE_BASE, NO_ADVICE, advice_id, advice_mask, possible_mask
-from trappola.engine.deal import random_deal
-from trappola.engine.session import Session
-from trappola.envs.interface import AdviceView, TurnView
-from trappola.envs.referee import advice_view, play_session
+from trappola_env.engine import InfoState, Partie, RuleConfig
+from trappola_env.engine.actions import ACCEPT_ALIFER, DECLINE_ALIFER, PRO, PROPOSE_ALIFER
+from trappola_env.engine.advice import ADVICE_BASE, NO_ADVICE, advice_id, advice_mask, possible_mask
+from trappola_env.engine.deal import random_deal
+from trappola_env.engine.session import Session
+from trappola_env.interface import AdviceView, TurnView
+from trappola_env.referee import advice_view, play_session
 
 
 def public_key(info: InfoState) -> tuple:

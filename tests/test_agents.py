@@ -11,21 +11,21 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from trappola.agents import REGISTRY, make_player, parse_spec, split_player_list
-from trappola.envs.referee import play_partie
+from trappola_env.referee import play_partie
 from trappola.agents.base import Player
-from trappola.envs.interface import TurnView
-from trappola.agents.endgame import WIN, card_values
+from trappola_env.interface import TurnView
+from trappola.agents.search.endgame import WIN, card_values
 from trappola.agents.human_player import HumanPlayer, HumanQuit, parse_choice, render_view
 from trappola.agents.knowledge import opponent_cards, public_points
 from trappola.agents.pro_rules import ProRule
-from trappola.envs.interface import ProView
-from trappola.engine import Deal, Partie, action_id, random_deal
-from trappola.engine.actions import (ACCEPT_ALIFER, BIANKA, BLANS, DECLINE_ALIFER, FIGURA_RE, MANKO,
+from trappola_env.interface import ProView
+from trappola_env.engine import Deal, Partie, action_id, random_deal
+from trappola_env.engine.actions import (ACCEPT_ALIFER, BIANKA, BLANS, DECLINE_ALIFER, FIGURA_RE, MANKO,
                                          PROPOSE_ALIFER)
-from trappola.engine.bonuses import trick_bonuses
-from trappola.engine.cards import CARD_NAMES, CARD_POINTS, SUIT_MASK, card_id, cards_of, mask_of
-from trappola.engine.declarations import declaration_value
-from trappola.engine.infostate import InfoState
+from trappola_env.engine.bonuses import trick_bonuses
+from trappola_env.engine.cards import CARD_NAMES, CARD_POINTS, SUIT_MASK, card_id, cards_of, mask_of
+from trappola_env.engine.declarations import declaration_value
+from trappola_env.engine.infostate import InfoState
 
 from helpers import act, make_partie
 
@@ -553,7 +553,7 @@ def test_parse_choice():
 def test_determinize_with_the_true_hand_rebuilds_the_view(seed, cards):
     """A world dealt with the opponent's true hand replays to exactly the
     view the seat had: same hand, record, declarations, Manko, legal mask."""
-    from trappola.agents.worlds import determinize
+    from trappola.agents.search.worlds import determinize
 
     rng = random.Random(seed)
     p = Partie(random_deal(rng))
@@ -570,14 +570,14 @@ def test_determinize_with_the_true_hand_rebuilds_the_view(seed, cards):
         assert world is not None
         rebuilt = world.info_state(seat)
         for slot in InfoState.__slots__:
-            if slot != "history":  # replayed in a canonical order (trappola.agents.worlds), the same state
+            if slot != "history":  # replayed in a canonical order (trappola.agents.search.worlds), the same state
                 assert getattr(rebuilt, slot) == getattr(info, slot), slot
         assert sorted(rebuilt.history) == sorted(info.history)
         assert world.hands[1 - seat] == p.hands[1 - seat]
 
 
 def test_determinize_rejects_a_guess_that_contradicts_the_record():
-    from trappola.agents.worlds import determinize
+    from trappola.agents.search.worlds import determinize
 
     p = make_partie("RS RC RD 7S 8S 9S TS 2C 7C", "BS BC BD 7B 8B 9B TB 2B 7D")
     act(p, "declare Figura Re", "7S")

@@ -1,4 +1,4 @@
-"""``trappola.atomic_file``: a file is replaced whole or left as it was."""
+"""``trappola_env.atomic_file``: a file is replaced whole or left as it was."""
 import json
 import os
 import subprocess
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from trappola.atomic_file import atomic_write, is_temp_name, write_bytes, write_text
+from trappola_env.atomic_file import atomic_write, is_temp_name, write_bytes, write_text
 
 
 def test_write_replaces_the_whole_file(tmp_path):
@@ -74,7 +74,7 @@ def test_every_writer_killed_at_random_points_leaves_complete_files(tmp_path):
 def test_a_full_disk_names_the_target_and_leaves_nothing(tmp_path, monkeypatch):
     import errno
 
-    from trappola.atomic_file import describe_os_error
+    from trappola_env.atomic_file import describe_os_error
 
     real_fsync = os.fsync
 

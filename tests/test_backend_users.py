@@ -1,4 +1,4 @@
-"""Every user of the one process mechanism (``trappola.evaluation.backend``)
+"""Every user of the one process mechanism (``trappola.agents.evaluation.backend``)
 turns a killed worker into ``WorkerLostError``, and forked maps take
 closures and keep the task order."""
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 
 from trappola.agents import REGISTRY
 from trappola.agents.random_player import RandomPlayer
-from trappola.evaluation.backend import ProcessBackend, WorkerLostError
+from trappola.agents.evaluation.backend import ProcessBackend, WorkerLostError
 
 
 class DyingSpec(str):
@@ -49,14 +49,14 @@ def test_a_task_error_is_raised_as_it_was():
 
 
 def test_behaviour_cloning_data_with_a_killed_worker():
-    from trappola.train import bc
+    from trappola.train.sb3 import bc
 
     with pytest.raises(WorkerLostError, match="worker process died"):
         bc.collect(DyingSpec("rule"), 600, seed=0, workers=2)
 
 
 def test_belief_data_with_a_killed_worker():
-    from trappola.train import belief_fit
+    from trappola.train.fit import belief_fit
 
     with pytest.raises(WorkerLostError, match="worker process died"):
         belief_fit.collect([(DyingSpec("rule"), "random")], 300, seed=0, workers=2, progress=False)
@@ -76,7 +76,7 @@ def test_opponent_workers_with_a_killed_worker():
     import random
 
     from scripted import Lowest
-    from trappola.engine import Partie, random_deal
+    from trappola_env.engine import Partie, random_deal
     from trappola.train.selfplay.opponent_workers import OpponentWorkers
 
     before = set(multiprocessing.active_children())

@@ -1,4 +1,4 @@
-"""The batched engine (``trappola.envs.batch``) against the reference engine,
+"""The batched engine (``trappola_env.batch``) against the reference engine,
 step by step: every legal mask, both seats' observation vectors and
 privileged full-deal vectors, and at the end the outcome, winner, scores,
 tokens and the rewards of every reward mode must be identical.
@@ -16,13 +16,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from trappola.envs.batch import OUTCOME_NAMES, BatchPartie
-from trappola.envs.batch.engine import order_of
-from trappola.engine import IllegalActionError, Partie, RuleConfig, action_id, deal_from_names, deal_from_order
-from trappola.engine.partie import ALIFER_ANSWER
-from trappola.envs.spaces_and_rewards import REWARD_MODES, partie_reward
-from trappola.envs.full_deal import encode_full_deal
-from trappola.envs.observation import encode
+from trappola_env.batch import OUTCOME_NAMES, BatchPartie
+from trappola_env.batch.engine import order_of
+from trappola_env.engine import IllegalActionError, Partie, RuleConfig, action_id, deal_from_names, deal_from_order
+from trappola_env.engine.partie import ALIFER_ANSWER
+from trappola_env.spaces_and_rewards import REWARD_MODES, partie_reward
+from trappola_env.full_deal import encode_full_deal
+from trappola_env.observation import encode
 
 N_PARTIES = int(os.environ.get("TRAPPOLA_BATCH_PARTIES", "2000"))
 PLAYTHROUGHS = Path(__file__).parent / "playthroughs"
@@ -33,7 +33,7 @@ RARE_HANDS = ("2S 7S 8S 9S TS 2C 7C 8C 9C", "AS AC AD AB RS RC RD BS BC", "2S 2C
 
 
 def orders_with_rare_hands(rng: np.random.Generator, n: int) -> np.ndarray:
-    from trappola.engine.cards import card_id
+    from trappola_env.engine.cards import card_id
 
     orders = np.argsort(rng.random((n, 36)), axis=1)
     for k, hand in enumerate(RARE_HANDS * 2):

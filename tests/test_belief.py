@@ -1,17 +1,17 @@
-"""The belief model (``trappola.agents.belief``), its use by ``pimc`` to weight the
-layouts it solves, and its training (``trappola.train.belief_fit``)."""
+"""The belief model (``trappola.agents.search.belief``), its use by ``pimc`` to weight the
+layouts it solves, and its training (``trappola.train.fit.belief_fit``)."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
 from trappola.agents import make_player
-from trappola.agents.belief import BeliefModel, load_belief, shipped_belief_path
-from trappola.agents.sampling import constraints_of
+from trappola.agents.search.belief import BeliefModel, load_belief, shipped_belief_path
+from trappola.agents.search.sampling import constraints_of
 from helpers import act, make_partie
-from trappola.envs.interface import TurnView
-from trappola.envs.observation import OBS_SIZE
-from trappola.train import belief_fit as tb
+from trappola_env.interface import TurnView
+from trappola_env.observation import OBS_SIZE
+from trappola.train.fit import belief_fit as tb
 
 
 def _bias_model(bias) -> BeliefModel:
@@ -175,7 +175,7 @@ def test_belief_reads_only_the_seats_observation():
     swap = make_partie(challenger="AS RS 9S 7C 8C AD RD 9B 8B", dealer="2S 7S BC TC 2D 7D 8D CB RC")
     for p in (base, swap):
         act(p, "AS", "7S")
-    from trappola.envs.observation import encode_info
+    from trappola_env.observation import encode_info
 
     a, b = (model.log_odds(encode_info(p.info_state(0))) for p in (base, swap))
     assert np.array_equal(a, b)

@@ -12,9 +12,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from trappola.engine import DECIDED
-from trappola.engine.bonuses import last_two_streak, trick_bonuses
-from trappola.engine.scoring import settle
+from trappola_env.engine import DECIDED
+from trappola_env.engine.bonuses import last_two_streak, trick_bonuses
+from trappola_env.engine.scoring import settle
 
 from helpers import act, make_partie
 

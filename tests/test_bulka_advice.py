@@ -8,12 +8,12 @@ import copy
 import numpy as np
 import pytest
 
-from trappola.envs import bulka_v0
-from trappola.engine import InfoState
-from trappola.engine.advice import ADVICE_BASE, ADVISABLE, NO_ADVICE, advised_action
-from trappola.engine.cards import cards_of
-from trappola.engine.deal import Deal
-from trappola.envs.observation import OBS_SIZE, OFFSET, encode_public
+from trappola_env import bulka_v0
+from trappola_env.engine import InfoState
+from trappola_env.engine.advice import ADVICE_BASE, ADVISABLE, NO_ADVICE, advised_action
+from trappola_env.engine.cards import cards_of
+from trappola_env.engine.deal import Deal
+from trappola_env.observation import OBS_SIZE, OFFSET, encode_public
 
 ADVICE_OFF = bulka_v0.BULKA_OBS_SIZE
 GIVEN_OFF = ADVICE_OFF + bulka_v0.ADVICE_SLOTS * ADVISABLE

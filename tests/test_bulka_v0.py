@@ -13,11 +13,11 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
-from trappola.envs import bulka_v0, trappola_v0
-from trappola.envs.bulka_v0 import BULKA_OBS_SIZE, SESSION_LAYOUT
-from trappola.engine.actions import NO_PRO, PRO
-from trappola.envs.aec_base import OrderEnforcing
-from trappola.envs.observation import OBS_SIZE, decode_observation, encode
+from trappola_env import bulka_v0, trappola_v0
+from trappola_env.bulka_v0 import BULKA_OBS_SIZE, SESSION_LAYOUT
+from trappola_env.engine.actions import NO_PRO, PRO
+from trappola_env.aec_base import OrderEnforcing
+from trappola_env.observation import OBS_SIZE, decode_observation, encode
 
 from test_session_scripts import DEAL_CHALLENGER_WINS, DEAL_DECLARATION
 
@@ -57,8 +57,8 @@ def test_env_is_raw_env_in_order_enforcing_wrapper_only():
 
 
 def test_package_import_stays_cheap():
-    code = ("import sys, trappola.envs; assert 'pettingzoo' not in sys.modules; "
-            "from trappola.envs import bulka_v0; assert bulka_v0.raw_env")
+    code = ("import sys, trappola_env; assert 'pettingzoo' not in sys.modules; "
+            "from trappola_env import bulka_v0; assert bulka_v0.raw_env")
     subprocess.run([sys.executable, "-c", code], check=True)
 
 

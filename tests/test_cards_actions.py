@@ -3,7 +3,7 @@ import random
 
 import pytest
 
-from trappola.engine import (
+from trappola_env.engine import (
     ACTION_NAMES,
     N_ACTIONS,
     action_id,
@@ -14,7 +14,7 @@ from trappola.engine import (
     deal_from_order,
     random_deal,
 )
-from trappola.engine.cards import (
+from trappola_env.engine.cards import (
     ACE_MASK,
     CARD_NAMES,
     CARD_POINTS,

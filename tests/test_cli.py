@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from trappola.cli.main import main
-from trappola.evaluation.duplicate import SUMMARY_KEYS
+from trappola.agents.evaluation.duplicate import SUMMARY_KEYS
 
 FAST = "rule:answer_rollouts=0,endgame=2"
 
@@ -136,7 +136,7 @@ def test_play_with_stdin_closed_in_a_real_process():
 
 @pytest.mark.parametrize("option", ["--json", "--csv"])
 def test_output_into_a_directory_is_refused_before_the_run(tmp_path, monkeypatch, capsys, option):
-    from trappola import evaluation
+    from trappola.agents import evaluation
 
     def no_run(*args, **kwargs):
         raise AssertionError("the run started")

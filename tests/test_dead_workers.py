@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from trappola.agents.checkpoint_format import read_metadata
-from trappola.evaluation.backend import ProcessBackend, WorkerLostError
+from trappola.agents.model_io.checkpoint_format import read_metadata
+from trappola.agents.evaluation.backend import ProcessBackend, WorkerLostError
 from trappola.train.config_file import load_config
 from trappola.train.train_command import cli_main
 
@@ -96,7 +96,7 @@ def test_evaluate_with_a_killed_worker_prints_one_line_and_no_results(tmp_path):
 
 @pytest.mark.parametrize("context", ["forkserver", "fork"])
 def test_pool_workers_end_with_their_parent(context):
-    script = ("import sys, time\nfrom trappola.evaluation.backend import ProcessBackend\n"
+    script = ("import sys, time\nfrom trappola.agents.evaluation.backend import ProcessBackend\n"
               "ProcessBackend(2, context=sys.argv[1]).map(time.sleep, [60, 60])\n")
     proc = subprocess.Popen([sys.executable, "-c", script, context], env=env(), stderr=subprocess.DEVNULL)
     family = []

@@ -7,8 +7,8 @@ Aces, whose success does), so most tests finish with ``play_lowest``.
 """
 import pytest
 
-from trappola.engine import RuleConfig
-from trappola.engine.actions import (
+from trappola_env.engine import RuleConfig
+from trappola_env.engine.actions import (
     ACES,
     BIANKA,
     BLANS,
@@ -18,7 +18,7 @@ from trappola.engine.actions import (
     FIGURA_TWOS,
     MANKO,
 )
-from trappola.engine.cards import CAVALL, COURT_MASK, RE, TWO
+from trappola_env.engine.cards import CAVALL, COURT_MASK, RE, TWO
 
 from helpers import act, make_partie, play_lowest
 

@@ -1,25 +1,24 @@
 """The documents name only what exists: every repository path in backticks in README.md,
-trappola/train/README.md, CONTRIBUTING.md and docs/*.md is a file or folder of the checkout, and every
+train/README.md, CONTRIBUTING.md and docs/*.md is a file or folder of the checkout, and every
 ``python -m trappola.X`` module they (or the Makefile) name can be run.
 
-Modules are looked up with ``importlib.machinery.PathFinder`` one package at a time, so no
-package's ``__init__`` runs (nothing heavy is imported)."""
+Modules are looked up as files, so no package's ``__init__`` runs (nothing heavy is imported)."""
 from __future__ import annotations
 
 import re
-from importlib.machinery import PathFinder
 from pathlib import Path
 
 import pytest
+from layering import PACKAGE_DIRS
 
 ROOT = Path(__file__).resolve().parent.parent
-DOCS = ("README.md", "trappola/train/README.md", "CONTRIBUTING.md",
+DOCS = ("README.md", "train/README.md", "CONTRIBUTING.md",
         *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md")))
 MODULE_SOURCES = (*DOCS, "Makefile")
 
 # A path starts at one of the repository's top-level folders; it ends at a space, a backtick, a
 # closing bracket or punctuation that ends a sentence.
-PATH = re.compile(r"(?<![\w./-])((?:trappola|tests|benchmarks|docs|notebooks|\.ci)/[\w./*<>-]*)")
+PATH = re.compile(r"(?<![\w./-])((?:trappola_env|trappola|agents|train|configs|tests|benchmarks|docs|notebooks|\.ci)/[\w./*<>-]*)")
 FENCED = re.compile(r"^```[^\n]*\n(.*?)^```", re.S | re.M)
 BACKTICKED = re.compile(r"`([^`]+)`")  # inline code may wrap onto the next line
 LINK = re.compile(r"\]\(([^)#\s]+)")
@@ -31,7 +30,8 @@ HEADING = re.compile(r"^#+\s+(.*)$", re.M)
 def _placeholder(path: str) -> bool:
     """``tests/test_x.py``, ``docs/img/*.png``, ``#play/<id>``: a pattern, not a path."""
     stem = path.rsplit("/", 1)[-1].split(".")[0]
-    return any(c in path for c in "*<>") or stem in ("x", "test_x", "X")
+    tensorboard_tag = re.fullmatch(r"train/\w+", path) is not None  # `train/entropy_loss`; a folder ends in /
+    return any(c in path for c in "*<>") or stem in ("x", "test_x", "X") or tensorboard_tag
 
 
 def named_paths(text: str) -> set[str]:
@@ -61,16 +61,15 @@ def anchors(text: str) -> set[str]:
 
 
 def runnable(module: str) -> bool:
-    """Whether ``python -m module`` finds something to run, without importing any package."""
-    search, spec = [str(ROOT)], None
-    for part in module.split("."):
-        spec = PathFinder.find_spec(part, search)
-        if spec is None:
-            return False
-        search = spec.submodule_search_locations or []
-    if spec.submodule_search_locations:  # a package runs its __main__
-        return PathFinder.find_spec("__main__", spec.submodule_search_locations) is not None
-    return True
+    """Whether ``python -m module`` finds something to run, without importing any package
+    (the folders of ``trappola.agents``, ``trappola.train`` and ``trappola.configs`` are mapped
+    as ``pyproject.toml`` maps them)."""
+    top = max((p for p in PACKAGE_DIRS if module == p or module.startswith(p + ".")), key=len, default=None)
+    if top is None:
+        return False
+    rest = module[len(top):].lstrip(".").split(".") if module != top else []
+    path = ROOT / PACKAGE_DIRS[top] / Path(*rest) if rest else ROOT / PACKAGE_DIRS[top]
+    return path.with_suffix(".py").is_file() or (path / "__main__.py").is_file()
 
 
 def _read(doc: str) -> str:
@@ -102,13 +101,13 @@ def test_linked_sections_exist(doc):
 
 
 def test_the_checks_catch_what_they_are_for():
-    text = ("see `trappola/train/opponent_workers.py`, `tests/test_gone.py` and [x](docs/gone.md); "
+    text = ("see `train/opponent_workers.py`, `tests/test_gone.py` and [x](docs/gone.md); "
             "`python -m trappola.train.gone` and `python -m trappola.train` (no __main__)")
-    assert {"trappola/train/opponent_workers.py", "tests/test_gone.py", "docs/gone.md"} <= named_paths(text)
+    assert {"train/opponent_workers.py", "tests/test_gone.py", "docs/gone.md"} <= named_paths(text)
     assert not any((ROOT / p).exists() for p in named_paths(text))
     assert named_modules(text) == {"trappola.train.gone", "trappola.train"}
     assert not runnable("trappola.train.gone") and not runnable("trappola.train")
-    assert runnable("trappola.cli") and runnable("trappola.train.pro") and runnable("trappola.train.belief_fit")
+    assert runnable("trappola.cli") and runnable("trappola.train.pro") and runnable("trappola.train.fit.belief_fit")
     assert named_paths("`tests/test_x.py`, `docs/img/*.png`") == set()
     assert slug("Exploitability: how far from a best response") == "exploitability-how-far-from-a-best-response"
     assert slug("### League exploiters in `trappola train`".lstrip("# ")) == "league-exploiters-in-trappola-train"

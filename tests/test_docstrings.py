@@ -1,4 +1,4 @@
-"""Every public definition under ``trappola/`` has a docstring.
+"""Every public definition of the installed packages has a docstring.
 
 Public means: a module or package whose name does not start with ``_``
 (a package's docstring is its ``__init__.py``'s), and, in it, a class or
@@ -32,15 +32,17 @@ import inspect
 import sys
 from pathlib import Path
 
+from layering import PACKAGE_DIRS
+
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGE = ROOT / "trappola"
+PACKAGES = {name: ROOT / folder for name, folder in PACKAGE_DIRS.items()}
 
 NOT_YET_CHECKED = ()
 
 
-def module_name(path: Path, root: Path = ROOT) -> str:
-    """Dotted module name of a source file under the repository root ``root``."""
-    parts = list(path.relative_to(root).with_suffix("").parts)
+def module_name(path: Path, folder: Path, package: str) -> str:
+    """Dotted module name of a source file in ``folder``, the source of ``package``."""
+    parts = package.split(".") + list(path.relative_to(folder).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts.pop()
     return ".".join(parts)
@@ -50,14 +52,18 @@ class SourceIndex:
     """The parsed source of every module of the package, with what each
     module's names refer to (its imports and its own classes)."""
 
-    def __init__(self, package: Path = PACKAGE):
-        self.root = package.parent
+    def __init__(self, packages: dict[str, Path] | None = None):
+        self.root = ROOT if packages is None else next(iter(packages.values())).parent
+        packages = PACKAGES if packages is None else packages
         self.trees: dict[str, ast.Module] = {}
         self.paths: dict[str, Path] = {}
-        for path in sorted(package.rglob("*.py")):
-            name = module_name(path, self.root)
-            self.trees[name] = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-            self.paths[name] = path
+        for package, folder in packages.items():
+            for path in sorted(folder.rglob("*.py")):
+                name = module_name(path, folder, package)
+                if name in self.trees:  # a package mapped inside another's folder (none today)
+                    continue
+                self.trees[name] = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+                self.paths[name] = path
 
     def _is_package(self, module: str) -> bool:
         return self.paths[module].name == "__init__.py"
@@ -233,7 +239,7 @@ def test_the_checker_catches_a_missing_docstring(tmp_path):
         "    def _hidden(self): pass\n"
         "class E(gymnasium.Env):\n    '''E.'''\n    def reset(self, seed=None): pass\n"
         "class _P:\n    def m(self): pass\n")
-    found = {label.split(" ", 1)[1]: ok for label, ok in public_definitions(SourceIndex(pkg))}
+    found = {label.split(" ", 1)[1]: ok for label, ok in public_definitions(SourceIndex({"trappola": pkg}))}
     assert found == {"trappola.mod (module)": False, "trappola.mod.f": False, "trappola.mod.C": True,
                      "trappola.mod.C.act": True, "trappola.mod.C.other": False, "trappola.mod.E": True,
                      "trappola.mod.E.reset": True, "trappola (module)": True, "trappola.base (module)": True,

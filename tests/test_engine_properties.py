@@ -10,7 +10,7 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from trappola.engine import (
+from trappola_env.engine import (
     AGREED_ALIFER,
     DECIDED,
     FORFEIT,
@@ -20,7 +20,7 @@ from trappola.engine import (
     cards_of,
     random_deal,
 )
-from trappola.engine.cards import CARD_POINTS, points_of
+from trappola_env.engine.cards import CARD_POINTS, points_of
 
 from helpers import state_key
 

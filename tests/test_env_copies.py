@@ -11,7 +11,7 @@ import pickle
 import numpy as np
 import pytest
 
-from trappola.envs import bulka_v0, trappola_v0
+from trappola_env import bulka_v0, trappola_v0
 
 MAKERS = {
     "trappola_v0": lambda wrapped: (trappola_v0.env if wrapped else trappola_v0.raw_env)(reward_mode="tokens"),

@@ -8,8 +8,8 @@ import re
 import numpy as np
 import pytest
 
-from trappola.envs import bulka_v0, trappola_v0
-from trappola.engine import IllegalActionError
+from trappola_env import bulka_v0, trappola_v0
+from trappola_env.engine import IllegalActionError
 
 MAKERS = {"trappola_v0": trappola_v0.env, "bulka_v0": bulka_v0.env}
 BAD_OPTIONS = {"trappola_v0": {"dealer": "nobody"}, "bulka_v0": {"seating": {"challenger": "player_0"}}}
@@ -105,7 +105,7 @@ def test_bulka_seating_option_is_checked(seating, match):
 
 
 def test_bulka_seating_option_takes_a_seating_object_too():
-    from trappola.engine.seating import Seating
+    from trappola_env.engine.seating import Seating
 
     env = bulka_v0.env()
     env.reset(options={"seating": Seating.explicit("player_2", "player_1", ["player_0"])})
@@ -121,7 +121,7 @@ def test_a_bad_seed_is_refused(seed):
 
 
 def test_observation_signature_matches_real_observations():
-    from trappola.agents.checkpoint_format import observation_signature
+    from trappola.agents.model_io.checkpoint_format import observation_signature
 
     env = bulka_v0.env()
     env.reset(seed=0)

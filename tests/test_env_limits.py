@@ -2,7 +2,7 @@
 ``max_parties`` cannot be abandoned by Alifer (docs/rules.md section 8,
 End), both environments truncate at ``max_steps``, and a multiplier, stake
 or balance that could make a float reward inexact is refused or truncates
-the episode (the bounds in ``trappola.envs.aec_base``)."""
+the episode (the bounds in ``trappola_env.aec_base``)."""
 from __future__ import annotations
 
 import warnings
@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test
 
-from trappola.envs import bulka_v0, trappola_v0
-from trappola.engine import action_id
-from trappola.engine.actions import ACCEPT_ALIFER, PRO, PROPOSE_ALIFER
-from trappola.envs.aec_base import MAX_MULTIPLIER, MAX_STAKE_MULTIPLE
+from trappola_env import bulka_v0, trappola_v0
+from trappola_env.engine import action_id
+from trappola_env.engine.actions import ACCEPT_ALIFER, PRO, PROPOSE_ALIFER
+from trappola_env.aec_base import MAX_MULTIPLIER, MAX_STAKE_MULTIPLE
 
 from test_session_scripts import DEAL_DECLARATION
 

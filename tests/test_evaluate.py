@@ -9,13 +9,13 @@ import pytest
 
 from trappola.agents import make_player
 from trappola.agents.base import Player
-from trappola.engine import random_deal
-from trappola.evaluation import (ProcessBackend, SerialBackend, derive_seed, head_to_head, make_backend,
+from trappola_env.engine import random_deal
+from trappola.agents.evaluation import (ProcessBackend, SerialBackend, derive_seed, head_to_head, make_backend,
                                    rate_pool, session_tournament)
-from trappola.evaluation.duplicate import RECORD_FIELDS, SUMMARY_KEYS
-from trappola.evaluation.report import format_summary, to_json, write_csv, write_json
-from trappola.evaluation.stats import clustered_rate, mean_ci, t_quantile, wilson
-from trappola.evaluation.tournament import PER_PLAYER_KEYS, SESSION_FIELDS, unique_labels
+from trappola.agents.evaluation.duplicate import RECORD_FIELDS, SUMMARY_KEYS
+from trappola.agents.evaluation.report import format_summary, to_json, write_csv, write_json
+from trappola.agents.evaluation.stats import clustered_rate, mean_ci, t_quantile, wilson
+from trappola.agents.evaluation.tournament import PER_PLAYER_KEYS, SESSION_FIELDS, unique_labels
 
 FAST_RULE = "rule:answer_rollouts=0,endgame=2"  # canonical order: as in RulePlayer.SETTINGS
 
@@ -262,7 +262,7 @@ class _Clock:
 def test_progress_lines_every_tenth_and_every_half_minute():
     import io
 
-    from trappola.evaluation.progress import ProgressLines
+    from trappola.agents.evaluation.progress import ProgressLines
 
     out, clock = io.StringIO(), _Clock()
     lines = ProgressLines(200, "a vs b", "deal", stream=out, clock=clock)
@@ -284,7 +284,7 @@ def test_progress_lines_every_tenth_and_every_half_minute():
                                                  ("auto", False, "lines"), ("bar", False, "bar"),
                                                  ("lines", True, "lines"), ("none", True, "none")])
 def test_progress_mode_follows_the_terminal(progress, tty, mode):
-    from trappola.evaluation.progress import progress_mode
+    from trappola.agents.evaluation.progress import progress_mode
 
     class Stream:
         def isatty(self):
@@ -294,7 +294,7 @@ def test_progress_mode_follows_the_terminal(progress, tty, mode):
 
 
 def test_progress_mode_refuses_unknown_values():
-    from trappola.evaluation.progress import progress_mode
+    from trappola.agents.evaluation.progress import progress_mode
 
     with pytest.raises(ValueError, match="progress must be"):
         progress_mode("sometimes")

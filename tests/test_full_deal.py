@@ -6,10 +6,10 @@ import random
 import numpy as np
 import pytest
 
-from trappola.engine import Partie, random_deal
-from trappola.engine.cards import cards_of
-from trappola.envs.full_deal import FULL_DEAL_SIZE, encode_full_deal
-from trappola.envs.observation import OFFSET, encode
+from trappola_env.engine import Partie, random_deal
+from trappola_env.engine.cards import cards_of
+from trappola_env.full_deal import FULL_DEAL_SIZE, encode_full_deal
+from trappola_env.observation import OFFSET, encode
 
 
 def _decode(vec):

@@ -1,12 +1,12 @@
-"""Saved games (trappola/evaluation/game_record.py): what evaluate --save-games
+"""Saved games (agents/evaluation/game_record.py): what evaluate --save-games
 writes replays to the same results, and a damaged file is refused with the
 line and the defect named."""
 import json
 
 import pytest
 
-from trappola.evaluation import head_to_head
-from trappola.evaluation.game_record import FORMAT, read_games, write_games
+from trappola.agents.evaluation import head_to_head
+from trappola.agents.evaluation.game_record import FORMAT, read_games, write_games
 from trappola.cli.main import main
 
 

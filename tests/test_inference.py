@@ -1,4 +1,4 @@
-"""Policy-based inference (``trappola.agents.inference``): the likelihood of the
+"""Policy-based inference (``trappola.agents.search.inference``): the likelihood of the
 opponent's past decisions per layout, checked against a replay in the
 reference engine, and free of hidden information."""
 from __future__ import annotations
@@ -10,14 +10,14 @@ import numpy as np
 import pytest
 
 from trappola.agents import make_player
-from trappola.agents.inference import (SHIPPED_OPPONENT_MODELS, PolicyInference, effective_sample_size, load_inference,
+from trappola.agents.search.inference import (SHIPPED_OPPONENT_MODELS, PolicyInference, effective_sample_size, load_inference,
                               normalise)
-from trappola.agents.model_files import load_checkpoint_policy
-from trappola.agents.sampling import constraints_of
-from trappola.engine import Deal, Partie, random_deal
-from trappola.engine.cards import SUIT_MASK, cards_of, mask_of
-from trappola.envs.interface import TurnView
-from trappola.envs.observation import encode
+from trappola.agents.model_io.model_files import load_checkpoint_policy
+from trappola.agents.search.sampling import constraints_of
+from trappola_env.engine import Deal, Partie, random_deal
+from trappola_env.engine.cards import SUIT_MASK, cards_of, mask_of
+from trappola_env.interface import TurnView
+from trappola_env.observation import encode
 
 from helpers import act, make_partie
 
@@ -215,7 +215,7 @@ def test_pimc_with_inference_solves_consistent_layouts_weighted_to_the_likely_on
 
 
 def test_an_opponent_model_fitted_to_a_player_reads_it_better(tmp_path):
-    from trappola.train import opponent_model
+    from trappola.train.fit import opponent_model
 
     out = tmp_path / "rule.zip"
     assert opponent_model.main(["--teacher", "rule", "--deals", "30", "--epochs", "3", "--out", str(out)]) == 0
@@ -232,7 +232,7 @@ def test_an_opponent_model_fitted_to_a_player_reads_it_better(tmp_path):
 
 
 def test_distillation_fits_the_network_to_the_search_on_its_own_states(tmp_path):
-    from trappola.train import distill
+    from trappola.train.fit import distill
 
     out = tmp_path / "distilled.zip"
     assert distill.main(["--expert", "rule", "--opponent", "random", "--rounds", "2", "--deals", "8",

@@ -8,12 +8,12 @@ import re
 import numpy as np
 import pytest
 
-from trappola.envs import trappola_v0
-from trappola.engine import Partie, RuleConfig, cards_of, deal_from_names, random_deal
-from trappola.engine.actions import ACTION_NAMES, MANKO, PROPOSE_ALIFER
-from trappola.engine.cards import BUBE, CARD_NAMES, CAVALL, RE, SUITS, TWO, names_of
-from trappola.engine.partie import ALIFER_ANSWER
-from trappola.envs.observation import (
+from trappola_env import trappola_v0
+from trappola_env.engine import Partie, RuleConfig, cards_of, deal_from_names, random_deal
+from trappola_env.engine.actions import ACTION_NAMES, MANKO, PROPOSE_ALIFER
+from trappola_env.engine.cards import BUBE, CARD_NAMES, CAVALL, RE, SUITS, TWO, names_of
+from trappola_env.engine.partie import ALIFER_ANSWER
+from trappola_env.observation import (
     FIELDS,
     LAYOUT,
     MULTIPLIER_LOG2_MAX,

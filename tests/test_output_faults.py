@@ -31,7 +31,7 @@ def read_only(monkeypatch):
 
 
 def no_run(monkeypatch):
-    from trappola import evaluation
+    from trappola.agents import evaluation
 
     def refuse(*args, **kwargs):
         raise AssertionError("the evaluation started")
@@ -79,7 +79,7 @@ def test_a_full_disk_during_training_is_one_line_and_leaves_no_temporary_file(tm
 
     def full(path, data):
         # the temporary file is written, then the disk fills at its fsync
-        from trappola import atomic_file
+        import trappola_env.atomic_file as atomic_file
 
         with pytest.MonkeyPatch.context() as m:
             m.setattr(os, "fsync", lambda fd: (_ for _ in ()).throw(OSError(errno.ENOSPC, "No space left on device")))

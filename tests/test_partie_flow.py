@@ -3,7 +3,7 @@
 """
 import pytest
 
-from trappola.engine import (
+from trappola_env.engine import (
     AGREED_ALIFER,
     DECIDED,
     FORFEIT,
@@ -12,14 +12,14 @@ from trappola.engine import (
     action_id,
     card_id,
 )
-from trappola.engine.actions import (
+from trappola_env.engine.actions import (
     ACCEPT_ALIFER,
     DECLINE_ALIFER,
     FIGURA_RE,
     FIGURA_TWOS,
     PROPOSE_ALIFER,
 )
-from trappola.engine.partie import ALIFER_ANSWER, DONE, PLAY
+from trappola_env.engine.partie import ALIFER_ANSWER, DONE, PLAY
 
 from helpers import act, legal_names, make_partie, play_lowest, state_key
 
@@ -372,14 +372,14 @@ def test_non_integer_actions_are_illegal(bad):
 
 @pytest.mark.parametrize("deal", [None, {}, "AS 7S"])
 def test_a_partie_needs_a_deal(deal):
-    from trappola.engine import Partie
+    from trappola_env.engine import Partie
 
     with pytest.raises(TypeError, match="deal must be a Deal"):
         Partie(deal)
 
 
 def test_session_is_part_of_the_engine_package():
-    from trappola.engine import Session
-    from trappola.engine.session import Session as S
+    from trappola_env.engine import Session
+    from trappola_env.engine.session import Session as S
 
     assert Session is S

@@ -10,12 +10,12 @@ import pytest
 
 from trappola.agents import make_player
 from trappola.agents.base import Player
-from trappola.envs.interface import TurnView
-from trappola.envs.referee import play_partie
+from trappola_env.interface import TurnView
+from trappola_env.referee import play_partie
 from trappola.agents.pimc import PimcPlayer, opponent_pending
 from helpers import act, make_deal_spec, make_partie
-from trappola.engine import RuleConfig, card_id, deal_from_names, mask_of, random_deal
-from trappola.engine.actions import (
+from trappola_env.engine import RuleConfig, card_id, deal_from_names, mask_of, random_deal
+from trappola_env.engine.actions import (
     ACCEPT_ALIFER,
     ACES,
     BIANKA,
@@ -25,8 +25,8 @@ from trappola.engine.actions import (
     PROPOSE_ALIFER,
     action_id,
 )
-from trappola.engine.declarations import aces_possible, bianka_possible, first_card_declarations
-from trappola.evaluation import head_to_head
+from trappola_env.engine.declarations import aces_possible, bianka_possible, first_card_declarations
+from trappola.agents.evaluation import head_to_head
 
 DECLS = set(range(FIGURA_RE, BIANKA + 1))
 

@@ -32,9 +32,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from trappola.envs import bulka_v0
+from trappola_env import bulka_v0
 
-from trappola.engine import (
+from trappola_env.engine import (
     Partie,
     RuleConfig,
     action_id,
@@ -42,10 +42,10 @@ from trappola.engine import (
     deal_from_names,
     random_deal,
 )
-from trappola.engine.advice import ADVICE_BASE, advice_name
-from trappola.engine.partie import ALIFER_ANSWER
-from trappola.engine.session import PRO_DECISION
-from trappola.envs.observation import OBS_SIZE, Observer
+from trappola_env.engine.advice import ADVICE_BASE, advice_name
+from trappola_env.engine.partie import ALIFER_ANSWER
+from trappola_env.engine.session import PRO_DECISION
+from trappola_env.observation import OBS_SIZE, Observer
 
 DIR = Path(__file__).parent / "playthroughs"
 REGEN = os.environ.get("TRAPPOLA_REGEN_PLAYTHROUGHS") == "1"

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from trappola.agents import make_player
-from trappola.engine import Partie, random_deal
-from trappola.engine.actions import CARD_ACTIONS
-from trappola.envs.interface import TurnView
+from trappola_env.engine import Partie, random_deal
+from trappola_env.engine.actions import CARD_ACTIONS
+from trappola_env.interface import TurnView
 
 
 def _my_turns(me, other, deal):

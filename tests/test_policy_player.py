@@ -9,15 +9,15 @@ import numpy as np
 import pytest
 
 from trappola.agents import make_player
-from trappola.envs.interface import TurnView
-from trappola.envs.referee import play_partie
+from trappola_env.interface import TurnView
+from trappola_env.referee import play_partie
 from trappola.agents.policy_player import PolicyPlayer, pro_view_from_bulka_obs, shipped_model_path
-from trappola.envs.observation import encode_info
-from trappola.engine import Partie, random_deal
-from trappola.envs.observation import encode
-from trappola.agents.checkpoint_format import read_metadata
+from trappola_env.observation import encode_info
+from trappola_env.engine import Partie, random_deal
+from trappola_env.observation import encode
+from trappola.agents.model_io.checkpoint_format import read_metadata
 from trappola.train.model_checkpoint import build_metadata, save_checkpoint, write_metadata
-from trappola.train.sb3_config import TrainConfig
+from trappola.train.sb3.config import TrainConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -28,7 +28,7 @@ def ckpt(tmp_path_factory):
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from trappola.train.selfplay_env import SelfPlayEnv
+    from trappola.train.sb3.selfplay_env import SelfPlayEnv
 
     env = DummyVecEnv([lambda: SelfPlayEnv(pool={"random": 1.0}, seed=0)])
     model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=32, seed=0, device="cpu",
@@ -107,7 +107,7 @@ def test_default_model_is_shipped_and_loads():
 
 
 def test_drives_a_bulka_v0_session_from_observations():
-    from trappola.envs import bulka_v0
+    from trappola_env import bulka_v0
     from trappola.agents.pro_learned import ProPolicy
 
     env = bulka_v0.env(n_players=3, max_parties=25)
@@ -139,7 +139,7 @@ def test_player_object_pickles_and_plays_in_worker_processes(ckpt):
     pickling, and plays there exactly as in this process."""
     import pickle
 
-    from trappola.evaluation import head_to_head
+    from trappola.agents.evaluation import head_to_head
 
     me = make_player(f"policy:{ckpt}")
     copy = pickle.loads(pickle.dumps(me))

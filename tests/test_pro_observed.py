@@ -9,8 +9,8 @@ import pytest
 
 from trappola.agents.pro_learned import (ObservedPro, lookahead_values, pro_policy_from_dict, record_features)
 from trappola.train.pro.observed import TEST_POOL, TRAIN_POOL, fit_logistic, main, table_of
-from trappola.engine.records import Record
-from trappola.envs.interface import ProView
+from trappola_env.engine.records import Record
+from trappola_env.interface import ProView
 
 
 def logit(k, n):

@@ -39,6 +39,9 @@ ALLOWED_ATTRIBUTES = frozenset({"_cumulative_rewards"})
 
 NOT_YET_CHECKED = ()
 
+#: The installed packages of the project.
+PROJECT = ("trappola", "trappola_env")
+
 _STRING_ATTRIBUTE_CALLS = frozenset({"getattr", "setattr", "hasattr", "delattr", "import_module"})
 
 
@@ -50,11 +53,11 @@ def _project_names(tree: ast.Module) -> set[str]:
     """The local names bound to something imported from ``trappola``."""
     names = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "trappola":
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in PROJECT:
             names.update(alias.asname or alias.name for alias in node.names)
         elif isinstance(node, ast.Import):
             for alias in node.names:
-                if alias.name.split(".")[0] == "trappola":
+                if alias.name.split(".")[0] in PROJECT:
                     names.add(alias.asname or alias.name.split(".")[0])
     return names
 
@@ -107,7 +110,7 @@ def violations(source: str) -> list[str]:
                    and owner is not None and owner in helpers)
             if not own:
                 found.append(f"{node.lineno}: .{node.attr}")
-        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "trappola":
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in PROJECT:
             bad = [p for p in node.module.split(".") if _private(p)]
             bad += [alias.name for alias in node.names if _private(alias.name)]
             if bad:
@@ -115,7 +118,7 @@ def violations(source: str) -> list[str]:
         elif isinstance(node, ast.Import):
             for alias in node.names:
                 parts = alias.name.split(".")
-                if parts[0] == "trappola" and any(_private(p) for p in parts):
+                if parts[0] in PROJECT and any(_private(p) for p in parts):
                     found.append(f"{node.lineno}: import {alias.name}")
         elif isinstance(node, ast.Call):
             hit = _string_hit(node)
@@ -148,10 +151,10 @@ def test_a_private_write_is_caught():
 
 
 def test_a_private_import_from_trappola_is_caught():
-    assert violations("from trappola.agents.solver.search import _search, solve\n") == [
-        "1: import _search from trappola.agents.solver.search"]
-    assert violations("from trappola._x import y\nimport trappola.engine._z\n") == [
-        "1: import _x from trappola._x", "2: import trappola.engine._z"]
+    assert violations("from trappola.agents.search.solver.search import _search, solve\n") == [
+        "1: import _search from trappola.agents.search.solver.search"]
+    assert violations("from trappola._x import y\nimport trappola_env.engine._z\n") == [
+        "1: import _x from trappola._x", "2: import trappola_env.engine._z"]
 
 
 def test_a_private_import_from_elsewhere_is_not_the_rule():
@@ -161,21 +164,21 @@ def test_a_private_import_from_elsewhere_is_not_the_rule():
 def test_a_private_name_in_a_string_is_caught():
     source = ("def test(monkeypatch, bc):\n"
               "    monkeypatch.setattr(bc, '_collect_chunk', None)\n"
-              "    monkeypatch.setattr('trappola.train.bc._collect_chunk', None)\n"
+              "    monkeypatch.setattr('trappola.train.sb3.bc._collect_chunk', None)\n"
               "    getattr(bc, '_x')\n")
     assert violations(source) == ["2: setattr(..., '_collect_chunk')",
-                                  "3: setattr(..., 'trappola.train.bc._collect_chunk')", "4: getattr(..., '_x')"]
-    assert violations("import importlib\nimportlib.import_module('trappola.agents.solver._numba_cache')\n") == [
-        "2: import_module(..., 'trappola.agents.solver._numba_cache')"]
+                                  "3: setattr(..., 'trappola.train.sb3.bc._collect_chunk')", "4: getattr(..., '_x')"]
+    assert violations("import importlib\nimportlib.import_module('trappola.agents.search.solver._numba_cache')\n") == [
+        "2: import_module(..., 'trappola.agents.search.solver._numba_cache')"]
 
 
 def test_self_in_a_subclass_of_a_project_class_counts():
-    source = ("from trappola.evaluation.backend import WorkerProcesses\n"
+    source = ("from trappola.agents.evaluation.backend import WorkerProcesses\n"
               "class Dying(WorkerProcesses):\n"
               "    def run(self):\n"
               "        return self._procs\n")
     assert violations(source) == ["4: ._procs"]
-    source = ("from trappola.evaluation import backend\n"
+    source = ("from trappola.agents.evaluation import backend\n"
               "class Dying(backend.WorkerProcesses):\n"
               "    def run(self):\n"
               "        return self._procs\n")

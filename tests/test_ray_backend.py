@@ -11,7 +11,7 @@ import pytest
 
 ray = pytest.importorskip("ray")
 
-from trappola.evaluation import RayBackend, head_to_head, make_backend, rate_pool, session_tournament  # noqa: E402
+from trappola.agents.evaluation import RayBackend, head_to_head, make_backend, rate_pool, session_tournament  # noqa: E402
 from trappola.cli.main import main  # noqa: E402
 
 FAST_RULE = "rule:answer_rollouts=0,endgame=2"

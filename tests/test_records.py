@@ -1,4 +1,4 @@
-"""Each player's record in a session (trappola/engine/records.py), as
+"""Each player's record in a session (trappola_env/engine/records.py), as
 the Pro decision (``ProView.records``) and ``bulka_v0(records=True)`` see
 it: hand-scripted sessions with known counts."""
 from __future__ import annotations
@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from trappola.envs import bulka_v0
-from trappola.engine.actions import PRO
-from trappola.engine.records import Record, SessionRecords, session_records
-from trappola.envs.referee import pro_view
+from trappola_env import bulka_v0
+from trappola_env.engine.actions import PRO
+from trappola_env.engine.records import Record, SessionRecords, session_records
+from trappola_env.referee import pro_view
 
 from test_session_scripts import alifer, challenger_wins, dealer_wins, make_session
 

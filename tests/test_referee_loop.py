@@ -1,4 +1,4 @@
-"""The referee's one loop (``trappola.envs.referee.Referee``): its
+"""The referee's one loop (``trappola_env.referee.Referee``): its
 callbacks see exactly the moves played, and stepping it by hand (as the
 web table does) plays the same session as running it to the end."""
 from __future__ import annotations
@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from trappola.agents import make_player
-from trappola.engine import Partie, RuleConfig, action_id, deal_from_names
-from trappola.engine.session import Session
-from trappola.envs.referee import ACT, PRO, Referee, play_partie, play_session
+from trappola_env.engine import Partie, RuleConfig, action_id, deal_from_names
+from trappola_env.engine.session import Session
+from trappola_env.referee import ACT, PRO, Referee, play_partie, play_session
 
 PLAYTHROUGH = Path(__file__).parent / "playthroughs" / "declarations_manko.json"
 

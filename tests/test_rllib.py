@@ -11,11 +11,11 @@ import pytest
 ray = pytest.importorskip("ray")
 pytest.importorskip("ray.rllib")
 
-from trappola.agents.checkpoint_format import load_policy, read_metadata  # noqa: E402
-from trappola.evaluation import head_to_head  # noqa: E402
-from trappola.train.rllib_config import RLlibConfig  # noqa: E402
-from trappola.train.rllib_env import MASK_KEY, OBS_KEY, RLlibTrappolaEnv  # noqa: E402
-from trappola.train.rllib_selfplay import MAIN, league_mapping  # noqa: E402
+from trappola.agents.model_io.checkpoint_format import load_policy, read_metadata  # noqa: E402
+from trappola.agents.evaluation import head_to_head  # noqa: E402
+from trappola.train.rllib.config import RLlibConfig  # noqa: E402
+from trappola.train.rllib.env import MASK_KEY, OBS_KEY, RLlibTrappolaEnv  # noqa: E402
+from trappola.train.rllib.selfplay import MAIN, league_mapping  # noqa: E402
 from trappola.train.selfplay.reward import scale_reward  # noqa: E402
 
 
@@ -123,7 +123,7 @@ def test_bulka_episode_returns_in_rllib(local_ray):
     """What RLlib itself counts: with the carry, each agent's episode return
     is its balance; without it, RLlib loses the first stakes of an agent
     that had not acted yet."""
-    from trappola.train.rllib_selfplay import build_algorithm
+    from trappola.train.rllib.selfplay import build_algorithm
 
     for carry in (True, False):
         cfg = _rllib_config(".", env="bulka_v0", n_players=2, max_parties=3, bulka_tokens_scale=1.0,
@@ -152,8 +152,8 @@ def test_export_is_the_module_actor(tmp_path, local_ray):
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     import torch
 
-    from trappola.train.rllib_export import save_rllib_checkpoint
-    from trappola.train.rllib_module import MaskedActorCritic
+    from trappola.train.rllib.export import save_rllib_checkpoint
+    from trappola.train.rllib.module import MaskedActorCritic
 
     env = RLlibTrappolaEnv()
     spec = RLModuleSpec(module_class=MaskedActorCritic, observation_space=env.observation_spaces["player_0"],
@@ -175,7 +175,7 @@ def test_export_is_the_module_actor(tmp_path, local_ray):
 def test_a_bulka_checkpoint_carries_the_bulka_observation_size(tmp_path):
     from torch import nn
 
-    from trappola.train.rllib_export import save_rllib_checkpoint
+    from trappola.train.rllib.export import save_rllib_checkpoint
 
     env = RLlibTrappolaEnv({"env": "bulka_v0"})
     n_obs = env.observation_spaces["player_0"][OBS_KEY].shape[0]

@@ -1,6 +1,6 @@
 """The rules constants that the numba code keeps in its own module names
 (the solver's ``rules_kernel`` and the batched engine's ``kernels``) equal
-the engine's, so a change of a rule in ``trappola.engine`` fails here
+the engine's, so a change of a rule in ``trappola_env.engine`` fails here
 unless the copies follow it."""
 from __future__ import annotations
 
@@ -8,16 +8,17 @@ import ast
 from pathlib import Path
 
 import pytest
+from layering import PACKAGE_DIRS, source_file
 
-from trappola.engine import bonuses, cards, declarations, scoring
-from trappola.engine.actions import (ACCEPT_ALIFER, ACES, BIANKA, BLANS, DECLINE_ALIFER, FIGURA_BUBE,
+from trappola_env.engine import bonuses, cards, declarations, scoring
+from trappola_env.engine.actions import (ACCEPT_ALIFER, ACES, BIANKA, BLANS, DECLINE_ALIFER, FIGURA_BUBE,
                                      FIGURA_CAVALL, FIGURA_RE, FIGURA_TWOS, MANKO, N_ACTIONS, PROPOSE_ALIFER)
 
 FIGURAS = (FIGURA_RE, FIGURA_CAVALL, FIGURA_BUBE, FIGURA_TWOS)
 
 
 def test_solver_card_constants():
-    from trappola.agents.solver import rules_kernel as rk
+    from trappola.agents.search.solver import rules_kernel as rk
 
     assert rk.POINTS.tolist() == list(cards.CARD_POINTS)
     assert rk.SUITS.tolist() == list(cards.SUIT_MASK)
@@ -26,7 +27,7 @@ def test_solver_card_constants():
 
 
 def test_solver_bonus_constants():
-    from trappola.agents.solver import rules_kernel as rk
+    from trappola.agents.search.solver import rules_kernel as rk
 
     assert rk.MARC_BONUS == bonuses.MARC[0]
     assert rk.FIRST_TRICK_TWO == bonuses.FIRST_TRICK_TWO[0]
@@ -37,7 +38,7 @@ def test_solver_bonus_constants():
 
 
 def test_solver_aces_declaration_values():
-    from trappola.agents.solver import rules_kernel as rk
+    from trappola.agents.search.solver import rules_kernel as rk
 
     assert sorted(declarations.ACES_VALUE) == [3, 4]
     for n in (3, 4):
@@ -50,7 +51,7 @@ def test_solver_aces_declaration_values():
 
 
 def test_solver_infinity_exceeds_any_score_difference():
-    from trappola.agents.solver import rules_kernel as rk
+    from trappola.agents.search.solver import rules_kernel as rk
 
     bonus = (bonuses.MARC[0] + bonuses.FIRST_TRICK_TWO[0] + 8 * bonuses.MIDDLE_TWO[0]
              + max(v[0] for v in bonuses.LAST_TWOS.values()) + bonuses.LAST_TRICK[0])
@@ -64,7 +65,8 @@ def _project_files_read_by_kernels(folder: Path) -> set[Path]:
     """The project's source files that the numba modules (those using
     ``njit``) of ``folder`` import from, outside the folder."""
     root = Path(__file__).resolve().parents[1]
-    package = ".".join(folder.relative_to(root).parts)
+    package = next(name + "".join("." + p for p in folder.relative_to(root / top).parts)
+                   for name, top in PACKAGE_DIRS.items() if folder.is_relative_to(root / top))
     read = set()
     for path in folder.glob("*.py"):
         source = path.read_text(encoding="utf-8")
@@ -77,17 +79,17 @@ def _project_files_read_by_kernels(folder: Path) -> set[Path]:
             if node.level:
                 base = ".".join(package.split(".")[:len(package.split(".")) - node.level + 1] + ([base] if base else []))
             for name in [f"{base}.{a.name}" for a in node.names] + [base]:
-                file = root / (name.replace(".", "/") + ".py")
-                if name.startswith("trappola.") and file.exists() and file.parent != folder:
+                file = source_file(name)
+                if file is not None and file.exists() and file.parent != folder:
                     read.add(file.resolve())
     return read
 
 
-@pytest.mark.parametrize("package", ["trappola.agents.solver", "trappola.envs.batch"])
+@pytest.mark.parametrize("package", ["trappola.agents.search.solver", "trappola_env.batch"])
 def test_numba_cache_watches_every_file_the_kernels_read(package):
     """numba's cache checks only a kernel's own file and freezes the globals
     it read: every project file the kernels import from must be among the
-    sources whose change drops the cache (``trappola.envs.numba_cache``)."""
+    sources whose change drops the cache (``trappola_env.numba_cache``)."""
     import importlib
 
     sources = importlib.import_module(package).numba_sources()
@@ -99,7 +101,7 @@ def test_numba_cache_watches_every_file_the_kernels_read(package):
 
 
 def test_changed_source_drops_the_cache(tmp_path):
-    from trappola.envs import numba_cache
+    from trappola_env import numba_cache
 
     module = tmp_path / "kernels.py"
     module.write_text("x = 1\n")
@@ -116,7 +118,7 @@ def test_changed_source_drops_the_cache(tmp_path):
 
 
 def test_batch_card_and_action_constants():
-    from trappola.envs.batch import kernels as K
+    from trappola_env.batch import kernels as K
 
     assert K.SUIT_MASKS.tolist() == list(cards.SUIT_MASK)
     assert K.RANK_MASKS.tolist() == list(cards.RANK_MASK)
@@ -132,7 +134,7 @@ def test_batch_card_and_action_constants():
 
 
 def test_batch_declaration_values():
-    from trappola.envs.batch import kernels as K
+    from trappola_env.batch import kernels as K
 
     for f, action in enumerate(FIGURAS):
         for n in (3, 4):
@@ -145,7 +147,7 @@ def test_batch_declaration_values():
 
 
 def test_batch_bonus_values_and_stake():
-    from trappola.envs.batch import kernels as K
+    from trappola_env.batch import kernels as K
 
     assert (K.MARC_POINTS, K.MARC_PAY) == bonuses.MARC
     assert (K.FIRST_TWO_POINTS, K.FIRST_TWO_PAY) == bonuses.FIRST_TRICK_TWO
@@ -157,7 +159,7 @@ def test_batch_bonus_values_and_stake():
 
 
 def test_batch_outcome_names():
-    from trappola.envs.batch import kernels as K
+    from trappola_env.batch import kernels as K
 
     names = dict(zip((K.DECIDED, K.TIE, K.AGREED, K.FORFEIT), K.OUTCOME_NAMES))
     assert names == {K.DECIDED: scoring.DECIDED, K.TIE: scoring.TIE, K.AGREED: scoring.AGREED_ALIFER,
@@ -165,8 +167,8 @@ def test_batch_outcome_names():
 
 
 def test_batch_observation_and_full_deal_scales():
-    from trappola.envs import full_deal, observation
-    from trappola.envs.batch import kernels as K
+    from trappola_env import full_deal, observation
+    from trappola_env.batch import kernels as K
 
     assert K.TRICK_VALUE.tolist() == list(observation.TRICK_VALUE)
     assert K.POINT_SCALE == observation.POINT_SCALE

@@ -9,12 +9,12 @@ import os
 
 import pytest
 
-from trappola.agents.checkpoint_format import read_metadata
+from trappola.agents.model_io.checkpoint_format import read_metadata
 from trappola.train.model_checkpoint import write_metadata
 from trappola.train.config_file import load_config
-from trappola.train.ppo_selfplay import train
+from trappola.train.sb3.ppo_selfplay import train
 from trappola.train.train_command import cli_main
-from trappola.train.rllib_config import RLlibConfig
+from trappola.train.rllib.config import RLlibConfig
 from trappola.train.run_log import RunDirError, check_run_dir
 
 TINY = ["n_envs=2", "vec_env=dummy", "n_steps=64", "batch_size=64", "n_epochs=1", "total_timesteps=128",
@@ -104,7 +104,7 @@ def test_the_rllib_config_shares_the_checks():
 
 
 def test_a_failed_start_up_writes_no_run_folder(tmp_path, monkeypatch):
-    from trappola.train import vec
+    from trappola.train.sb3 import vec
 
     def broken(cfg, **kwargs):
         raise RuntimeError("the environments did not start")

@@ -11,11 +11,11 @@ import zipfile
 import pytest
 
 from trappola.agents import make_player
-from trappola.agents.checkpoint_format import META_NAME, POLICY_NAME, read_metadata
+from trappola.agents.model_io.checkpoint_format import META_NAME, POLICY_NAME, read_metadata
 from trappola.train.config_file import config_from_dict
-from trappola.train.rllib_config import RLlibConfig
+from trappola.train.rllib.config import RLlibConfig
 from trappola.train.run_recorder import RunRecorder
-from trappola.train.sb3_config import TrainConfig
+from trappola.train.sb3.config import TrainConfig
 
 SETTINGS = {"eval_opponent": "random", "eval_deals": 6, "eval_every": 100, "checkpoint_every": 200,
             "progress_bar": False}

@@ -1,4 +1,4 @@
-"""The session runner (trappola.envs.referee): players and their adapters,
+"""The session runner (trappola_env.referee): players and their adapters,
 Pro rules, results consistent with the session engine's own records."""
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ import random
 
 import pytest
 
-from trappola.engine import InfoState, cards_of
-from trappola.engine.session import Session
-from trappola.envs.interface import ProView
-from trappola.envs.referee import SessionResult, play_session
-from trappola.envs.seat_adapters import PolicySeat
+from trappola_env.engine import InfoState, cards_of
+from trappola_env.engine.session import Session
+from trappola_env.interface import ProView
+from trappola_env.referee import SessionResult, play_session
+from trappola_env.seat_adapters import PolicySeat
 
 
 def random_policy(seed):
@@ -130,7 +130,7 @@ def test_missing_player_for_an_existing_session_raises():
 
 def test_agents_players_get_turn_views_pro_views_and_results():
     pytest.importorskip("trappola.agents.random_player")
-    from trappola.envs.interface import ProView, TurnView
+    from trappola_env.interface import ProView, TurnView
     from trappola.agents.random_player import RandomPlayer
 
     class Recording(RandomPlayer):
@@ -176,7 +176,7 @@ def test_a_pro_rule_must_answer_a_bool():
 
 
 def test_an_illegal_action_names_the_player_and_the_seat():
-    from trappola.engine import IllegalActionError
+    from trappola_env.engine import IllegalActionError
 
     class Cheat:
         name = "cheat:v2"

@@ -1,4 +1,4 @@
-"""The hidden-layout sampler (trappola.agents.sampling): every sampled hand is one the
+"""The hidden-layout sampler (trappola.agents.search.sampling): every sampled hand is one the
 record allows, the true hand is always among them, and the draw is uniform.
 
 ``dealt_consistent`` restates each constraint on the opponent's dealt hand
@@ -15,13 +15,13 @@ import numpy as np
 import pytest
 
 from trappola.agents import make_player
-from trappola.envs.interface import TurnView
-from trappola.agents.sampling import constraints_of, dealt_consistent
+from trappola_env.interface import TurnView
+from trappola.agents.search.sampling import constraints_of, dealt_consistent
 from helpers import act, make_partie
-from trappola.engine import Partie, RuleConfig, random_deal
-from trappola.engine.actions import ACES, BIANKA, BLANS, MANKO
-from trappola.engine.cards import ACE_MASK, COURT_MASK, RANK_MASK, SUIT_MASK, card_id as card_id_, cards_of, mask_of
-from trappola.engine.declarations import aces_possible, bianka_possible, first_card_declarations
+from trappola_env.engine import Partie, RuleConfig, random_deal
+from trappola_env.engine.actions import ACES, BIANKA, BLANS, MANKO
+from trappola_env.engine.cards import ACE_MASK, COURT_MASK, RANK_MASK, SUIT_MASK, card_id as card_id_, cards_of, mask_of
+from trappola_env.engine.declarations import aces_possible, bianka_possible, first_card_declarations
 
 
 def _declaring(hand: int) -> bool:
@@ -133,7 +133,7 @@ def _small_state():
     challenger = "2B TB BB CB 2S 7S 2C 7C 2D"
     dealer = "AS AC AD RS RC RD 7B 8B 9D"
     used = set((challenger + " " + dealer).split())
-    from trappola.engine.cards import CARD_NAMES
+    from trappola_env.engine.cards import CARD_NAMES
 
     stock = [n for n in CARD_NAMES if n not in used and n != "9S"] + ["9S"]
     p = make_partie(challenger, dealer, stock)
@@ -220,7 +220,7 @@ def test_silence_bounds_what_a_first_chance_declarer_holds():
     assert constraints_of(info).bounds == ()
     cons = constraints_of(info, first_chance=True)
     assert cons.bounds
-    from trappola.engine.cards import ACE, BUBE, TWO
+    from trappola_env.engine.cards import ACE, BUBE, TWO
 
     for h in cons.sample(random.Random(2), 300):
         dealt = int(h) | mask_of([card_id_("TC")])

@@ -5,8 +5,8 @@ declarations, stakes and endings.
 """
 import pytest
 
-from trappola.engine import AGREED_ALIFER, DECIDED, FORFEIT, TIE, RuleConfig, card_id
-from trappola.engine.actions import BLANS
+from trappola_env.engine import AGREED_ALIFER, DECIDED, FORFEIT, TIE, RuleConfig, card_id
+from trappola_env.engine.actions import BLANS
 
 from helpers import act, make_partie, state_key
 

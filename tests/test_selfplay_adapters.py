@@ -15,15 +15,15 @@ from stable_baselines3.common.vec_env import DummyVecEnv
 
 from helpers import make_deal_spec
 from scripted import DEAL, WINNER_POINTS, Accepts, Lowest
-from trappola.engine import random_deal
-from trappola.engine.actions import PROPOSE_ALIFER
-from trappola.engine.cards import CARD_NAMES, suit_of
-from trappola.train.batched_vec_env import BatchedSelfPlayVecEnv
+from trappola_env.engine import random_deal
+from trappola_env.engine.actions import PROPOSE_ALIFER
+from trappola_env.engine.cards import CARD_NAMES, suit_of
+from trappola.train.sb3.batched_vec_env import BatchedSelfPlayVecEnv
 from trappola.train.selfplay.alifer import AliferValue, replay_mean
 from trappola.train.selfplay.forced import forced_action, forced_actions
 from trappola.train.selfplay.pool import OpponentPool, pool_member
 from trappola.train.selfplay.reward import RewardShaping, scale_reward
-from trappola.train.selfplay_env import SelfPlayEnv
+from trappola.train.sb3.selfplay_env import SelfPlayEnv
 
 ADAPTERS = ("batched", "gym")
 WIN = {"win": 1.0, "loss": -1.0, "alifer": 0.0}
@@ -74,12 +74,12 @@ class RLlibGame:
 
     def __init__(self, mode: str, opponent):
         pytest.importorskip("ray.rllib")
-        from trappola.train.rllib_env import RLlibTrappolaEnv
+        from trappola.train.rllib.env import RLlibTrappolaEnv
 
         self.env, self.opponent = RLlibTrappolaEnv({"reward_mode": mode}), opponent
 
     def run(self, learner_deals: bool, first=None):
-        from trappola.train.rllib_env import MASK_KEY
+        from trappola.train.rllib.env import MASK_KEY
 
         obs, _ = self.env.reset(seed=0, options={"deal": DEAL, "dealer": "player_0" if learner_deals else "player_1"})
         total, steps, last = 0.0, 0, None

@@ -10,9 +10,9 @@ from fractions import Fraction
 
 import pytest
 
-from trappola.engine import IllegalActionError, RuleConfig
-from trappola.engine.actions import ACCEPT_ALIFER, DECLINE_ALIFER, PROPOSE_ALIFER
-from trappola.engine.session import Session
+from trappola_env.engine import IllegalActionError, RuleConfig
+from trappola_env.engine.actions import ACCEPT_ALIFER, DECLINE_ALIFER, PROPOSE_ALIFER
+from trappola_env.engine.session import Session
 
 from test_session_scripts import (DEAL_DECLARATION, DEAL_TIE, act, alifer, challenger_wins, dealer_wins,
                                   make_session, play_deal)

@@ -11,9 +11,9 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from trappola.engine import RuleConfig, cards_of
-from trappola.engine.actions import NO_PRO, PRO
-from trappola.engine.session import Session
+from trappola_env.engine import RuleConfig, cards_of
+from trappola_env.engine.actions import NO_PRO, PRO
+from trappola_env.engine.session import Session
 
 
 def check_structure(s: Session) -> None:

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from trappola.engine import RuleConfig
-from trappola.engine.actions import NO_PRO, PRO
-from trappola.engine.partie import IllegalActionError
+from trappola_env.engine import RuleConfig
+from trappola_env.engine.actions import NO_PRO, PRO
+from trappola_env.engine.partie import IllegalActionError
 
 from test_session_scripts import DEAL_DECLARATION, dealer_wins, make_session, play_deal, table
 

@@ -1,4 +1,4 @@
-"""Saved sessions (trappola/evaluation/session_record.py): every partie of a Bulka
+"""Saved sessions (agents/evaluation/session_record.py): every partie of a Bulka
 session as a saved-game record with its session around it, written by
 ``trappola evaluate --session ... --save-games DIR``."""
 from __future__ import annotations
@@ -6,13 +6,13 @@ from __future__ import annotations
 import json
 from fractions import Fraction
 
-from trappola.evaluation import session_tournament
-from trappola.evaluation.game_record import read_games
-from trappola.evaluation.session_record import SessionRecorder
+from trappola.agents.evaluation import session_tournament
+from trappola.agents.evaluation.game_record import read_games
+from trappola.agents.evaluation.session_record import SessionRecorder
 from trappola.cli.main import main
-from trappola.engine.advice import ADVICE_BASE
-from trappola.engine.session import Session
-from trappola.envs.referee import play_session
+from trappola_env.engine.advice import ADVICE_BASE
+from trappola_env.engine.session import Session
+from trappola_env.referee import play_session
 from trappola.agents import make_player
 
 FAST = "rule:answer_rollouts=0,endgame=2"

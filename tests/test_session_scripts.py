@@ -28,10 +28,10 @@ from __future__ import annotations
 
 import pytest
 
-from trappola.engine import RuleConfig, action_id
-from trappola.engine.actions import ACCEPT_ALIFER, DECLINE_ALIFER, PROPOSE_ALIFER
-from trappola.engine.seating import Seating
-from trappola.engine.session import Session
+from trappola_env.engine import RuleConfig, action_id
+from trappola_env.engine.actions import ACCEPT_ALIFER, DECLINE_ALIFER, PROPOSE_ALIFER
+from trappola_env.engine.seating import Seating
+from trappola_env.engine.session import Session
 
 FORFEIT = RuleConfig(illegal_action="forfeit")
 
@@ -176,7 +176,7 @@ def test_scripted_settlement_scales_with_stake_multiple(stake_multiple):
 
 
 def test_history_deal_replays_the_same_partie():
-    from trappola.engine import deal_from_names
+    from trappola_env.engine import deal_from_names
 
     s = make_session("A", "B", ["C"])
     play_deal(s, DEAL_DECLARATION, first=["declare Figura Re"])

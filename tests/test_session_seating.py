@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from trappola.engine.seating import Seating, draw_seating, seating_from_draws
-from trappola.engine.session import Session
+from trappola_env.engine.seating import Seating, draw_seating, seating_from_draws
+from trappola_env.engine.session import Session
 
 NAMES4 = ["p0", "p1", "p2", "p3"]
 

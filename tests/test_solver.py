@@ -1,4 +1,4 @@
-"""Exactness tests for the double-dummy solver (trappola.agents.solver).
+"""Exactness tests for the double-dummy solver (trappola.agents.search.solver).
 
 The solver is checked against ``reference_move_values``: a plain recursive
 minimax written from docs/rules.md (sections 2, 4, 5) with no pruning, no table
@@ -13,7 +13,7 @@ import random
 import numpy as np
 import pytest
 
-from trappola.agents.solver import (
+from trappola.agents.search.solver import (
     NOT_LEGAL,
     Position,
     new_table,
@@ -449,8 +449,8 @@ def test_any_alpha_beta_window_gives_a_correct_bound():
     right for any window, with a table filled by earlier windows: fail-soft
     alpha-beta returns v with  v <= alpha => value <= v,  v >= beta =>
     value >= v,  and the exact value in between."""
-    from trappola.agents.solver.rules_kernel import INF, root_offset
-    from trappola.agents.solver.search import search_window_raw
+    from trappola.agents.search.solver.rules_kernel import INF, root_offset
+    from trappola.agents.search.solver.search import search_window_raw
 
     rng = random.Random(3)
     for i in range(60):

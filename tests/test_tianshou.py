@@ -11,7 +11,7 @@ from tianshou.algorithm.random import MARLRandomDiscreteMaskedOffPolicyAlgorithm
 from tianshou.data import Collector, VectorReplayBuffer  # noqa: E402
 from tianshou.env import DummyVectorEnv, PettingZooEnv  # noqa: E402
 
-from trappola.envs import bulka_v0, trappola_v0  # noqa: E402
+from trappola_env import bulka_v0, trappola_v0  # noqa: E402
 
 
 class Recording(PettingZooEnv):

@@ -9,10 +9,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from trappola.envs.full_deal import encode_full_deal
-from trappola.envs.observation import encode
-from trappola.agents.numpy_policy import NumpyPolicy
-from trappola.train.batched_vec_env import BatchedSelfPlayVecEnv, TorchActor, sample_masked
+from trappola_env.full_deal import encode_full_deal
+from trappola_env.observation import encode
+from trappola.agents.model_io.numpy_policy import NumpyPolicy
+from trappola.train.sb3.batched_vec_env import BatchedSelfPlayVecEnv, TorchActor, sample_masked
 
 
 def test_games_follow_the_reference_engine():
@@ -71,7 +71,7 @@ def test_vec_env_api_and_short_maskable_ppo_run(tmp_path):
     from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
     from stable_baselines3.common.vec_env import VecMonitor
 
-    from trappola.train.callbacks import SelfPlayCallback
+    from trappola.train.sb3.callbacks import SelfPlayCallback
 
     venv = VecMonitor(BatchedSelfPlayVecEnv(32, pool={"self": 0.5, "random": 0.5}, seed=0))
     assert is_masking_supported(venv)
@@ -87,9 +87,9 @@ def test_vec_env_api_and_short_maskable_ppo_run(tmp_path):
 
 def test_train_runs_on_the_batched_vec_env_by_default(tmp_path):
     from trappola.train.config_file import load_config
-    from trappola.train.sb3_config import TrainConfig
-    from trappola.train.ppo_selfplay import train
-    from trappola.train.vec import make_vec_env
+    from trappola.train.sb3.config import TrainConfig
+    from trappola.train.sb3.ppo_selfplay import train
+    from trappola.train.sb3.vec import make_vec_env
 
     assert TrainConfig().vec_env == "batched"
     cfg = load_config(None, ["n_envs=8", "n_steps=16", "batch_size=64", "n_epochs=1", "total_timesteps=256",

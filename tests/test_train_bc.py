@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from trappola.train.bc import clone, collect
+from trappola.train.sb3.bc import clone, collect
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +40,7 @@ def test_clone_fits_the_teacher(data):
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from trappola.train.selfplay_env import SelfPlayEnv
+    from trappola.train.sb3.selfplay_env import SelfPlayEnv
 
     model = MaskablePPO("MlpPolicy", DummyVecEnv([lambda: SelfPlayEnv(pool={"random": 1.0}, seed=0)]),
                         n_steps=32, batch_size=32, seed=0, device="cpu",

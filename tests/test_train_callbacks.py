@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from trappola.agents import make_player
-from trappola.evaluation import head_to_head
+from trappola.agents.evaluation import head_to_head
 from trappola.train.run_recorder import duplicate_figures
 from trappola.train.selfplay.pool import pool_member
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from trappola.agents.checkpoint_format import (
+from trappola.agents.model_io.checkpoint_format import (
     META_NAME,
     CheckpointError,
     CheckpointNotFoundError,
@@ -18,8 +18,8 @@ from trappola.agents.checkpoint_format import (
     read_metadata,
 )
 from trappola.train.model_checkpoint import build_metadata, load_model, save_checkpoint, write_metadata
-from trappola.train.sb3_config import TrainConfig
-from trappola.agents.numpy_policy import NumpyPolicy
+from trappola.train.sb3.config import TrainConfig
+from trappola.agents.model_io.numpy_policy import NumpyPolicy
 
 
 @pytest.fixture(scope="module")
@@ -27,7 +27,7 @@ def tiny_model():
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from trappola.train.selfplay_env import SelfPlayEnv
+    from trappola.train.sb3.selfplay_env import SelfPlayEnv
 
     env = DummyVecEnv([lambda: SelfPlayEnv(pool={"random": 1.0}, seed=0)])
     model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=32, seed=0, device="cpu",

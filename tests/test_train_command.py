@@ -9,9 +9,9 @@ import pytest
 
 from trappola.cli.main import main
 from trappola.train.config_file import load_config, resolve_config
-from trappola.train.rllib_config import RLlibConfig
+from trappola.train.rllib.config import RLlibConfig
 from trappola.train.run_config import field_help
-from trappola.train.sb3_config import TrainConfig
+from trappola.train.sb3.config import TrainConfig
 
 
 def help_of(capsys, *argv) -> str:

@@ -6,13 +6,13 @@ from pathlib import Path
 import pytest
 
 from trappola.train.config_file import load_config, parse_overrides
-from trappola.train.sb3_config import TrainConfig
+from trappola.train.sb3.config import TrainConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_default_yaml_loads_and_matches_dataclass_fields():
-    cfg = load_config(ROOT / "trappola" / "configs" / "ppo_selfplay.yaml")
+    cfg = load_config(ROOT / "configs" / "ppo_selfplay.yaml")
     assert isinstance(cfg, TrainConfig)
     assert cfg.n_steps * cfg.n_envs % cfg.batch_size == 0
     assert set(cfg.pool) <= {"self", "rule", "random"}
@@ -20,7 +20,7 @@ def test_default_yaml_loads_and_matches_dataclass_fields():
 
 def test_the_second_stage_of_the_shipped_model_loads():
     # `make model` is too long for CI; its second stage's settings are checked here.
-    cfg = load_config(ROOT / "trappola" / "configs" / "ppo_vs_search.yaml")
+    cfg = load_config(ROOT / "configs" / "ppo_vs_search.yaml")
     assert cfg.pool == {"self": 0.4, "random": 0.1, "pimc:samples=4": 0.5}
     assert cfg.bc is False and cfg.reward_mode == "win" and cfg.learning_rate < TrainConfig().learning_rate
     assert cfg.n_steps * cfg.n_envs % cfg.batch_size == 0
@@ -125,7 +125,7 @@ def test_zero_means_no_limit_and_player_specs_with_settings_pass(tmp_path):
 
 
 def test_command_line_refuses_bad_files_and_takes_key_value_options(tmp_path, capsys, monkeypatch):
-    from trappola.train import ppo_selfplay
+    from trappola.train.sb3 import ppo_selfplay
     from trappola.cli.main import main
 
     f = tmp_path / "tabs.yaml"

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from scripted import Lowest
-from trappola.train.batched_vec_env import BatchedSelfPlayVecEnv
-from trappola.train.sb3_config import TrainConfig
+from trappola.train.sb3.batched_vec_env import BatchedSelfPlayVecEnv
+from trappola.train.sb3.config import TrainConfig
 from trappola.train.selfplay.opponent_workers import OpponentWorkers, worker_seed
 
 

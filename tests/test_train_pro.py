@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from trappola.agents import make_player
-from trappola.envs.interface import ProView
-from trappola.engine.session import ProDecision
+from trappola_env.interface import ProView
+from trappola_env.engine.session import ProDecision
 from trappola.agents.pro_learned import FEATURES, ProPolicy, features
 from trappola.agents.pro_rules import ProRule
 from trappola.train.pro.bench import SessionBench

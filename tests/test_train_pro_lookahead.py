@@ -1,13 +1,13 @@
 """The shipped Pro decision: one-partie lookahead on learned win rates
-(trappola/agents/pro_learned.py, learned by trappola/train/pro/lookahead.py), and the public information it reads."""
+(agents/pro_learned.py, learned by train/pro/lookahead.py), and the public information it reads."""
 from __future__ import annotations
 
 import pytest
 
 from trappola.agents import make_player
-from trappola.envs.interface import ProView
-from trappola.engine.session import ProDecision
-from trappola.envs.referee import play_session
+from trappola_env.interface import ProView
+from trappola_env.engine.session import ProDecision
+from trappola_env.referee import play_session
 from trappola.agents.pro_learned import ProPolicy, pro_policy_from_dict
 from trappola.agents.pro_learned import LookaheadPro, matchup, opponent_kind
 from trappola.train.pro.lookahead import measure_win_rates

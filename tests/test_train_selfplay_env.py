@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from scripted import DEAL, Lowest
-from trappola.train.selfplay_env import SelfPlayEnv
+from trappola.train.sb3.selfplay_env import SelfPlayEnv
 
 
 def test_step_after_end_is_refused():
@@ -66,7 +66,7 @@ def test_a_seeded_episode_equals_a_fresh_one_whatever_came_before():
 
 
 def test_illegal_learner_actions_follow_the_illegal_action_setting():
-    from trappola.engine import IllegalActionError
+    from trappola_env.engine import IllegalActionError
 
     strict = SelfPlayEnv(pool={"random": 1.0}, reward_mode="win", seed=1)
     strict.reset(seed=1)

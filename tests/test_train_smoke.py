@@ -7,9 +7,9 @@ import json
 import numpy as np
 import pytest
 
-from trappola.agents.checkpoint_format import load_policy, read_metadata
+from trappola.agents.model_io.checkpoint_format import load_policy, read_metadata
 from trappola.train.config_file import load_config
-from trappola.train.ppo_selfplay import train
+from trappola.train.sb3.ppo_selfplay import train
 from trappola.train.train_command import cli_main
 
 TINY = ["n_envs=2", "vec_env=dummy", "n_steps=64", "batch_size=64", "n_epochs=1", "total_timesteps=256",
@@ -75,6 +75,6 @@ def test_resume_continues_from_checkpoint(runs, tmp_path):
 
 
 def test_cli_rejects_bad_settings(capsys):
-    assert cli_main(["--config", "trappola/configs/ppo_selfplay.yaml", "no_such_key=1"]) == 2
+    assert cli_main(["--config", "configs/ppo_selfplay.yaml", "no_such_key=1"]) == 2
     assert "unknown config key" in capsys.readouterr().err
     assert cli_main(["--help"]) == 0

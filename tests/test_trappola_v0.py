@@ -14,11 +14,11 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
-from trappola.envs import trappola_v0
-from trappola.engine import action_id, cards_of
-from trappola.envs.aec_base import OrderEnforcing
-from trappola.envs.spaces_and_rewards import mask_array, observation_space
-from trappola.envs.observation import OBS_SIZE, decode_observation
+from trappola_env import trappola_v0
+from trappola_env.engine import action_id, cards_of
+from trappola_env.aec_base import OrderEnforcing
+from trappola_env.spaces_and_rewards import mask_array, observation_space
+from trappola_env.observation import OBS_SIZE, decode_observation
 
 from helpers import make_deal_spec, state_key
 
@@ -115,8 +115,8 @@ def test_env_is_raw_env_in_order_enforcing_wrapper_only():
 
 
 def test_from_package_import_and_engine_import_stays_cheap():
-    code = ("import sys, trappola.envs; assert 'pettingzoo' not in sys.modules; "
-            "from trappola.envs import trappola_v0; assert trappola_v0.raw_env")
+    code = ("import sys, trappola_env; assert 'pettingzoo' not in sys.modules; "
+            "from trappola_env import trappola_v0; assert trappola_v0.raw_env")
     subprocess.run([sys.executable, "-c", code], check=True)
 
 

@@ -17,7 +17,7 @@ with warnings.catch_warnings():  # starlette's notice about its httpx client, no
     from fastapi.testclient import TestClient  # noqa: E402
 
 from trappola.agents.base import Player  # noqa: E402
-from trappola.evaluation import head_to_head, rate_pool  # noqa: E402
+from trappola.agents.evaluation import head_to_head, rate_pool  # noqa: E402
 from trappola.web.app import create_app  # noqa: E402
 
 
@@ -176,9 +176,9 @@ def test_replay_frames(client, saved_games):
 
 def test_replay_of_a_saved_session_shows_the_session_and_the_advice(client):
     from trappola.agents import make_player
-    from trappola.evaluation.session_record import SessionRecorder
-    from trappola.engine.session import Session
-    from trappola.envs.referee import play_session
+    from trappola.agents.evaluation.session_record import SessionRecorder
+    from trappola_env.engine.session import Session
+    from trappola_env.referee import play_session
 
     players = {"A": make_player("rule:pro=always,answer_rollouts=0"), "B": make_player("random"),
                "C": make_player("random"), "D": make_player("random:pro=always")}
@@ -373,8 +373,8 @@ def test_the_human_defender_of_a_pro_partie_sees_the_advice_and_no_hidden_card()
     players give each other in the Pro partie it watches is not in its
     moves either."""
     from trappola.agents import make_player
-    from trappola.engine import InfoState
-    from trappola.engine.advice import advice_mask, advice_name
+    from trappola_env.engine import InfoState
+    from trappola_env.engine.advice import advice_mask, advice_name
     from trappola.web.play import PlayTable
 
     app = create_app()

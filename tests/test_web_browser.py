@@ -30,7 +30,7 @@ from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
-from trappola.evaluation import head_to_head, rate_pool  # noqa: E402
+from trappola.agents.evaluation import head_to_head, rate_pool  # noqa: E402
 from trappola.web.app import create_app  # noqa: E402
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -489,11 +489,11 @@ def test_leaderboard_and_bad_input_in_the_page(browser, base_url, shots, tmp_pat
 
 
 def saved_session_with_advice(path: Path) -> list[dict]:
-    """A 4-player session with advice, every partie saved (trappola.evaluation.session_record)."""
+    """A 4-player session with advice, every partie saved (trappola.agents.evaluation.session_record)."""
     from trappola.agents import make_player
-    from trappola.evaluation.session_record import SessionRecorder
-    from trappola.engine.session import Session
-    from trappola.envs.referee import play_session
+    from trappola.agents.evaluation.session_record import SessionRecorder
+    from trappola_env.engine.session import Session
+    from trappola_env.referee import play_session
 
     players = {"A": make_player("rule:pro=always,answer_rollouts=0"), "B": make_player("random"),
                "C": make_player("random"), "D": make_player("random:pro=always")}

@@ -21,7 +21,7 @@ with warnings.catch_warnings():  # starlette's notice about its httpx client, no
     from fastapi.testclient import TestClient  # noqa: E402
 
 from trappola.agents.base import Player  # noqa: E402
-from trappola.evaluation import head_to_head  # noqa: E402
+from trappola.agents.evaluation import head_to_head  # noqa: E402
 from trappola.web import app as web_app  # noqa: E402
 from trappola.web import opponents  # noqa: E402
 from trappola.web import replay as replay_module  # noqa: E402

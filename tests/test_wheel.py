@@ -35,21 +35,21 @@ def run(installed, *args, stdin=None):
 
 
 def test_packages_come_from_the_wheel(installed):
-    proc = run(installed, "-c", "import trappola.agents, trappola.configs, trappola.evaluation, trappola.train, "
-                                "trappola.cli, trappola.envs, trappola.web;"
+    proc = run(installed, "-c", "import trappola.agents, trappola.configs, trappola.agents.evaluation, trappola.train, "
+                                "trappola.cli, trappola_env, trappola.web;"
                                 "print(trappola.agents.__file__); print(trappola.cli.__file__)")
     assert proc.returncode == 0, proc.stderr
     site = str(installed[0])
     assert all(line.startswith(site) for line in proc.stdout.split())
 
 
-def test_the_wheel_installs_one_top_level_package(installed):
+def test_the_wheel_installs_two_top_level_packages(installed):
     """Nothing named ``agents``, ``train`` or ``configs`` lands in site-packages
-    beside a user's own modules: the wheel holds ``trappola`` alone."""
+    beside a user's own modules: the wheel holds ``trappola_env`` and ``trappola``."""
     site = installed[0]
     top = {p.name for p in site.iterdir() if not p.name.endswith((".dist-info", ".egg-info"))
            and p.name not in ("bin", "__pycache__")}
-    assert top == {"trappola"}, top
+    assert top == {"trappola", "trappola_env"}, top
 
 
 def test_the_shipped_policy_plays_from_another_directory(installed):
@@ -99,3 +99,23 @@ def test_quick_demo_runs_from_another_directory(installed):
     proc = run(installed, "-m", "trappola.cli", "demo", "--quick")
     assert proc.returncode == 0, proc.stderr
     assert "Partie 1" in proc.stdout and "policy" in proc.stdout
+
+
+def test_the_environments_import_from_the_wheel(installed):
+    proc = run(installed, "-c", "from trappola_env import trappola_v0, bulka_v0; import trappola_env;"
+                                "env = trappola_v0.env(); env.reset(seed=0); print(trappola_env.__file__)")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().startswith(str(installed[0]))
+
+
+def test_the_wheel_ships_every_package_of_the_tree(installed):
+    """``pyproject.toml`` lists the packages by hand (discovery does not follow the
+    package-dir mapping): a folder with an ``__init__.py`` that is not listed
+    would be missing from the wheel."""
+    site = installed[0]
+    mapping = {"trappola_env": "trappola_env", "trappola": "trappola", "agents": "trappola/agents",
+               "train": "trappola/train", "configs": "trappola/configs"}
+    for folder, installed_as in mapping.items():
+        for init in (ROOT / folder).rglob("__init__.py"):
+            rel = init.relative_to(ROOT / folder)
+            assert (site / installed_as / rel).is_file(), f"{folder}/{rel} is not in the wheel"

@@ -21,11 +21,11 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from trappola.agents.belief import BeliefModel
-from trappola.agents.checkpoint_format import CheckpointError, load_policy
-from trappola.evaluation.game_record import GAMES_FILE, write_games
-from trappola.evaluation.report import write_csv, write_json
-from trappola.atomic_file import write_text
+from trappola.agents.search.belief import BeliefModel
+from trappola.agents.model_io.checkpoint_format import CheckpointError, load_policy
+from trappola.agents.evaluation.game_record import GAMES_FILE, write_games
+from trappola.agents.evaluation.report import write_csv, write_json
+from trappola_env.atomic_file import write_text
 from trappola.train.model_checkpoint import build_metadata, save_checkpoint
 
 
@@ -33,7 +33,7 @@ def tiny_model():
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from trappola.train.selfplay_env import SelfPlayEnv
+    from trappola.train.sb3.selfplay_env import SelfPlayEnv
 
     env = DummyVecEnv([lambda: SelfPlayEnv(pool={"random": 1.0}, seed=0)])
     return MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=32, seed=0, device="cpu",

@@ -1,6 +1,6 @@
 """``python -m trappola.cli`` is the ``trappola`` command."""
 import sys
 
-from .main import main
+from trappola.cli.main import main
 
 sys.exit(main())

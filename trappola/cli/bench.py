@@ -45,8 +45,8 @@ from collections import Counter
 
 import numpy as np
 
-from trappola.engine import Partie, cards_of, random_deal
-from trappola.engine.actions import PROPOSE_ALIFER
+from trappola_env.engine import Partie, cards_of, random_deal
+from trappola_env.engine.actions import PROPOSE_ALIFER
 
 NO_PROPOSAL = ~(1 << PROPOSE_ALIFER)
 
@@ -109,7 +109,7 @@ def install_pygame_stub() -> bool:
 def env_makers() -> tuple[dict, list[str]]:
     """The environments to time (``trappola_v0`` and the PettingZoo yardsticks that
     import), and notes on those that could not be imported."""
-    from trappola.envs import trappola_v0
+    from trappola_env import trappola_v0
 
     makers = {"trappola_v0": trappola_v0.env}
     notes = []

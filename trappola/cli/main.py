@@ -5,17 +5,17 @@
                       [--backend process|ray [--address ADDR]]
     trappola evaluate --session --players A,B,C[,D] --sessions N --parties P [--advice] [...]
     trappola evaluate --ratings --players A,B,C,... --deals N [...]
-    trappola evaluate ... --save-games DIR   # every partie as JSON lines (trappola/evaluation/game_record.py; with
-                                             # --session also the session: trappola/evaluation/session_record.py),
+    trappola evaluate ... --save-games DIR   # every partie as JSON lines (agents/evaluation/game_record.py; with
+                                             # --session also the session: agents/evaluation/session_record.py),
                                              # for trappola serve's replay
     trappola evaluate ... [--progress | --no-progress]
     trappola evaluate --ratings ... --exploit X.json   # an exploitability column from trappola exploit --json
     trappola serve [--host 127.0.0.1] [--port 8000] [--allow-host NAME]   # the web app: play, replay, leaderboard
     trappola players            # the registered players and their settings
     trappola bench [args...]    # speed of random play (trappola/cli/bench.py)
-    trappola train [--config FILE|NAME] [key=value | --key value ...]   # trappola/train/README.md
+    trappola train [--config FILE|NAME] [key=value | --key value ...]   # train/README.md
     trappola exploit --target SPEC [--minutes M] [--deals D] [--seed S] [--json PATH]
-                     [--warm-start SPEC|none] [key=value ...]   # a best response: trappola/train/exploit.py
+                     [--warm-start SPEC|none] [key=value ...]   # a best response: train/exploit.py
     trappola demo [--minutes M] [--seed S]   # short training + Bulka table (make demo)
     trappola demo --quick [--deals N]        # no training: the built-in players only
 
@@ -128,8 +128,8 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--csv", metavar="PATH", help="write one row per partie (per session and player with --session)")
     e.add_argument("--save-games", metavar="DIR",
                    help="write every partie to DIR/games.jsonl (the format is documented in "
-                        "trappola/evaluation/game_record.py; with --session each partie also holds its session: Pro, "
-                        "queue, Bulka, balances, trappola/evaluation/session_record.py), for the web app's replay view")
+                        "agents/evaluation/game_record.py; with --session each partie also holds its session: Pro, "
+                        "queue, Bulka, balances, agents/evaluation/session_record.py), for the web app's replay view")
     shown = e.add_mutually_exclusive_group()
     shown.add_argument("--progress", action="store_true",
                        help="show the progress bar even when stderr is not a terminal (default: the bar on a "
@@ -152,20 +152,20 @@ def build_parser() -> argparse.ArgumentParser:
                                    "(--seconds, --seed, --slice) are passed to it.")
     b.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the benchmark")
 
-    t = sub.add_parser("train", help="self-play MaskablePPO training (trappola/train/README.md)",
+    t = sub.add_parser("train", help="self-play MaskablePPO training (train/README.md)",
                        description="Self-play MaskablePPO training: settings from --config, overridden by "
                                    "KEY=VALUE arguments (`trappola train --help` lists them, e.g. total_timesteps=200000 "
                                    "pool.rule=0.5 resume=runs/x/last.zip).")
     t.add_argument("--config", default=None,
                    help="YAML config file, or the name of a shipped one (ppo_selfplay, demo, rllib_selfplay); "
-                        "default: the shipped trappola/configs/ppo_selfplay.yaml")
+                        "default: the shipped configs/ppo_selfplay.yaml")
     t.add_argument("overrides", nargs="*", metavar="KEY=VALUE", help="config overrides (or --key value)")
 
     x = sub.add_parser("exploit", help="approximate exploitability: train a best response to a player",
                        description="Train a best response (MaskablePPO) against a frozen player for --minutes, "
                                    "then play it against that player on fresh duplicate deals. Its win rate "
                                    "minus 0.5 and its points edge are lower bounds on the player's "
-                                   "exploitability (trappola/train/exploit.py).",
+                                   "exploitability (train/exploit.py).",
                        epilog=players_help, formatter_class=argparse.RawDescriptionHelpFormatter)
     x.add_argument("--target", required=True, help="the player whose exploitability is estimated (a spec)")
     x.add_argument("--minutes", type=_positive_float, default=30.0,
@@ -179,12 +179,12 @@ def build_parser() -> argparse.ArgumentParser:
                         "shipped network), another player's spec (behaviour cloning on its moves), or none")
     x.add_argument("--workers", type=_positive, default=None, help="evaluation processes (default: all cores)")
     x.add_argument("overrides", nargs="*", metavar="KEY=VALUE",
-                   help="training settings (fields of trappola/train/sb3_config.py, e.g. n_envs=512 learning_rate=1e-4)")
+                   help="training settings (fields of train/sb3/config.py, e.g. n_envs=512 learning_rate=1e-4)")
 
     d = sub.add_parser("demo", help="a short training run, then a Bulka-session table (make demo)")
     d.add_argument("--seed", type=_int, default=0, help="seed (default: 0)")
     d.add_argument("--minutes", type=_positive_float, default=None,
-                   help="training time cap in minutes (default: trappola/configs/demo.yaml's)")
+                   help="training time cap in minutes (default: configs/demo.yaml's)")
     d.add_argument("--quick", action="store_true",
                    help="no training: a short look at the built-in players (well under a minute)")
     d.add_argument("--deals", type=_positive, default=100,
@@ -210,7 +210,7 @@ def main(argv=None) -> int:
                 parser.error(f"unrecognized arguments: {' '.join(extra)}")
         except SystemExit as e:  # argparse: --help (0) or a usage error (2), already printed
             return int(e.code or 0)
-    from trappola.atomic_file import describe_os_error
+    from trappola_env.atomic_file import describe_os_error
 
     try:
         return COMMANDS[args.command](args)
@@ -236,10 +236,10 @@ def cmd_play(args) -> int:
     doubles the next partie's stakes)."""
     from trappola.agents import make_player
     from trappola.agents.human_player import HumanQuit
-    from trappola.envs.referee import play_partie
-    from trappola.engine import random_deal
-    from trappola.engine.cards import names_of
-    from trappola.evaluation.seeding import derive_seed
+    from trappola_env.referee import play_partie
+    from trappola_env.engine import random_deal
+    from trappola_env.engine.cards import names_of
+    from trappola.agents.evaluation.seeding import derive_seed
 
     opponent = make_player(args.opponent)
     if opponent.interactive:
@@ -274,8 +274,8 @@ def cmd_evaluate(args) -> int:
     """``trappola evaluate``: a head-to-head, a session tournament or ratings of the players given."""
     from trappola.agents import split_player_list
     from trappola.agents.human_player import HumanQuit
-    from trappola.engine import RuleConfig
-    from trappola.evaluation.report import format_summary, write_csv, write_json
+    from trappola_env.engine import RuleConfig
+    from trappola.agents.evaluation.report import format_summary, write_csv, write_json
 
     players = split_player_list(args.players)
     config = RuleConfig(ace_declaration=args.ace_declaration)
@@ -295,7 +295,7 @@ def cmd_evaluate(args) -> int:
             import ray  # noqa: F401
         except ImportError:
             raise CliError("--backend ray needs Ray: pip install 'trappola-lab[ray]'") from None
-        from trappola.evaluation.ray_backend import RayBackend
+        from trappola.agents.evaluation.ray_backend import RayBackend
 
         backend = RayBackend(address=args.address, workers=args.workers)
     common = dict(seed=args.seed, config=config, stake_multiple=args.stake_multiple, workers=args.workers,
@@ -312,7 +312,7 @@ def cmd_evaluate(args) -> int:
             backend.close()
     summary = res.summary
     if exploits:
-        from trappola.evaluation.exploitability import with_exploitability
+        from trappola.agents.evaluation.exploitability import with_exploitability
 
         summary = with_exploitability(summary, exploits)
     print(format_summary(summary))
@@ -322,7 +322,7 @@ def cmd_evaluate(args) -> int:
     if args.csv:
         write_csv(res.records, args.csv)
     if args.save_games:
-        from trappola.evaluation.game_record import write_games
+        from trappola.agents.evaluation.game_record import write_games
 
         print(f"games saved to {write_games(res.games, args.save_games)}")
     return 0
@@ -331,7 +331,7 @@ def cmd_evaluate(args) -> int:
 def _read_exploits(paths: list[str], players: list[str]) -> list[dict]:
     """The exploit results of ``--exploit``, each for one of ``players``
     (checked before the evaluation runs)."""
-    from trappola.evaluation.exploitability import read_exploit
+    from trappola.agents.evaluation.exploitability import read_exploit
 
     out = []
     for path in paths:
@@ -347,7 +347,7 @@ def _read_exploits(paths: list[str], players: list[str]) -> list[dict]:
 
 
 def _run_evaluation(args, players, common):
-    from trappola.evaluation import head_to_head, rate_pool, session_tournament
+    from trappola.agents.evaluation import head_to_head, rate_pool, session_tournament
 
     record = {"record_games": True} if args.save_games else {}
     if args.session:
@@ -380,7 +380,7 @@ def cmd_serve(args) -> int:
 
 def _check_writable(path: str, folder: bool) -> None:
     """Refuse an output path before a long run rather than after it."""
-    from trappola.atomic_file import check_can_write, describe_os_error
+    from trappola_env.atomic_file import check_can_write, describe_os_error
 
     try:
         check_can_write(path, folder)
@@ -401,7 +401,7 @@ def cmd_players(args) -> int:
 # -------------------------------------------------------------------- bench
 def cmd_bench(args) -> int:
     """``trappola bench``: speed of the engine and the environments."""
-    from .bench import main as bench_main
+    from trappola.cli.bench import main as bench_main
 
     return bench_main([a for a in args.args if a != "--"])
 
@@ -416,11 +416,11 @@ def cmd_demo(args) -> int:
         run_demo(minutes=args.minutes, seed=args.seed)
         return 0
     from trappola.agents import make_player
-    from trappola.envs.referee import play_partie
-    from trappola.engine import Partie, random_deal
-    from trappola.evaluation import head_to_head, session_tournament
-    from trappola.evaluation.report import format_summary
-    from trappola.evaluation.seeding import derive_seed
+    from trappola_env.referee import play_partie
+    from trappola_env.engine import Partie, random_deal
+    from trappola.agents.evaluation import head_to_head, session_tournament
+    from trappola.agents.evaluation.report import format_summary
+    from trappola.agents.evaluation.seeding import derive_seed
 
     start = time.perf_counter()
     rule, rnd = make_player("rule"), make_player("random")

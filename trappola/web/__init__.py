@@ -5,7 +5,7 @@ three views.
   ``pimc:samples=16``, ``policy`` ...), one partie or a Bulka session
   (``play``).
 - Replay: a file saved by ``trappola evaluate ... --save-games DIR``
-  (``trappola.evaluation.game_record``), stepped through with every hand and the
+  (``trappola.agents.evaluation.game_record``), stepped through with every hand and the
   stock open, the declarations and Manko answers, the scores and tokens,
   and the card values a ``pimc`` player reported (``replay``).
 - Leaderboard: a summary written by ``trappola evaluate --json``, as a
@@ -35,7 +35,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, hosts=()) -> None:
     answers to this machine's names, ``host`` and ``hosts`` (``guard``)."""
     import uvicorn
 
-    from .app import create_app
+    from trappola.web.app import create_app
 
     names = list(hosts) + ([] if host in _ANY else [host])
     shown = "127.0.0.1" if host in _ANY else (f"[{host}]" if ":" in host else host)

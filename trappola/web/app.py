@@ -31,15 +31,15 @@ from fastapi import FastAPI, Request
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
-from .body import json_object, read_limited
-from .errors import WebError
-from .guard import Guard, media_type
-from .hint import hint
-from .leaderboard import leaderboard
-from .opponents import WEB_SETTINGS, web_player
-from .play import MAX_ADVISERS, PlayTable, Tables
-from .replay import MAX_BYTES, Replays
-from .thinking import ThinkingPool
+from trappola.web.body import json_object, read_limited
+from trappola.web.errors import WebError
+from trappola.web.guard import Guard, media_type
+from trappola.web.hint import hint
+from trappola.web.leaderboard import leaderboard
+from trappola.web.opponents import WEB_SETTINGS, web_player
+from trappola.web.play import MAX_ADVISERS, PlayTable, Tables
+from trappola.web.replay import MAX_BYTES, Replays
+from trappola.web.thinking import ThinkingPool
 
 STATIC = Path(__file__).parent / "static"
 

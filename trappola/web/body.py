@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import json
 
-from .errors import WebError
-from .guard import media_type
+from trappola.web.errors import WebError
+from trappola.web.guard import media_type
 
 #: Largest body of an API call (a table to open, an action).
 JSON_LIMIT = 64 * 1024

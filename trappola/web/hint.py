@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import threading
 
-from trappola.engine.session import PLAYING
-from trappola.evaluation.seeding import derive_seed
+from trappola_env.engine.session import PLAYING
+from trappola.agents.evaluation.seeding import derive_seed
 
 from . import render
-from .errors import WebError
+from trappola.web.errors import WebError
 
 #: The player whose search the hint shows (its defaults: 32 layouts).
 HINT_SPEC = "pimc"

@@ -1,5 +1,5 @@
 """The leaderboard: a summary written by ``trappola evaluate --json``
-(``trappola.evaluation.report``) as tables of formatted cells, each rate or mean
+(``trappola.agents.evaluation.report``) as tables of formatted cells, each rate or mean
 with its 95% confidence interval.
 
 - ``ratings``: players ranked by ordinal (mu - 3 sigma), with mu's
@@ -9,13 +9,13 @@ with its 95% confidence interval.
 
 A ratings or tournament summary written with ``trappola evaluate
 --exploit`` also gets a column of exploitability (lower bounds, from
-``trappola exploit --json``; ``trappola.evaluation.exploitability``).
+``trappola exploit --json``; ``trappola.agents.evaluation.exploitability``).
 """
 from __future__ import annotations
 
 import json
 
-from trappola.evaluation.exploitability import COLUMN, exploitability_cell
+from trappola.agents.evaluation.exploitability import COLUMN, exploitability_cell
 
 
 def _num(v, digits: int = 3) -> str:

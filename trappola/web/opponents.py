@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from trappola.agents import make_player, parse_spec, player_class
 
-from .errors import WebError
+from trappola.web.errors import WebError
 
 #: Longest spec accepted (the longest useful one is far shorter).
 MAX_SPEC = 200

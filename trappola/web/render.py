@@ -8,8 +8,8 @@ names as in docs/rules.md section 1). What a seat may see comes from its
 """
 from __future__ import annotations
 
-from trappola.engine import ACTION_NAMES, CARD_NAMES, cards_of
-from trappola.engine.actions import (
+from trappola_env.engine import ACTION_NAMES, CARD_NAMES, cards_of
+from trappola_env.engine.actions import (
     ACCEPT_ALIFER,
     ACES,
     BIANKA,
@@ -20,8 +20,8 @@ from trappola.engine.actions import (
     PRO,
     PROPOSE_ALIFER,
 )
-from trappola.engine.cards import ACE_MASK, RANK_MASK, RANK_NAMES, SUIT_NAMES
-from trappola.engine.declarations import ACES_VALUE, FIGURA_RANK, declaration_value
+from trappola_env.engine.cards import ACE_MASK, RANK_MASK, RANK_NAMES, SUIT_NAMES
+from trappola_env.engine.declarations import ACES_VALUE, FIGURA_RANK, declaration_value
 
 _DISPLAY_RANK = {"T": "10"}
 

@@ -1,4 +1,4 @@
-"""Replays of saved games (``trappola.evaluation.game_record``): a game as a list of
+"""Replays of saved games (``trappola.agents.evaluation.game_record``): a game as a list of
 frames, one before the first action and one after each, with both hands
 and the stock open.
 
@@ -7,7 +7,7 @@ bottom card last), the public record (``render.public_state``), the
 ``action`` just taken (``{"seat", "name"}``) and, for a player that
 reported its search, the ``values`` of the cards it considered; the last
 frame carries the ``result``. A partie of a saved session
-(``trappola.evaluation.session_record``) also has its session in the game list
+(``trappola.agents.evaluation.session_record``) also has its session in the game list
 (``session``: the Pro offer, the queue, the Bulka and the balances after
 it) and, in each frame, the ``advice`` given for the decision about to be
 taken.
@@ -19,8 +19,8 @@ import secrets
 import threading
 from collections import OrderedDict
 
-from trappola.engine import CARD_NAMES, InfoState, Partie, RuleConfig, card_id, deal_from_names
-from trappola.evaluation.game_record import MAX_LINE, replay_record
+from trappola_env.engine import CARD_NAMES, InfoState, Partie, RuleConfig, card_id, deal_from_names
+from trappola.agents.evaluation.game_record import MAX_LINE, replay_record
 
 from . import render
 
@@ -88,7 +88,7 @@ def frames(record: dict) -> list[dict]:
 
 
 def check_lines(data) -> tuple[list[bytes], list[dict]]:
-    """Check a saved-games file line by line (``trappola.evaluation.game_record``'s
+    """Check a saved-games file line by line (``trappola.agents.evaluation.game_record``'s
     checks; ``ValueError`` names the first defect) and return its games as
     their lines of text, with the game list. A record is parsed again when
     its game is opened: the text takes a tenth of the memory of the parsed

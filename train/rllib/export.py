@@ -1,0 +1,83 @@
+"""An RLlib network written in the project's checkpoint format.
+
+An RLlib run (``trappola.train.rllib.selfplay``) trains a ``MaskedActorCritic``
+(``trappola.train.rllib.module``), whose layers are those of SB3's
+``MaskableActorCriticPolicy``. ``save_rllib_checkpoint`` renames its
+weights (``sb3_state_dict``), loads them into a ``MaskablePPO`` of the same
+``net_arch`` and activation, and saves that with ``trappola.train.model_checkpoint``:
+the same zip, metadata and signature as an SB3 run, so the evaluator plays
+it as ``policy:PATH`` (``trappola.agents.model_io.checkpoint_format.load_policy``) and
+``trappola.train.model_checkpoint.load_model`` can even continue it with SB3 (with a fresh
+optimizer, RLlib's is not carried over, and SB3's default PPO settings,
+which the zip holds). Nothing here needs Ray.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from trappola_env.engine import N_ACTIONS
+
+from trappola.train.model_checkpoint import build_metadata, save_checkpoint
+from trappola.train.networks import activation_class
+
+_NAMES = {"pi_trunk": "mlp_extractor.policy_net", "vf_trunk": "mlp_extractor.value_net",
+          "pi_head": "action_net", "vf_head": "value_net"}
+
+
+def sb3_state_dict(state: dict) -> dict:
+    """The weights of a ``MaskedActorCritic`` (its ``state_dict``: torch
+    tensors or numpy arrays) under the names of an SB3
+    ``MaskableActorCriticPolicy`` with the same ``net_arch``."""
+    import torch
+
+    out = {}
+    for key, value in state.items():
+        prefix, _, rest = key.partition(".")
+        if prefix not in _NAMES:
+            raise ValueError(f"unexpected weight {key!r} in a MaskedActorCritic state")
+        out[f"{_NAMES[prefix]}.{rest}"] = torch.as_tensor(np.asarray(value))
+    return out
+
+
+class _Spaces(gymnasium.Env):
+    """Only the spaces: what ``MaskablePPO`` needs to build its policy."""
+
+    def __init__(self, obs_dim: int):
+        self.observation_space = spaces.Box(0.0, 1.0, (obs_dim,), np.float32)
+        self.action_space = spaces.Discrete(N_ACTIONS)
+
+    def action_masks(self):
+        return np.ones(N_ACTIONS, bool)
+
+
+def sb3_model(state: dict, net_arch, activation: str, num_timesteps: int = 0):
+    """A ``MaskablePPO`` holding the weights of a ``MaskedActorCritic``."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    weights = sb3_state_dict(state)
+    obs_dim = weights["mlp_extractor.policy_net.0.weight"].shape[1]
+    act = activation_class(activation)
+    model = MaskablePPO("MlpPolicy", _Spaces(obs_dim), device="cpu", verbose=0,
+                        policy_kwargs=dict(net_arch=dict(pi=list(net_arch), vf=list(net_arch)), activation_fn=act))
+    missing, unexpected = model.policy.load_state_dict(weights, strict=False)
+    if unexpected or any(k.startswith(("mlp_extractor", "action_net", "value_net")) for k in missing):
+        raise ValueError(f"RLlib weights do not fit net_arch {list(net_arch)}: missing {missing}, "
+                         f"unexpected {unexpected}")
+    model.num_timesteps = int(num_timesteps)
+    return model
+
+
+def save_rllib_checkpoint(state: dict, path: str | Path, config: dict, seed: int, num_timesteps: int,
+                          net_arch, activation: str, env: str = "trappola_v0", **extra_meta) -> Path:
+    """Write the weights of a ``MaskedActorCritic`` to ``path`` in the
+    project's checkpoint format (metadata: ``config``, ``seed``,
+    ``num_timesteps``, the signature of ``env``, ``trainer: "rllib"`` and
+    ``extra_meta``); returns the path."""
+    model = sb3_model(state, net_arch, activation, num_timesteps)
+    meta = build_metadata(config, seed, num_timesteps, env=env, trainer="rllib", **extra_meta)
+    return save_checkpoint(model, path, meta)

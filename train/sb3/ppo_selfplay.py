@@ -1,0 +1,189 @@
+"""Self-play MaskablePPO on ``trappola_v0`` (read top to bottom).
+
+    trappola train --config ppo_selfplay [key=value | --key value ...]
+    python -m trappola.cli train --config ppo_selfplay total_timesteps=20000
+
+The run writes to ``out_dir/run_name/``: ``config.yaml`` (the settings
+used), ``train.log``, TensorBoard logs in ``tb/``, ``best.zip`` (best
+duplicate score against ``eval_opponent``), ``last.zip`` (periodic) and
+``final.zip`` (end of the run). Every checkpoint carries its metadata
+(``trappola.train.model_checkpoint``); the run's recorder
+(``trappola.train.run_recorder``) writes them, evaluates and keeps the best,
+as on the RLlib path. ``resume=path/to.zip`` continues a run from a
+checkpoint (its optimizer state and step count included). The command line
+is ``trappola.train.train_command``.
+
+Steps:
+
+1. settings and seeds (``seed`` fixes the deals, roles, opponent draws,
+   network initialisation and minibatch order: the same config reproduces
+   the same run on the same machine; a run cut by ``max_minutes`` only up
+   to where it was cut);
+2. ``n_envs`` games (``BatchedSelfPlayVecEnv``; ``vec_env: subproc`` for
+   ``SelfPlayEnv`` workers behind ``SubprocVecEnv``);
+3. the model: new (its weights from ``init_from`` if given), or loaded
+   with ``resume``;
+4. optional behaviour cloning on the teacher's moves (``bc=true``; not
+   after ``resume`` or ``init_from``);
+5. PPO with the opponent pool, evaluation and checkpoint callbacks (and
+   league exploiters with ``exploiter_every``, ``trappola.train.sb3.exploiters``);
+6. final evaluation and ``final.zip``.
+"""
+from __future__ import annotations
+
+import time
+
+from trappola.agents.evaluation.backend import WorkerLostError
+
+from trappola.train.run_log import check_run_dir
+from trappola.train.sb3.config import TrainConfig
+
+
+def train(cfg: TrainConfig, log=None, callbacks=(), players: dict | None = None) -> dict:
+    """Run the training ``cfg`` describes (steps 1-6 above) and return its
+    summary (paths of ``final.zip`` and ``best.zip``, steps, speed, minutes,
+    evaluations). ``log``: where progress lines go besides ``train.log``
+    (default ``print``); ``callbacks``: further SB3 callbacks, run after
+    the run's own; ``players``: pool name -> ``trappola.agents.base.Player`` for
+    pool members already built (the batched VecEnv only)."""
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import configure
+    from stable_baselines3.common.utils import set_random_seed
+
+    from trappola.agents.model_io.numpy_policy import NumpyPolicy
+    from trappola.agents.policy_player import PolicyPlayer
+
+    from trappola.train.sb3 import bc as bc_mod
+    from trappola.train.sb3.callbacks import ProgressBarCallback, RecorderCallback, SelfPlayCallback, TimeLimitCallback
+    from trappola.train.model_checkpoint import build_metadata, load_model, save_checkpoint
+    from trappola.train.networks import activation_class
+    from trappola.train.sb3.privileged_policy import PrivilegedCriticPolicy
+    from trappola.train.run_recorder import RunRecorder
+    from trappola.train.sb3.vec import make_vec_env
+
+    # 1. settings and seeds ---------------------------------------------
+    # Refuse an unusable checkpoint or run folder before writing or starting anything.
+    if cfg.resume or cfg.init_from:
+        from trappola.agents.model_io.checkpoint_format import load_policy
+
+        load_policy(cfg.resume or cfg.init_from)
+    check_run_dir(cfg)
+
+    t_start = time.time()
+    torch.set_num_threads(cfg.torch_threads)
+    set_random_seed(cfg.seed)
+
+    # 2. environments ----------------------------------------------------
+    venv = make_vec_env(cfg, players=players)
+
+    # 3. model -----------------------------------------------------------
+    lr0, frac = cfg.learning_rate, cfg.lr_final_fraction
+
+    def lr_schedule(progress_remaining: float) -> float:  # 1 -> 0 over the run
+        return lr0 * (frac + (1 - frac) * progress_remaining)
+
+    activation = activation_class(cfg.activation)
+    resumed_from = None
+    if cfg.resume:
+        model, meta = load_model(cfg.resume, env=venv)
+        # A model trained in stages must still say how it was made: its whole lineage travels with it.
+        resumed_from = {"path": cfg.resume, **{k: meta.get(k) for k in ("seed", "num_timesteps", "config",
+                                                                       "resumed_from")}}
+        model.learning_rate = lr_schedule
+        model._setup_lr_schedule()
+    else:
+        policy_class = PrivilegedCriticPolicy if cfg.privileged_critic else "MlpPolicy"
+        model = MaskablePPO(
+            policy_class, venv, seed=cfg.seed, device="cpu", verbose=0,
+            learning_rate=lr_schedule, n_steps=cfg.n_steps, batch_size=cfg.batch_size, n_epochs=cfg.n_epochs,
+            gamma=cfg.gamma, gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range, ent_coef=cfg.ent_coef,
+            vf_coef=cfg.vf_coef, max_grad_norm=cfg.max_grad_norm, target_kl=cfg.target_kl or None,
+            policy_kwargs=dict(net_arch=dict(pi=list(cfg.net_arch), vf=list(cfg.net_arch)),
+                               activation_fn=activation),
+        )
+        if cfg.init_from:
+            from trappola.agents.model_io.checkpoint_format import load_state_dict
+
+            try:
+                model.policy.load_state_dict(load_state_dict(cfg.init_from))
+            except RuntimeError as exc:  # torch: missing, unexpected or differently shaped weights
+                raise ValueError(f"init_from {cfg.init_from}: its network is not this config's "
+                                 f"(net_arch {cfg.net_arch}, privileged_critic {cfg.privileged_critic}): "
+                                 f"{str(exc).splitlines()[0]}") from None
+
+    def save(model, path, steps, **meta):
+        # A model trained in stages must still say how it was made: every checkpoint names its parent.
+        return save_checkpoint(model, path, build_metadata(cfg.to_dict(), cfg.seed, steps,
+                                                           resumed_from=resumed_from, **meta))
+
+    def player(model):
+        return PolicyPlayer.from_numpy(NumpyPolicy.from_sb3(model.policy, cfg.activation))
+
+    # The run folder is written only now that the environments and the model are up.
+    recorder = RunRecorder(cfg, save, player, log=log, started=t_start,
+                           scalars=lambda key, value, steps: model.logger.record(key, value))
+    run_dir, say = recorder.run_dir, recorder.say
+    say(f"run {run_dir}: {cfg.total_timesteps:,} steps, {cfg.n_envs} envs, pool {cfg.pool}, "
+        f"reward {cfg.reward_mode}, net {cfg.net_arch}, bc={cfg.bc}")
+    if resumed_from:
+        say(f"resumed from {cfg.resume} at {model.num_timesteps:,} steps")
+    if cfg.init_from:
+        say(f"network weights from {cfg.init_from}")
+    formats = ["csv"] + (["tensorboard"] if cfg.tensorboard else [])
+    model.set_logger(configure(str(run_dir / "tb"), formats))
+
+    # 4. behaviour cloning warm start -------------------------------------
+    bc_stats = None
+    if cfg.bc and not cfg.resume and not cfg.init_from:
+        t0 = time.time()
+        data = bc_mod.collect(cfg.bc_teacher, cfg.bc_deals, seed=cfg.seed + 1, reward_mode=cfg.reward_mode,
+                              points_scale=cfg.points_scale, tokens_scale=cfg.tokens_scale,
+                              points_weight=cfg.points_weight, alifer_value=cfg.alifer_value,
+                              workers=cfg.bc_workers, privileged=cfg.privileged_critic)
+        say(f"bc: {len(data['action']):,} {cfg.bc_teacher} decisions from {cfg.bc_deals:,} deals "
+            f"in {time.time() - t0:.0f}s")
+        bc_stats = bc_mod.clone(model, data, cfg.bc_epochs, cfg.bc_batch_size, cfg.bc_learning_rate,
+                                cfg.bc_value_coef, seed=cfg.seed, log=say)
+        del data
+        say(f"bc done in {time.time() - t0:.0f}s")
+        if cfg.evaluates:
+            recorder.evaluate(model.num_timesteps, model)
+
+    # 5. PPO with the opponent pool ---------------------------------------
+    extra_callbacks = list(callbacks)
+    callbacks = [SelfPlayCallback(cfg.snapshot_every, cfg.activation), RecorderCallback(recorder),
+                 *extra_callbacks]
+    if cfg.exploiter_every:
+        from trappola.train.sb3.exploiters import ExploiterCallback
+
+        callbacks.append(ExploiterCallback(cfg, log=say))
+    if cfg.max_minutes > 0:
+        # what is left of the budget after BC; at least a moment, since 0 would mean no limit at all
+        left = max(cfg.max_minutes - (time.time() - t_start) / 60.0, 1e-6)
+        callbacks.append(TimeLimitCallback(left, log=say))
+    if cfg.progress_bar:
+        callbacks.append(ProgressBarCallback(cfg.total_timesteps))
+    steps_before = model.num_timesteps
+    t_learn = time.time()
+    lost = None  # a dead opponent worker stops the run; its weights so far are still saved below
+    try:
+        model.learn(total_timesteps=cfg.total_timesteps, callback=callbacks, reset_num_timesteps=not cfg.resume)
+    except WorkerLostError as exc:
+        lost = exc
+    learn_s = time.time() - t_learn
+    steps = model.num_timesteps - steps_before
+    say(f"learned {steps:,} steps in {learn_s / 60:.1f} min ({steps / max(learn_s, 1e-9):.0f} steps/s)")
+
+    # 6. final evaluation and checkpoint ----------------------------------
+    if lost is not None:
+        venv.close()
+        final = recorder.checkpoint("final.zip", model.num_timesteps, model, bc=bc_stats, stopped=str(lost))
+        say(f"stopped at {model.num_timesteps:,} steps: {lost}; saved {final} (not evaluated; "
+            f"best.zip and last.zip are as the run left them)")
+        recorder.close()
+        raise lost
+    summary = recorder.finish(model.num_timesteps, model, steps, learn_s, bc=bc_stats)
+    venv.close()
+    recorder.close()
+    return summary
