@@ -22,6 +22,7 @@ install without their optional dependency answers with a clear ``ValueError``.
 To add a player: subclass ``trappola.agents.base.Player``, set ``kind`` and
 ``SETTINGS``, and add a line to ``REGISTRY``.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -31,14 +32,22 @@ from trappola.agents.base import Player
 #: name -> ("module:Class", one-line description, message when an optional dependency is missing)
 REGISTRY: dict[str, tuple[str, str, str | None]] = {
     "random": ("trappola.agents.random_player:RandomPlayer", "uniform over legal actions", None),
-    "rule": ("trappola.agents.rule_player:RulePlayer", "hand-written heuristics (declares, tracks voids, plays for Twos)",
-             None),
+    "rule": (
+        "trappola.agents.rule_player:RulePlayer",
+        "hand-written heuristics (declares, tracks voids, plays for Twos)",
+        None,
+    ),
     "human": ("trappola.agents.human_player:HumanPlayer", "you, in the terminal", None),
-    "pimc": ("trappola.agents.pimc:PimcPlayer", "perfect-information Monte Carlo over the double-dummy solver",
-             "player 'pimc' needs numba (the search extra: pip install 'trappola-lab[search]')"),
-    "policy": ("trappola.agents.policy_player:PolicyPlayer", "a trained MaskablePPO policy checkpoint, pimc with a "
-                                                     "learned belief for its last cards",
-               "player 'policy' needs torch to read checkpoints (pip install 'trappola-lab[train]')"),
+    "pimc": (
+        "trappola.agents.pimc:PimcPlayer",
+        "perfect-information Monte Carlo over the double-dummy solver",
+        "player 'pimc' needs numba (the search extra: pip install 'trappola-lab[search]')",
+    ),
+    "policy": (
+        "trappola.agents.policy_player:PolicyPlayer",
+        "a trained MaskablePPO policy checkpoint, pimc with a learned belief for its last cards",
+        "player 'policy' needs torch to read checkpoints (pip install 'trappola-lab[train]')",
+    ),
 }
 
 
@@ -50,8 +59,7 @@ def available_players() -> list[str]:
 def parse_spec(spec: str) -> tuple[str, list[str], dict[str, str]]:
     """Split ``name:item,item`` into (name, bare items, {key: value})."""
     if not isinstance(spec, str) or not spec.strip():
-        raise ValueError(f"a player spec must be a non-empty string like 'rule' or 'random:alifer=false', "
-                         f"got {spec!r}")
+        raise ValueError(f"a player spec must be a non-empty string like 'rule' or 'random:alifer=false', got {spec!r}")
     name, _, rest = spec.strip().partition(":")
     name = name.strip().lower()
     bare: list[str] = []
@@ -157,5 +165,14 @@ def split_player_list(text: str) -> list[str]:
     return out
 
 
-__all__ = ["REGISTRY", "Player", "available_players", "check_spec", "describe_players", "make_player",
-           "parse_spec", "player_class", "split_player_list"]
+__all__ = [
+    "REGISTRY",
+    "Player",
+    "available_players",
+    "check_spec",
+    "describe_players",
+    "make_player",
+    "parse_spec",
+    "player_class",
+    "split_player_list",
+]

@@ -17,6 +17,7 @@ Taking advice (``heeded``): with ``heed=true`` a player plays the first
 advice, in queue order, that is legal for it, and decides by itself when
 there is none.
 """
+
 from __future__ import annotations
 
 import copy
@@ -40,8 +41,9 @@ def advice_settings(honest: bool = True) -> dict[str, Setting]:
     """``heed`` for every player; ``advice_worlds`` for the honest advisers."""
     out = {"heed": Setting(bool, False, "play the advice of the waiting players when it is legal (Pro parties)")}
     if honest:
-        out["advice_worlds"] = Setting(int, 8, "advising: imagined hands of the defender to vote over (0: no "
-                                                "advice)", low=0, high=256)
+        out["advice_worlds"] = Setting(
+            int, 8, "advising: imagined hands of the defender to vote over (0: no advice)", low=0, high=256
+        )
     return out
 
 
@@ -79,8 +81,13 @@ def imagined_views(view: AdviceView, rng, worlds: int) -> list[TurnView]:
         hands = [0, 0]
         hands[defender], hands[declarer] = dealt_def, dealt_dec
         deal = Deal(tuple(cards_of(hands[0])), tuple(cards_of(hands[1])), tuple(rest) + (info.bottom,))
-        p = Partie(deal, config, stake_multiple=info.stake_multiple, multiplier=info.multiplier,
-                   alifer_allowed=info.alifer_allowed)
+        p = Partie(
+            deal,
+            config,
+            stake_multiple=info.stake_multiple,
+            multiplier=info.multiplier,
+            alifer_allowed=info.alifer_allowed,
+        )
         try:
             for _, action in view.history:
                 p.apply(action)
@@ -112,4 +119,3 @@ def heeded(view: TurnView) -> int | None:
         if action is not None and view.is_legal(action):
             return action
     return None
-

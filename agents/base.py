@@ -21,6 +21,7 @@ Contract for implementers (``Player`` subclasses):
 * ``observe_result(info, result)``: optional hook at the end of a partie
   (``info`` is the final ``InfoState`` of the player's seat).
 """
+
 from __future__ import annotations
 
 import random

@@ -13,6 +13,7 @@ way (y/n).
 The streams are injectable for tests: ``HumanPlayer(stdin=..., stdout=...)``
 or ``make_player("human", stdin=..., stdout=...)``.
 """
+
 from __future__ import annotations
 
 import sys
@@ -95,16 +96,21 @@ class HumanPlayer(Player):
             choice = parse_choice(answer, actions)
             if choice is not None:
                 return choice
-            self._print(f"  '{answer}' is not one of your moves: type 1..{len(actions)}, a card you may play "
-                        "(e.g. " + (CARD_NAMES[actions[0]] if actions[0] < 36 else "1") + ") or an action name.")
+            self._print(
+                f"  '{answer}' is not one of your moves: type 1..{len(actions)}, a card you may play "
+                "(e.g. " + (CARD_NAMES[actions[0]] if actions[0] < 36 else "1") + ") or an action name."
+            )
 
     def decide_pro(self, view: ProView) -> bool:
         """Show the streak, the Bulka and the cost, and ask whether to declare Pro (y/n)."""
-        self._print(f"\nYou have won {view.streak} parties in a row. Bulka: {view.bulka:g} tokens; "
-                    f"your balance {view.balance:g}; next opponent {view.opponent}; "
-                    f"parties left {view.parties_left}.")
-        self._print(f"Declaring Pro costs {view.pro_cost} extra tokens; win the next partie and you take "
-                    "the whole Bulka.")
+        self._print(
+            f"\nYou have won {view.streak} parties in a row. Bulka: {view.bulka:g} tokens; "
+            f"your balance {view.balance:g}; next opponent {view.opponent}; "
+            f"parties left {view.parties_left}."
+        )
+        self._print(
+            f"Declaring Pro costs {view.pro_cost} extra tokens; win the next partie and you take the whole Bulka."
+        )
         while True:
             answer = self._ask("Declare Pro? (y/n): ").lower()
             if answer in ("y", "yes"):
@@ -121,8 +127,9 @@ class HumanPlayer(Player):
         self._print(f"\nPartie over: {result.outcome}, winner {who}.")
         self._print(f"  points: you {result.scores[me].total}, opponent {result.scores[1 - me].total}")
         for seat, name, pts, pay in result.details:
-            self._print(f"    {'you' if seat == me else 'opponent'}: {name} {pts} points"
-                        + (f", {pay} tokens" if pay else ""))
+            self._print(
+                f"    {'you' if seat == me else 'opponent'}: {name} {pts} points" + (f", {pay} tokens" if pay else "")
+            )
         self._print(f"  your tokens this partie: {result.tokens[me]:+d} (stake {result.stake} included)")
 
 
@@ -149,8 +156,10 @@ def render_tricks(info: InfoState) -> str:
     for i, (leader, lead, follow, winner) in enumerate(info.tricks, 1):
         first = "you" if leader == me else "opponent"
         second = "opponent" if leader == me else "you"
-        lines.append(f"  trick {i}: {first} {CARD_NAMES[lead]}, {second} {CARD_NAMES[follow]}"
-                     f" -> {'you' if winner == me else 'opponent'}")
+        lines.append(
+            f"  trick {i}: {first} {CARD_NAMES[lead]}, {second} {CARD_NAMES[follow]}"
+            f" -> {'you' if winner == me else 'opponent'}"
+        )
     return "\n".join(lines) if lines else "  (no tricks yet)"
 
 
@@ -158,8 +167,11 @@ def render_view(info: InfoState, opponent: str | None = None, show_history: bool
     """The seat's view as text: nothing beyond its ``InfoState``."""
     me = info.seat
     opp_name = f"opponent ({opponent})" if opponent else "opponent"
-    lines = ["", f"=== trick {min(info.trick + 1, 9)}/9 - you are the {ROLES[me]}, playing {opp_name}"
-             f" - multiplier {info.multiplier} ==="]
+    lines = [
+        "",
+        f"=== trick {min(info.trick + 1, 9)}/9 - you are the {ROLES[me]}, playing {opp_name}"
+        f" - multiplier {info.multiplier} ===",
+    ]
     lines.append(f"Stock bottom (face up): {CARD_NAMES[info.bottom]} ({long_card_name(info.bottom)})")
     if show_history:
         lines.append("Tricks so far:")
@@ -167,21 +179,31 @@ def render_view(info: InfoState, opponent: str | None = None, show_history: bool
     for seat, who in ((me, "you"), (1 - me, "opponent")):
         decl = info.declarations[seat]
         if decl:
-            parts = [ACTION_NAMES[a].replace("declare ", "") + (f" ({n})" if a <= 40 else "")
-                     for a, n in sorted(decl.items())]
+            parts = [
+                ACTION_NAMES[a].replace("declare ", "") + (f" ({n})" if a <= 40 else "")
+                for a, n in sorted(decl.items())
+            ]
             lines.append(f"Declared by {who}: {', '.join(parts)}")
         answer = info.manko_answer[seat]
         if answer:
-            lines.append(f"Manko: {who} lack" + ("" if who == "you" else "s") + " "
-                         + ", ".join(f"{RANK_NAMES[r]} of {SUIT_NAMES[s]}" for r, s in answer))
-    lines.append(f"Points so far (cards won + declarations): you {public_points(info, me)}, "
-                 f"opponent {public_points(info, 1 - me)}")
+            lines.append(
+                f"Manko: {who} lack"
+                + ("" if who == "you" else "s")
+                + " "
+                + ", ".join(f"{RANK_NAMES[r]} of {SUIT_NAMES[s]}" for r, s in answer)
+            )
+    lines.append(
+        f"Points so far (cards won + declarations): you {public_points(info, me)}, "
+        f"opponent {public_points(info, 1 - me)}"
+    )
     if info.lead >= 0:
         who = "you" if info.leader == me else "opponent"
         lines.append(f"On the table: {who} led {CARD_NAMES[info.lead]} ({long_card_name(info.lead)})")
     if info.to_act == me and info.legal_mask >> ACCEPT_ALIFER & 1:
-        lines.append("Your opponent proposes Alifer: accept to abandon this partie (it is replayed with the "
-                     "stakes doubled), or decline to play on.")
+        lines.append(
+            "Your opponent proposes Alifer: accept to abandon this partie (it is replayed with the "
+            "stakes doubled), or decline to play on."
+        )
     groups = []
     for s in range(4):
         cards = cards_of(info.hand & SUIT_MASK[s])

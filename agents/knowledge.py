@@ -14,6 +14,7 @@ Points "so far" (``public_points``) are card points won plus declaration
 points as they stand (an Aces declaration counts its full value until one of
 the declared Aces loses a trick); trick bonuses are not known until the end.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -126,4 +127,3 @@ def public_points(info: InfoState, seat: int) -> int:
     for action, n in info.declarations[seat].items():
         total += declaration_value(action, n, not failed)[0]
     return total
-

@@ -91,6 +91,7 @@ Advice (sessions with advice): honest, its own search's choice over
 ``advice_worlds`` imagined defender hands (``trappola.agents.advice``), each search
 of ``samples`` layouts; ``heed=true`` plays the advice it gets when legal.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -138,40 +139,79 @@ class PimcPlayer(Player):
     kind = "pimc"
     SETTINGS = {
         "samples": Setting(int, 32, "layouts of the unseen cards solved per decision", low=1, high=4096),
-        "exact": Setting(int, 64, "solve every consistent layout when there are at most this many", low=0,
-                         high=100_000),
+        "exact": Setting(
+            int, 64, "solve every consistent layout when there are at most this many", low=0, high=100_000
+        ),
         "objective": Setting(OBJECTIVES, "blend", "what a card's mean is taken of: blend, win (sign), points"),
-        "blend_weight": Setting(float, 0.02, "blend: weight of one point of difference against a win", low=0,
-                                high=100),
+        "blend_weight": Setting(float, 0.02, "blend: weight of one point of difference against a win", low=0, high=100),
         "declare": Setting(_DECLARE_CHOICES, "first", "scoring declarations: first chance, last chance, never"),
-        "declare_aces": Setting(("same",) + _DECLARE_CHOICES, "same",
-                                "Aces: first, last, never, or the same as declare"),
-        "declare_bianka": Setting(("same",) + _DECLARE_CHOICES, "same",
-                                  "Bianka: first, last, never, or the same as declare"),
+        "declare_aces": Setting(
+            ("same",) + _DECLARE_CHOICES, "same", "Aces: first, last, never, or the same as declare"
+        ),
+        "declare_bianka": Setting(
+            ("same",) + _DECLARE_CHOICES, "same", "Bianka: first, last, never, or the same as declare"
+        ),
         "manko": Setting(bool, True, "ask Manko whenever legal"),
-        "anticipate": Setting(bool, False, "count the declarations the opponent could still make in each "
-                                           "sampled layout (it is assumed to make them)"),
-        "silence": Setting(bool, False, "read a declaration the opponent did not make at its first turn as "
-                                        "impossible (true of rule, which declares at once)"),
+        "anticipate": Setting(
+            bool,
+            False,
+            "count the declarations the opponent could still make in each sampled layout (it is assumed to make them)",
+        ),
+        "silence": Setting(
+            bool,
+            False,
+            "read a declaration the opponent did not make at its first turn as "
+            "impossible (true of rule, which declares at once)",
+        ),
         "alifer": Setting(("never", "losing"), "never", "propose Alifer: never, or when losing"),
-        "alifer_propose": Setting(float, -0.3, "alifer=losing: propose when the best mean sign is below this",
-                                  low=-1, high=1),
-        "alifer_accept": Setting(float, -0.5, "accept a proposal when the mean outcome sign is below this",
-                                 low=-1, high=1),
-        "belief": Setting(str, "", "learned model of the opponent's hand weighting the layouts "
-                                   "(trappola.agents.search.belief): empty for uniform, 'default' for the shipped one, or a path"),
-        "belief_draws": Setting(int, 256, "belief: uniform layouts drawn and weighted before the samples "
-                                          "are taken from them", low=1, high=65_536),
-        "infer": Setting(str, "", "read the opponent's hand from its decisions (trappola.agents.search.inference): weight each "
-                                  "layout by the likelihood of its past actions under a trained network: empty "
-                                  "for none, 'policy' for the shipped network, 'pimc' for the shipped model of "
-                                  "pimc:samples=32, or a checkpoint path"),
-        "infer_draws": Setting(int, 128, "infer: uniform layouts drawn and weighted before the samples are taken "
-                                         "from them (the cost grows with it)", low=1, high=4096),
-        "infer_temp": Setting(float, 1.0, "infer: temperature of the opponent model's choices (above 1 trusts "
-                                          "it less)", low=0.05, high=100),
-        "infer_floor": Setting(float, 0.0, "infer: share of the uniform choice among legal actions mixed into "
-                                           "each modelled probability", low=0, high=1),
+        "alifer_propose": Setting(
+            float, -0.3, "alifer=losing: propose when the best mean sign is below this", low=-1, high=1
+        ),
+        "alifer_accept": Setting(
+            float, -0.5, "accept a proposal when the mean outcome sign is below this", low=-1, high=1
+        ),
+        "belief": Setting(
+            str,
+            "",
+            "learned model of the opponent's hand weighting the layouts "
+            "(trappola.agents.search.belief): empty for uniform, 'default' for the shipped one, or a path",
+        ),
+        "belief_draws": Setting(
+            int,
+            256,
+            "belief: uniform layouts drawn and weighted before the samples are taken from them",
+            low=1,
+            high=65_536,
+        ),
+        "infer": Setting(
+            str,
+            "",
+            "read the opponent's hand from its decisions (trappola.agents.search.inference): weight each "
+            "layout by the likelihood of its past actions under a trained network: empty "
+            "for none, 'policy' for the shipped network, 'pimc' for the shipped model of "
+            "pimc:samples=32, or a checkpoint path",
+        ),
+        "infer_draws": Setting(
+            int,
+            128,
+            "infer: uniform layouts drawn and weighted before the samples are taken from them (the cost grows with it)",
+            low=1,
+            high=4096,
+        ),
+        "infer_temp": Setting(
+            float,
+            1.0,
+            "infer: temperature of the opponent model's choices (above 1 trusts it less)",
+            low=0.05,
+            high=100,
+        ),
+        "infer_floor": Setting(
+            float,
+            0.0,
+            "infer: share of the uniform choice among legal actions mixed into each modelled probability",
+            low=0,
+            high=1,
+        ),
         **pro_settings("threshold"),
         **advice_settings(),
     }
@@ -185,8 +225,7 @@ class PimcPlayer(Player):
         self._table = None
         self._planned = None  # (turn key, card, sign) chosen this turn
         self._belief = load_belief(cfg["belief"]) if cfg["belief"] else None
-        self._inference = (load_inference(cfg["infer"], cfg["infer_temp"], cfg["infer_floor"])
-                           if cfg["infer"] else None)
+        self._inference = load_inference(cfg["infer"], cfg["infer_temp"], cfg["infer_floor"]) if cfg["infer"] else None
         #: The values of the latest card search (``card_values``), a new dict
         #: per search, for saved games (``trappola.agents.evaluation.game_record``); None after reset.
         self.last_card_values = None
@@ -312,9 +351,21 @@ class PimcPlayer(Player):
             tricks_won[t[3]] += 1
         two_hist = np.full(9, -1, dtype=np.int64)
         two_hist[: len(info.two_winner)] = info.two_winner
-        return (to_move, info.lead, info.trick, info.card_points[0], info.card_points[1],
-                tricks_won[0], tricks_won[1], two_hist, acdecl[0], acdecl[1],
-                aces_failed(info, 0), aces_failed(info, 1), fixed[0] - fixed[1])
+        return (
+            to_move,
+            info.lead,
+            info.trick,
+            info.card_points[0],
+            info.card_points[1],
+            tricks_won[0],
+            tricks_won[1],
+            two_hist,
+            acdecl[0],
+            acdecl[1],
+            aces_failed(info, 0),
+            aces_failed(info, 1),
+            fixed[0] - fixed[1],
+        )
 
     def layouts(self, info: InfoState) -> tuple[np.ndarray, np.ndarray | None]:
         """The layouts a search of this decision solves: (opponent hands,
@@ -462,8 +513,7 @@ def opponent_pending(info: InfoState, opp_hands: np.ndarray) -> tuple[np.ndarray
     for c in info.played_by(opp):
         played |= 1 << c
     first_card = info.ncards[opp] == 0
-    aces_open = ACES not in made and (first_card or (info.ace_declaration == "first_ace"
-                                                     and not played & ACE_MASK))
+    aces_open = ACES not in made and (first_card or (info.ace_declaration == "first_ace" and not played & ACE_MASK))
     aces = np.zeros(len(opp_hands), dtype=np.int64)
     points = np.zeros(len(opp_hands), dtype=np.int64)
     for i, h in enumerate(opp_hands):

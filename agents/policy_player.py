@@ -43,6 +43,7 @@ Pro: ``pro=learned`` (default) uses the Pro decision trained by
 falls back to the ``threshold`` rule. ``never``, ``always``, ``threshold``
 and ``random`` are the shared rules of ``trappola.agents.pro_rules``.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -56,7 +57,12 @@ from trappola_env.observation import OBS_SIZE, encode_info
 from trappola_env.trappola_v0 import mask_array
 
 from trappola.agents.base import Player
-from trappola.agents.model_io.model_files import DEFAULT_MODEL, load_checkpoint_policy, resolve_model_path, shipped_model_path  # noqa: F401
+from trappola.agents.model_io.model_files import (
+    DEFAULT_MODEL,
+    load_checkpoint_policy,
+    resolve_model_path,
+    shipped_model_path,
+)  # noqa: F401
 from trappola.agents.pimc import PimcPlayer
 from trappola.agents.pro_learned import pro_policy_from_dict
 from trappola.agents.pro_rules import PRO_MODES, ProRule
@@ -76,8 +82,15 @@ def pro_view_from_bulka_obs(obs) -> ProView:
     from trappola_env.bulka_v0 import _OFF, LOG2_SCALE
 
     units = 2.0 ** (float(obs[_OFF["bulka"]]) * LOG2_SCALE) - 1.0
-    return ProView(player=0, players=("me", "opponent"), balances=(0, 0), streaks=(2, 0),
-                   bulka=round(units * 10.0, 6), opponent="opponent", parties_left=None)
+    return ProView(
+        player=0,
+        players=("me", "opponent"),
+        balances=(0, 0),
+        streaks=(2, 0),
+        bulka=round(units * 10.0, 6),
+        opponent="opponent",
+        parties_left=None,
+    )
 
 
 class PolicyPlayer(Player):
@@ -89,27 +102,47 @@ class PolicyPlayer(Player):
     SETTINGS = {
         "path": Setting(str, DEFAULT_MODEL, "checkpoint .zip written by `trappola train` (default: the shipped model)"),
         "sample": Setting(bool, False, "sample moves from the policy (default: its most likely move)"),
-        "pro": Setting(PRO_MODES + ("learned",), "learned",
-                       "when to declare Pro: learned (the checkpoint's), never, always, threshold, random"),
-        "pro_bulka": Setting(float, 3.0, "threshold: least Bulka, in base stakes, to declare Pro", low=0,
-                             high=1000),
+        "pro": Setting(
+            PRO_MODES + ("learned",),
+            "learned",
+            "when to declare Pro: learned (the checkpoint's), never, always, threshold, random",
+        ),
+        "pro_bulka": Setting(float, 3.0, "threshold: least Bulka, in base stakes, to declare Pro", low=0, high=1000),
         "pro_vs": Setting(str, "", "threshold: '+'-separated opponent names/kinds to declare against (empty: any)"),
-        "endgame": Setting(int, 6, "search (pimc) every turn with a card to play once the hand holds this many "
-                                   "cards or fewer (0: never, the network alone)", low=0, high=9),
-        "endgame_samples": Setting(int, 32, "endgame: layouts of the unseen cards solved per decision", low=1,
-                                   high=4096),
-        "endgame_belief": Setting(str, "default", "endgame: learned model of the opponent's hand weighting "
-                                                  "the layouts (trappola.agents.search.belief): 'default' (shipped), a path, "
-                                                  "or empty for uniform layouts"),
-        "endgame_infer": Setting(str, "", "endgame: weight the layouts by the likelihood of the opponent's "
-                                          "decisions (pimc's infer): empty for none, 'policy' for the "
-                                          "shipped network, 'pimc' for the shipped model of pimc, or a path"),
-        "endgame_infer_draws": Setting(int, 128, "endgame_infer: layouts drawn and weighted per search",
-                                       low=1, high=4096),
-        "endgame_infer_temp": Setting(float, 1.0, "endgame_infer: temperature of the opponent model",
-                                      low=0.05, high=100),
-        "endgame_infer_floor": Setting(float, 0.0, "endgame_infer: uniform share mixed into the opponent "
-                                                   "model's probabilities", low=0, high=1),
+        "endgame": Setting(
+            int,
+            6,
+            "search (pimc) every turn with a card to play once the hand holds this many "
+            "cards or fewer (0: never, the network alone)",
+            low=0,
+            high=9,
+        ),
+        "endgame_samples": Setting(
+            int, 32, "endgame: layouts of the unseen cards solved per decision", low=1, high=4096
+        ),
+        "endgame_belief": Setting(
+            str,
+            "default",
+            "endgame: learned model of the opponent's hand weighting "
+            "the layouts (trappola.agents.search.belief): 'default' (shipped), a path, "
+            "or empty for uniform layouts",
+        ),
+        "endgame_infer": Setting(
+            str,
+            "",
+            "endgame: weight the layouts by the likelihood of the opponent's "
+            "decisions (pimc's infer): empty for none, 'policy' for the "
+            "shipped network, 'pimc' for the shipped model of pimc, or a path",
+        ),
+        "endgame_infer_draws": Setting(
+            int, 128, "endgame_infer: layouts drawn and weighted per search", low=1, high=4096
+        ),
+        "endgame_infer_temp": Setting(
+            float, 1.0, "endgame_infer: temperature of the opponent model", low=0.05, high=100
+        ),
+        "endgame_infer_floor": Setting(
+            float, 0.0, "endgame_infer: uniform share mixed into the opponent model's probabilities", low=0, high=1
+        ),
     }
 
     def __init__(self, **settings):
@@ -121,8 +154,10 @@ class PolicyPlayer(Player):
             self.name = self._canonical_name(self.settings)
         self.policy, self.meta = load_checkpoint_policy(self.settings["path"])
         if self.policy.obs_dim != OBS_SIZE:
-            raise ValueError(f"checkpoint {self.settings['path']!r} expects {self.policy.obs_dim} inputs, "
-                             f"trappola_v0 observations have {OBS_SIZE}")
+            raise ValueError(
+                f"checkpoint {self.settings['path']!r} expects {self.policy.obs_dim} inputs, "
+                f"trappola_v0 observations have {OBS_SIZE}"
+            )
         self.learned_pro = None
         if learned:
             spec = self.meta.get("pro_policy")
@@ -137,11 +172,18 @@ class PolicyPlayer(Player):
         if not settings["endgame"]:
             return None
         if importlib.util.find_spec("numba") is None:  # else the first endgame turn would fail mid-partie
-            raise ValueError("the policy player's endgame search needs numba (pip install "
-                             "'trappola-lab[search]'); policy:endgame=0 plays the network alone")
-        return PimcPlayer(samples=settings["endgame_samples"], belief=settings["endgame_belief"],
-                          infer=settings["endgame_infer"], infer_draws=settings["endgame_infer_draws"],
-                          infer_temp=settings["endgame_infer_temp"], infer_floor=settings["endgame_infer_floor"])
+            raise ValueError(
+                "the policy player's endgame search needs numba (pip install "
+                "'trappola-lab[search]'); policy:endgame=0 plays the network alone"
+            )
+        return PimcPlayer(
+            samples=settings["endgame_samples"],
+            belief=settings["endgame_belief"],
+            infer=settings["endgame_infer"],
+            infer_draws=settings["endgame_infer_draws"],
+            infer_temp=settings["endgame_infer_temp"],
+            infer_floor=settings["endgame_infer_floor"],
+        )
 
     @property
     def endgame_searcher(self) -> PimcPlayer | None:
@@ -188,12 +230,16 @@ class PolicyPlayer(Player):
         mask = view.legal_mask
         if mask & (mask - 1) == 0:  # one legal action: nothing to decide
             return mask.bit_length() - 1
-        if (self._searcher is not None and mask & CARD_ACTIONS
-                and view.info.hand.bit_count() <= self.settings["endgame"]):
+        if (
+            self._searcher is not None
+            and mask & CARD_ACTIONS
+            and view.info.hand.bit_count() <= self.settings["endgame"]
+        ):
             return self._searcher.act(view)
         obs = view._observation if view._observation is not None else encode_info(view.info)
-        return self.policy.act(obs[:OBS_SIZE], mask_array(mask), self._np_rng,
-                               deterministic=not self.settings["sample"])
+        return self.policy.act(
+            obs[:OBS_SIZE], mask_array(mask), self._np_rng, deterministic=not self.settings["sample"]
+        )
 
     def act_observation(self, obs, action_mask) -> int:
         """An action straight from an environment observation: a
@@ -202,16 +248,19 @@ class PolicyPlayer(Player):
         The vector does not say which layouts are consistent with the record,
         so a player with ``endgame`` search refuses it: use ``act``."""
         if self._searcher is not None:
-            raise ValueError(f"{self.name} searches the endgame, which needs the seat's InfoState: "
-                             "call act(view), not act_observation")
+            raise ValueError(
+                f"{self.name} searches the endgame, which needs the seat's InfoState: "
+                "call act(view), not act_observation"
+            )
         legal = np.asarray(action_mask, dtype=bool)
         bits = sum(1 << int(a) for a in np.flatnonzero(legal))
         if bits and bits & _PRO_BITS == bits:
             return PRO if self.decide_pro(pro_view_from_bulka_obs(obs)) else NO_PRO
         if bits & (bits - 1) == 0:
             return bits.bit_length() - 1
-        return self.policy.act(np.asarray(obs, np.float32)[:OBS_SIZE], legal, self._np_rng,
-                               deterministic=not self.settings["sample"])
+        return self.policy.act(
+            np.asarray(obs, np.float32)[:OBS_SIZE], legal, self._np_rng, deterministic=not self.settings["sample"]
+        )
 
     def decide_pro(self, view: ProView) -> bool:
         """The checkpoint's learned Pro decision with ``pro=learned``, else the ``ProRule``."""

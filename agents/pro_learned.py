@@ -37,6 +37,7 @@ min(parties_left, 50) / 50 > 0``, where ``cost`` is the extra stake a Pro
 declaration pays; it contains every "Bulka at least T extra stakes"
 threshold rule (``w2 = 0``).
 """
+
 from __future__ import annotations
 
 import math
@@ -68,10 +69,12 @@ class ProPolicy:
 
     def __post_init__(self):
         if len(self.weights) != len(FEATURES):
-            raise ValueError(f"ProPolicy needs {len(FEATURES)} weights ({', '.join(FEATURES)}), "
-                             f"got {len(self.weights)}")
-        if self.cov is not None and (len(self.cov) != len(FEATURES)
-                                     or any(len(row) != len(FEATURES) for row in self.cov)):
+            raise ValueError(
+                f"ProPolicy needs {len(FEATURES)} weights ({', '.join(FEATURES)}), got {len(self.weights)}"
+            )
+        if self.cov is not None and (
+            len(self.cov) != len(FEATURES) or any(len(row) != len(FEATURES) for row in self.cov)
+        ):
             raise ValueError(f"ProPolicy covariance must be {len(FEATURES)}x{len(FEATURES)}")
 
     def score(self, decision) -> float:
@@ -101,12 +104,18 @@ class ProPolicy:
     @classmethod
     def from_dict(cls, spec: dict) -> "ProPolicy":
         """The policy from ``to_dict``'s form; anything else raises ``ValueError``."""
-        if not isinstance(spec, dict) or spec.get("kind") != "linear" or list(spec.get("features", [])) != list(FEATURES):
+        if (
+            not isinstance(spec, dict)
+            or spec.get("kind") != "linear"
+            or list(spec.get("features", [])) != list(FEATURES)
+        ):
             raise ValueError(f"unsupported Pro policy in checkpoint: {spec!r}")
         cov = spec.get("cov")
-        return cls(tuple(float(w) for w in spec["weights"]),
-                   tuple(tuple(float(v) for v in row) for row in cov) if cov is not None else None,
-                   float(spec.get("z", 0.0)))
+        return cls(
+            tuple(float(w) for w in spec["weights"]),
+            tuple(tuple(float(v) for v in row) for row in cov) if cov is not None else None,
+            float(spec.get("z", 0.0)),
+        )
 
     @classmethod
     def threshold(cls, bulka_in_costs: float) -> "ProPolicy":
@@ -166,8 +175,12 @@ def record_features(records, me: int, opp: int) -> tuple[float, float, float, fl
     """``RECORD_FEATURES`` of player ``me`` against player ``opp`` from the
     ``ProView.records`` tuple (indices into it)."""
     o, mine = records[opp], records[me]
-    return (1.0, _logit_rate(o.won, o.won + o.lost), _logit_rate(o.lost_vs_me, o.won_vs_me + o.lost_vs_me),
-            _logit_rate(mine.won, mine.won + mine.lost))
+    return (
+        1.0,
+        _logit_rate(o.won, o.won + o.lost),
+        _logit_rate(o.lost_vs_me, o.won_vs_me + o.lost_vs_me),
+        _logit_rate(mine.won, mine.won + mine.lost),
+    )
 
 
 @dataclass(frozen=True)
@@ -179,8 +192,10 @@ class ObservedPro:
 
     def __post_init__(self):
         if len(self.weights) != len(RECORD_FEATURES):
-            raise ValueError(f"ObservedPro needs {len(RECORD_FEATURES)} weights ({', '.join(RECORD_FEATURES)}), "
-                             f"got {len(self.weights)}")
+            raise ValueError(
+                f"ObservedPro needs {len(RECORD_FEATURES)} weights ({', '.join(RECORD_FEATURES)}), "
+                f"got {len(self.weights)}"
+            )
 
     def win_chance(self, view, opponent: str) -> float:
         """The modelled chance to win as dealer against ``opponent`` (a name in ``view.players``)."""
@@ -209,8 +224,11 @@ class ObservedPro:
     @classmethod
     def from_dict(cls, spec: dict) -> "ObservedPro":
         """The policy from ``to_dict``'s form; anything else raises ``ValueError``."""
-        if (not isinstance(spec, dict) or spec.get("kind") != "observed"
-                or list(spec.get("features", [])) != list(RECORD_FEATURES)):
+        if (
+            not isinstance(spec, dict)
+            or spec.get("kind") != "observed"
+            or list(spec.get("features", [])) != list(RECORD_FEATURES)
+        ):
             raise ValueError(f"unsupported Pro policy in checkpoint: {spec!r}")
         return cls(tuple(float(w) for w in spec["weights"]))
 
@@ -247,8 +265,11 @@ class LookaheadPro:
 
     def to_dict(self) -> dict:
         """The win rates as stored in a checkpoint's metadata."""
-        return {"kind": "lookahead", "win_rates": {k: float(v) for k, v in sorted(self.win_rates.items())},
-                "default": float(self.default)}
+        return {
+            "kind": "lookahead",
+            "win_rates": {k: float(v) for k, v in sorted(self.win_rates.items())},
+            "default": float(self.default),
+        }
 
     @classmethod
     def from_dict(cls, spec: dict) -> "LookaheadPro":

@@ -24,6 +24,7 @@ stake and wins the Bulka, of which the player would otherwise get only its
 1/n share at the end of the session, so Pro pays when the Bulka is large
 compared with the stake and the chance of winning the partie is fair.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -43,8 +44,7 @@ def pro_settings(default_mode: str = "threshold") -> dict[str, Setting]:
         raise ValueError(f"pro mode must be one of {', '.join(PRO_MODES)}, got {default_mode!r}")
     return {
         "pro": Setting(PRO_MODES, default_mode, "when to declare Pro: never, always, threshold, random"),
-        "pro_bulka": Setting(float, 3.0, "threshold: least Bulka, in base stakes, to declare Pro", low=0,
-                             high=1000),
+        "pro_bulka": Setting(float, 3.0, "threshold: least Bulka, in base stakes, to declare Pro", low=0, high=1000),
         "pro_vs": Setting(str, "", "threshold: '+'-separated opponent names/kinds to declare against (empty: any)"),
     }
 

@@ -9,6 +9,7 @@ parties decided. Its Pro answer defaults to ``pro=random`` (a fair coin).
 As an adviser in a Pro partie it picks uniformly among its advice ids (no
 advice included); ``heed=true`` plays the advice it gets when legal.
 """
+
 from __future__ import annotations
 
 from trappola_env.engine.actions import ACCEPT_ALIFER, DECLINE_ALIFER, PROPOSE_ALIFER

@@ -49,6 +49,7 @@ when legal (default: it decides alone).
 Speed: about 2-3 ms a partie on one core; ``endgame=0,answer_rollouts=0``
 gives the bare heuristics at about 0.15 ms.
 """
+
 from __future__ import annotations
 
 from trappola_env.engine.actions import (
@@ -81,24 +82,40 @@ class RulePlayer(Player):
 
     kind = "rule"
     SETTINGS = {
-        "declare": Setting(("always", "never", "no_aces"), "always",
-                           "scoring declarations: always (first chance), never, no_aces"),
+        "declare": Setting(
+            ("always", "never", "no_aces"), "always", "scoring declarations: always (first chance), never, no_aces"
+        ),
         "manko": Setting(bool, True, "ask Manko whenever legal"),
-        "alifer": Setting(("losing", "never"), "losing",
-                          "propose/accept Alifer when trailing by alifer_margin points, or never"),
-        "alifer_margin": Setting(int, 20, "before the endgame: points behind that count as losing clearly", low=0,
-                                 high=1000),
-        "answer_rollouts": Setting(int, 32, "answering a proposal before the endgame: rollouts to estimate the "
-                                            "win chance (0: judge by alifer_margin)", low=0, high=4096),
-        "rollout_p": Setting(float, 0.3, "answering before the endgame: rollout win chance below which to "
-                                          "accept (rollouts model the opponent as this player: cautious)", low=0, high=1),
+        "alifer": Setting(
+            ("losing", "never"), "losing", "propose/accept Alifer when trailing by alifer_margin points, or never"
+        ),
+        "alifer_margin": Setting(
+            int, 20, "before the endgame: points behind that count as losing clearly", low=0, high=1000
+        ),
+        "answer_rollouts": Setting(
+            int,
+            32,
+            "answering a proposal before the endgame: rollouts to estimate the win chance (0: judge by alifer_margin)",
+            low=0,
+            high=4096,
+        ),
+        "rollout_p": Setting(
+            float,
+            0.3,
+            "answering before the endgame: rollout win chance below which to "
+            "accept (rollouts model the opponent as this player: cautious)",
+            low=0,
+            high=1,
+        ),
         "alifer_p": Setting(float, 0.5, "in the endgame: win chance below which it counts as losing", low=0, high=1),
         "twos": Setting(bool, True, "play for the Two bonuses (keep live Twos for the last tricks)"),
-        "first_two": Setting(float, 0.05,
-                             "least chance the opponent is void for a Two lead at trick 1 (1 disables)", low=0, high=1),
+        "first_two": Setting(
+            float, 0.05, "least chance the opponent is void for a Two lead at trick 1 (1 disables)", low=0, high=1
+        ),
         "cash": Setting(("early", "late"), "early", "lead sure winners first (early) or keep them as entries (late)"),
-        "endgame": Setting(int, 4, "solve exactly once a hand holds this many cards or fewer (0: never)", low=0,
-                           high=9),
+        "endgame": Setting(
+            int, 4, "solve exactly once a hand holds this many cards or fewer (0: never)", low=0, high=9
+        ),
         "samples": Setting(int, 8, "endgame: guesses of the opponent's hand to average over", low=1, high=4096),
         **pro_settings("threshold"),
         **advice_settings(),
@@ -176,8 +193,14 @@ class RulePlayer(Player):
         me = info.seat
         if self._rollout_policy is None:
             cfg = self.settings
-            self._rollout_policy = RulePlayer(declare=cfg["declare"], endgame=0, alifer="never", twos=cfg["twos"],
-                                              first_two=cfg["first_two"], cash=cfg["cash"])
+            self._rollout_policy = RulePlayer(
+                declare=cfg["declare"],
+                endgame=0,
+                alifer="never",
+                twos=cfg["twos"],
+                first_two=cfg["first_two"],
+                cash=cfg["cash"],
+            )
         policy = self._rollout_policy
         wins = 0.0
         played = 0

@@ -1,4 +1,5 @@
 """Typed player settings, as the registry parses them from ``name:key=value``."""
+
 from __future__ import annotations
 
 import math
@@ -46,8 +47,11 @@ class Setting:
         except (TypeError, ValueError):
             raise ValueError(f"setting {key}={value!r}: expected {t.__name__}") from None
         if t in (int, float):
-            if not math.isfinite(v) or (self.low is not None and v < self.low) or \
-                    (self.high is not None and v > self.high):
+            if (
+                not math.isfinite(v)
+                or (self.low is not None and v < self.low)
+                or (self.high is not None and v > self.high)
+            ):
                 raise ValueError(f"setting {key}={value!r}: expected {self._range()}")
         return v
 

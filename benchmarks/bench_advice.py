@@ -17,6 +17,7 @@ interval); how often the advice was legal and followed; seconds per advice.
     .venv/bin/python benchmarks/bench_advice.py --deals 300 --defenders random,rule \\
         --declarer rule --adviser pimc:samples=8,advice_worlds=8 --seed 0
 """
+
 from __future__ import annotations
 
 import argparse
@@ -76,8 +77,14 @@ def pro_partie(seed: int, players: dict, advice: bool) -> bool:
     """Play one Pro partie (and its replays); whether the defender won."""
     for i, name in enumerate(NAMES):
         players[name].player.reset(derive_seed(seed, "player", i))
-    s = Session(names=list(NAMES), seating={"dealer": "declarer", "challenger": "defender", "queue": ["adviser"]},
-                streaks={"declarer": 2}, max_parties=1, seed=seed, advice=advice)
+    s = Session(
+        names=list(NAMES),
+        seating={"dealer": "declarer", "challenger": "defender", "queue": ["adviser"]},
+        streaks={"declarer": 2},
+        max_parties=1,
+        seed=seed,
+        advice=advice,
+    )
     s.decide_pro(True)
     play_session(players, session=s)
     (pro,) = s.pro_declarations
@@ -85,8 +92,11 @@ def pro_partie(seed: int, players: dict, advice: bool) -> bool:
 
 
 def measure(defender: str, declarer: str, adviser: str, deals: int, seed: int) -> dict:
-    players = {"defender": Counting(make_player(defender)), "declarer": Timed(make_player(declarer)),
-               "adviser": Timed(make_player(adviser))}
+    players = {
+        "defender": Counting(make_player(defender)),
+        "declarer": Timed(make_player(declarer)),
+        "adviser": Timed(make_player(adviser)),
+    }
     with_advice, without = [], []
     for d in range(deals):
         deal_seed = derive_seed(seed, "deal", d)
@@ -96,7 +106,8 @@ def measure(defender: str, declarer: str, adviser: str, deals: int, seed: int) -
     adv = players["adviser"]
     counting = players["defender"]
     return {
-        "defender": defender, "deals": deals,
+        "defender": defender,
+        "deals": deals,
         "with": (sum(with_advice) / deals, wilson(sum(with_advice), deals)),
         "without": (sum(without) / deals, wilson(sum(without), deals)),
         "difference": diff,
@@ -119,10 +130,13 @@ def main() -> None:
         t = time.perf_counter()
         r = measure(spec, args.declarer, args.adviser, args.deals, args.seed)
         (w, wci), (n, nci), (d, dci) = r["with"], r["without"], r["difference"]
-        print(f"{spec:<20} defender wins with advice {w:.3f} [{wci[0]:.3f}, {wci[1]:.3f}]  "
-              f"without {n:.3f} [{nci[0]:.3f}, {nci[1]:.3f}]  paired difference {d:+.3f} "
-              f"[{dci[0]:+.3f}, {dci[1]:+.3f}]  advice legal at {r['legal_share']:.0%} of decisions  "
-              f"{r['seconds_per_advice'] * 1000:.0f} ms per advice  ({time.perf_counter() - t:.0f} s)", flush=True)
+        print(
+            f"{spec:<20} defender wins with advice {w:.3f} [{wci[0]:.3f}, {wci[1]:.3f}]  "
+            f"without {n:.3f} [{nci[0]:.3f}, {nci[1]:.3f}]  paired difference {d:+.3f} "
+            f"[{dci[0]:+.3f}, {dci[1]:+.3f}]  advice legal at {r['legal_share']:.0%} of decisions  "
+            f"{r['seconds_per_advice'] * 1000:.0f} ms per advice  ({time.perf_counter() - t:.0f} s)",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

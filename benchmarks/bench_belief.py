@@ -30,6 +30,7 @@ referee's ``play_partie`` is wrapped to note the deal being played, and the
 worker processes are forked from this one so that they carry the wrapper.
 Duplicate deals of ``evaluation.head_to_head``, with its 95% interval.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -95,8 +96,13 @@ def main(argv=None) -> int:
     ap.add_argument("--opponent", default="pimc:samples=32")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--reveal", type=float, default=None, metavar="M",
-                    help="instead of the true hand, reveal M random cards of it at each decision (0: none)")
+    ap.add_argument(
+        "--reveal",
+        type=float,
+        default=None,
+        metavar="M",
+        help="instead of the true hand, reveal M random cards of it at each decision (0: none)",
+    )
     ap.add_argument("--samples", type=int, default=32, help="--reveal: layouts solved per decision (default 32)")
     args = ap.parse_args(argv)
     if not 1 <= args.endgame <= 9:
@@ -111,28 +117,43 @@ def main(argv=None) -> int:
     def searcher(settings):
         if not settings["endgame"]:
             return None
-        searchers.append(TrueHandSearch(samples=1) if args.reveal is None
-                         else RevealSearch(args.reveal, samples=args.samples))
+        searchers.append(
+            TrueHandSearch(samples=1) if args.reveal is None else RevealSearch(args.reveal, samples=args.samples)
+        )
         return searchers[-1]
 
     PolicyPlayer._endgame_searcher = staticmethod(searcher)
     backend = SerialBackend() if args.reveal is not None else ProcessBackend(args.workers, context="fork")
     t0 = time.time()
-    res = head_to_head(f"policy:endgame={args.endgame}", args.opponent, args.deals, duplicate=True,
-                       seed=args.seed, backend=backend, progress=True)
+    res = head_to_head(
+        f"policy:endgame={args.endgame}",
+        args.opponent,
+        args.deals,
+        duplicate=True,
+        seed=args.seed,
+        backend=backend,
+        progress=True,
+    )
     s = res.summary
     lo, hi = s["win_rate_ci"]
     plo, phi = s["mean_point_diff_ci"]
-    what = ("the opponent's true hand" if args.reveal is None
-            else f"{args.samples} layouts with {args.reveal} cards of the opponent's hand revealed")
-    print(f"policy:endgame={args.endgame} searching {what} vs {args.opponent}, "
-          f"{args.deals} duplicate deals, seed {args.seed}: win rate {s['win_rate']:.3f} [{lo:.3f}, {hi:.3f}] "
-          f"of {s['decided']} decided parties, points {s['mean_point_diff']:+.2f} [{plo:+.2f}, {phi:+.2f}] "
-          f"({time.time() - t0:.0f} s)")
+    what = (
+        "the opponent's true hand"
+        if args.reveal is None
+        else f"{args.samples} layouts with {args.reveal} cards of the opponent's hand revealed"
+    )
+    print(
+        f"policy:endgame={args.endgame} searching {what} vs {args.opponent}, "
+        f"{args.deals} duplicate deals, seed {args.seed}: win rate {s['win_rate']:.3f} [{lo:.3f}, {hi:.3f}] "
+        f"of {s['decided']} decided parties, points {s['mean_point_diff']:+.2f} [{plo:+.2f}, {phi:+.2f}] "
+        f"({time.time() - t0:.0f} s)"
+    )
     if args.reveal is not None:
         nats = np.concatenate([np.asarray(x.nats) for x in searchers]) if searchers else np.zeros(0)
-        print(f"information revealed: {nats.mean():.2f} nats per searched decision (median {np.median(nats):.2f}, "
-              f"{nats.size} decisions)")
+        print(
+            f"information revealed: {nats.mean():.2f} nats per searched decision (median {np.median(nats):.2f}, "
+            f"{nats.size} decisions)"
+        )
     return 0
 
 

@@ -5,6 +5,7 @@ this script runs it from a checkout.
 
     .venv/bin/python benchmarks/bench_env.py [--seconds 15] [--seed 0] [--slice 0.25]
 """
+
 import sys
 
 from trappola.cli.bench import main

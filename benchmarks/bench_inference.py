@@ -34,6 +34,7 @@ Two figures per weighting, with 95% intervals over deals:
 
 By trick, too: the evidence grows as the opponent plays.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -86,8 +87,13 @@ def rows_of_deal(deal, observer, opponent, seat: int, belief, inferences: dict, 
             log_b = ((hands[:, None] >> np.arange(36)) & 1) @ z
             logs = {name: inf.log_likelihood(info, hands) for name, inf in inferences.items()}
             fig = {}
-            for name, lw in (("uniform", np.zeros(len(hands))), ("belief", log_b), ("infer", logs["infer"]),
-                             ("both", log_b + logs["infer"]), *[(k, v) for k, v in logs.items() if k != "infer"]):
+            for name, lw in (
+                ("uniform", np.zeros(len(hands))),
+                ("belief", log_b),
+                ("infer", logs["infer"]),
+                ("both", log_b + logs["infer"]),
+                *[(k, v) for k, v in logs.items() if k != "infer"],
+            ):
                 fig[name] = (float(lw[0] - _log_mean_exp(lw[1:])), effective_sample_size(normalise(lw[1:])) / draws)
             out.append((info.trick, fig))
         p.apply(players[p.to_act].act(TurnView(info)))
@@ -107,8 +113,11 @@ def main(argv=None) -> int:
     ap.add_argument("--observer", default="rule")
     ap.add_argument("--draws", type=int, default=128)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--model", default="policy", help="the opponent model: 'policy' (the shipped network), "
-                                                       "'pimc' (the shipped model of pimc) or a checkpoint")
+    ap.add_argument(
+        "--model",
+        default="policy",
+        help="the opponent model: 'policy' (the shipped network), 'pimc' (the shipped model of pimc) or a checkpoint",
+    )
     ap.add_argument("--variants", default="", help="comma-separated temperature:floor pairs, e.g. 2:0.1,1:0.3")
     args = ap.parse_args(argv)
     if args.deals < 1 or not 1 <= args.draws <= 4096:
@@ -146,16 +155,23 @@ def main(argv=None) -> int:
                     per_deal[w][0].append(np.mean([f[w][0] for _, f in rows]))
                     per_deal[w][1].append(np.mean([f[w][1] for _, f in rows]))
         n_rows = sum(len(v["uniform"]) for v in by_trick.values())
-        print(f"{args.observer} reading {opp_spec}: {args.deals} deals, both seats, {n_rows} card choices, "
-              f"{args.draws} draws each ({time.time() - t0:.0f} s); mean per deal, 95% CI:")
+        print(
+            f"{args.observer} reading {opp_spec}: {args.deals} deals, both seats, {n_rows} card choices, "
+            f"{args.draws} draws each ({time.time() - t0:.0f} s); mean per deal, 95% CI:"
+        )
         print(f"  {'weighting':<13} {'log-lik. of true hand (nats vs uniform)':<40} effective sample size (share)")
         for w in weightings:
             m, lo, hi = mean_ci(per_deal[w][0])
             e, elo, ehi = mean_ci(per_deal[w][1])
             print(f"  {w:<13} {m:+.3f} [{lo:+.3f}, {hi:+.3f}]{'':<17} {e:.3f} [{elo:.3f}, {ehi:.3f}]")
-        print("  by trick, mean log-lik. gain (belief / infer / both): "
-              + "  ".join(f"{t}: {np.mean(v['belief']):+.2f}/{np.mean(v['infer']):+.2f}/{np.mean(v['both']):+.2f}"
-                          for t, v in sorted(by_trick.items())), flush=True)
+        print(
+            "  by trick, mean log-lik. gain (belief / infer / both): "
+            + "  ".join(
+                f"{t}: {np.mean(v['belief']):+.2f}/{np.mean(v['infer']):+.2f}/{np.mean(v['both']):+.2f}"
+                for t, v in sorted(by_trick.items())
+            ),
+            flush=True,
+        )
     return 0
 
 

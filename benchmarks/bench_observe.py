@@ -6,6 +6,7 @@ slices of one run, so that a shared machine loads both alike.
 
     .venv/bin/python benchmarks/bench_observe.py [--seconds 40] [--slice 0.2] [--seed 0]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -45,8 +46,7 @@ def main(argv=None) -> int:
     ap.add_argument("--slice", type=float, default=0.2)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
-    envs = {"read-only (shipped)": trappola_v0.env(), "writeable (before)": OrderEnforcing(
-        WriteableObservations())}
+    envs = {"read-only (shipped)": trappola_v0.env(), "writeable (before)": OrderEnforcing(WriteableObservations())}
     for env in envs.values():
         env.reset(seed=args.seed)
     rng = random.Random(args.seed)
@@ -54,7 +54,7 @@ def main(argv=None) -> int:
     change = []  # per round: read-only rate / writeable rate - 1, the two slices back to back
     for i in range(max(2, round(args.seconds / (args.slice * len(envs))))):
         rate = {}
-        for name in (list(envs) if i % 2 else list(envs)[::-1]):
+        for name in list(envs) if i % 2 else list(envs)[::-1]:
             steps, elapsed = loop_run(envs[name], args.slice, rng)
             totals[name][0] += steps
             totals[name][1] += elapsed
@@ -65,8 +65,10 @@ def main(argv=None) -> int:
     for name, rate in rates.items():
         print(f"  {name:<22}{rate:>10,.0f}")
     mean, (lo, hi) = mean_ci(change)
-    print(f"read-only against writeable, paired by round: {100 * mean:+.1f}% [{100 * lo:+.1f}%, {100 * hi:+.1f}%] "
-          f"(95% interval over {len(change)} rounds)")
+    print(
+        f"read-only against writeable, paired by round: {100 * mean:+.1f}% [{100 * lo:+.1f}%, {100 * hi:+.1f}%] "
+        f"(95% interval over {len(change)} rounds)"
+    )
     return 0
 
 

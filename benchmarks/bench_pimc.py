@@ -16,6 +16,7 @@ Run:  .venv/bin/python benchmarks/bench_pimc.py [--spec pimc] [--deals 2000] [--
    ``--opponent``: win rate of decided parties with its deal-clustered 95%
    interval, mean point difference, Alifer counts. ``--deals 0`` skips it.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -59,6 +60,7 @@ class Timed:
         def wrapped(*a, **k):
             self._solves += 1
             return method(*a, **k)
+
         return wrapped
 
     def __getattr__(self, name):
@@ -68,8 +70,7 @@ class Timed:
         before = self._solves
         c0, w0 = time.process_time(), time.perf_counter()
         a = self.player.act(view)
-        self.calls.append((time.process_time() - c0, time.perf_counter() - w0, view.info.trick,
-                           self._solves > before))
+        self.calls.append((time.process_time() - c0, time.perf_counter() - w0, view.info.trick, self._solves > before))
         return a
 
 
@@ -97,12 +98,19 @@ def timing(spec: str, opponent: str, deals: int, seed: int) -> dict:
             continue
         cpu = [c[0] * 1e3 for c in rows]
         wall = [c[1] * 1e3 for c in rows]
-        out[label] = {"n": len(rows), "cpu_ms_median": statistics.median(cpu), "cpu_ms_p90": pct(cpu, 0.9),
-                      "cpu_ms_max": max(cpu), "wall_ms_median": statistics.median(wall),
-                      "wall_ms_p90": pct(wall, 0.9)}
+        out[label] = {
+            "n": len(rows),
+            "cpu_ms_median": statistics.median(cpu),
+            "cpu_ms_p90": pct(cpu, 0.9),
+            "cpu_ms_max": max(cpu),
+            "wall_ms_median": statistics.median(wall),
+            "wall_ms_p90": pct(wall, 0.9),
+        }
     out["searched_by_trick_cpu_ms_median"] = {
         t + 1: statistics.median([c[0] * 1e3 for c in calls if c[3] and c[2] == t])
-        for t in range(9) if any(c[3] and c[2] == t for c in calls)}
+        for t in range(9)
+        if any(c[3] and c[2] == t for c in calls)
+    }
     return out
 
 
@@ -121,34 +129,48 @@ def main() -> None:
     if args.timing_deals > 0:
         t = timing(args.spec, args.opponent, args.timing_deals, args.seed)
         report["timing"] = t
-        print(f"decision time of {report['spec']} vs {args.opponent}, one core, "
-              f"{args.timing_deals} duplicate deals ({t['calls']} act calls):")
+        print(
+            f"decision time of {report['spec']} vs {args.opponent}, one core, "
+            f"{args.timing_deals} duplicate deals ({t['calls']} act calls):"
+        )
         for label in ("all", "searched"):
             r = t.get(label)
             if r:
-                print(f"  {label:<8} n={r['n']:<5} cpu median {r['cpu_ms_median']:.2f} ms  p90 {r['cpu_ms_p90']:.2f}  "
-                      f"max {r['cpu_ms_max']:.1f}   wall median {r['wall_ms_median']:.2f}  p90 {r['wall_ms_p90']:.2f}")
+                print(
+                    f"  {label:<8} n={r['n']:<5} cpu median {r['cpu_ms_median']:.2f} ms  p90 {r['cpu_ms_p90']:.2f}  "
+                    f"max {r['cpu_ms_max']:.1f}   wall median {r['wall_ms_median']:.2f}  p90 {r['wall_ms_p90']:.2f}"
+                )
         if t["searched_by_trick_cpu_ms_median"]:
-            print("  searched decisions, cpu median by trick (ms): "
-                  + "  ".join(f"{k}:{v:.1f}" for k, v in t["searched_by_trick_cpu_ms_median"].items()), flush=True)
+            print(
+                "  searched decisions, cpu median by trick (ms): "
+                + "  ".join(f"{k}:{v:.1f}" for k, v in t["searched_by_trick_cpu_ms_median"].items()),
+                flush=True,
+            )
 
     if args.deals > 0:
         t0 = time.perf_counter()
-        res = head_to_head(args.spec, args.opponent, deals=args.deals, duplicate=True, seed=args.seed,
-                           workers=args.workers)
+        res = head_to_head(
+            args.spec, args.opponent, deals=args.deals, duplicate=True, seed=args.seed, workers=args.workers
+        )
         s = res.summary
         report["strength"] = s
         lo, hi = s["win_rate_ci"]
-        print(f"strength: {s['players'][0]} vs {s['players'][1]}, {args.deals} deals in duplicate "
-              f"({s['parties']} parties, {time.perf_counter() - t0:.0f} s, {args.workers} worker(s))")
-        print(f"  win rate of decided parties {s['win_rate']:.3f}  95% CI [{lo:.3f}, {hi:.3f}]  "
-              f"({s['wins']}-{s['losses']}, {s['decided']} decided; Alifer {s['alifer']}: "
-              f"{s['ties']} ties, {s['agreed_alifer']} agreed)")
+        print(
+            f"strength: {s['players'][0]} vs {s['players'][1]}, {args.deals} deals in duplicate "
+            f"({s['parties']} parties, {time.perf_counter() - t0:.0f} s, {args.workers} worker(s))"
+        )
+        print(
+            f"  win rate of decided parties {s['win_rate']:.3f}  95% CI [{lo:.3f}, {hi:.3f}]  "
+            f"({s['wins']}-{s['losses']}, {s['decided']} decided; Alifer {s['alifer']}: "
+            f"{s['ties']} ties, {s['agreed_alifer']} agreed)"
+        )
         pd, (plo, phi) = s["mean_point_diff"], s["mean_point_diff_ci"]
         print(f"  mean point difference per partie {pd:+.2f}  95% CI [{plo:+.2f}, {phi:+.2f}]")
         for role, r in s["by_seat"].items():
-            print(f"  as {role:<10} win rate {r['win_rate']:.3f}  [{r['win_rate_ci'][0]:.3f}, "
-                  f"{r['win_rate_ci'][1]:.3f}]  ({r['decided']} decided)")
+            print(
+                f"  as {role:<10} win rate {r['win_rate']:.3f}  [{r['win_rate_ci'][0]:.3f}, "
+                f"{r['win_rate_ci'][1]:.3f}]  ({r['decided']} decided)"
+            )
     if args.json:
         write_text(args.json, json.dumps(report, indent=2))
 

@@ -12,6 +12,7 @@
 (c) Speed: CPU milliseconds per partie of each player against the bare
     rule heuristics, one process.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -31,8 +32,10 @@ from trappola.agents.evaluation import head_to_head
 def line(label: str, s: dict) -> str:
     lo, hi = s["win_rate_ci"]
     plo, phi = s["mean_point_diff_ci"]
-    return (f"{label:<34} win rate {s['win_rate']:.3f} [{lo:.3f}, {hi:.3f}]  decided {s['decided']}/{s['parties']}"
-            f"  points {s['mean_point_diff']:+.1f} [{plo:+.1f}, {phi:+.1f}]")
+    return (
+        f"{label:<34} win rate {s['win_rate']:.3f} [{lo:.3f}, {hi:.3f}]  decided {s['decided']}/{s['parties']}"
+        f"  points {s['mean_point_diff']:+.1f} [{plo:+.1f}, {phi:+.1f}]"
+    )
 
 
 def speed(spec: str, parties: int = 200) -> float:
@@ -54,8 +57,9 @@ def main() -> None:
     print(f"duplicate deals: {args.deals}, seed {args.seed}")
     for opponent in ("random", "random:alifer=false"):
         start = time.perf_counter()
-        res = head_to_head("rule", opponent, args.deals, duplicate=True, seed=args.seed, workers=args.workers,
-                           progress=True)
+        res = head_to_head(
+            "rule", opponent, args.deals, duplicate=True, seed=args.seed, workers=args.workers, progress=True
+        )
         print(line(f"rule vs {opponent}", res.summary) + f"  ({time.perf_counter() - start:.0f} s)", flush=True)
     print("speed (CPU ms per partie, against the bare heuristics, both players' time):")
     for spec in ("random", "rule:endgame=0,answer_rollouts=0", "rule"):

@@ -23,6 +23,7 @@
 
 Figures depend on the load: other processes on the cores slow them down.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -77,8 +78,10 @@ def bench_eval(deals: int, repeats: int, workers: int) -> None:
     print(f"  process backend, pool started per run:  {_fmt(cold)} s (as `trappola evaluate` runs it)")
     print(f"  process backend, pool running:          {_fmt(warm)} s")
     print(f"  ray backend, instance running:          {_fmt(on_ray)} s")
-    print(f"  ray - process, paired (both running):   {_fmt([r - p for r, p in zip(on_ray, warm)])} s; "
-          f"ratio of the means {sum(on_ray) / sum(warm):.2f}")
+    print(
+        f"  ray - process, paired (both running):   {_fmt([r - p for r, p in zip(on_ray, warm)])} s; "
+        f"ratio of the means {sum(on_ray) / sum(warm):.2f}"
+    )
     print(f"  ray.init of a local instance:           {start:8.2f} s (once per `trappola evaluate --backend ray`)")
 
 
@@ -88,21 +91,42 @@ def bench_train(steps: int, repeats: int, workers: int) -> None:
     from trappola.train.rllib.config import RLlibConfig
     from trappola.train.rllib.selfplay import train as train_rllib
 
-    shared = {"total_timesteps": steps, "eval_deals": 0, "checkpoint_every": 0, "progress_bar": False,
-              "max_minutes": 0}
+    shared = {"total_timesteps": steps, "eval_deals": 0, "checkpoint_every": 0, "progress_bar": False, "max_minutes": 0}
     rates = {"sb3": [], "rllib": []}
     with tempfile.TemporaryDirectory() as tmp:
         for i in range(repeats):
-            cfg = load_config(resolve_config("ppo_selfplay"),
-                              {**shared, "out_dir": tmp, "run_name": f"sb3_{i}", "bc": False, "n_envs": workers,
-                               # like RLlib's: workers in processes, a league of snapshots only
-                               "vec_env": "subproc", "pool": {"self": 1.0},
-                               "n_steps": 2048 // workers, "batch_size": 512, "tensorboard": False, "seed": i})
+            cfg = load_config(
+                resolve_config("ppo_selfplay"),
+                {
+                    **shared,
+                    "out_dir": tmp,
+                    "run_name": f"sb3_{i}",
+                    "bc": False,
+                    "n_envs": workers,
+                    # like RLlib's: workers in processes, a league of snapshots only
+                    "vec_env": "subproc",
+                    "pool": {"self": 1.0},
+                    "n_steps": 2048 // workers,
+                    "batch_size": 512,
+                    "tensorboard": False,
+                    "seed": i,
+                },
+            )
             rates["sb3"].append(train_sb3(cfg, log=lambda _: None)["learn_steps_per_second"])
-            cfg = load_config(resolve_config("rllib_selfplay"),
-                              {**shared, "out_dir": tmp, "run_name": f"rllib_{i}", "num_env_runners": workers,
-                               "num_cpus": workers + 1, "train_batch_size": 2048, "batch_size": 512, "seed": i},
-                              cls=RLlibConfig)
+            cfg = load_config(
+                resolve_config("rllib_selfplay"),
+                {
+                    **shared,
+                    "out_dir": tmp,
+                    "run_name": f"rllib_{i}",
+                    "num_env_runners": workers,
+                    "num_cpus": workers + 1,
+                    "train_batch_size": 2048,
+                    "batch_size": 512,
+                    "seed": i,
+                },
+                cls=RLlibConfig,
+            )
             rates["rllib"].append(train_rllib(cfg, log=lambda _: None)["learn_steps_per_second"])
     print(f"training: {steps} decisions per run, {workers} environment workers, {repeats} runs each")
     print(f"  SB3 MaskablePPO (learner decisions/s):  {_fmt(rates['sb3'])}")

@@ -10,6 +10,7 @@ or with --no-env).
 
     .venv/bin/python benchmarks/bench_session.py [--parties 1000] [--rounds 15] [--no-env]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -84,9 +85,11 @@ def bench_overhead(n_players, parties, rounds):
         per_b.append(dt_b / played)
     ratios.sort()
     over = 100 * (statistics.median(ratios) - 1)
-    print(f"{n_players} players: session runner {min(per_s) * 1e6:6.1f} us/partie, bare {min(per_b) * 1e6:6.1f} "
-          f"us/partie (best rounds); overhead median {over:+5.1f} % (rounds {100 * (ratios[0] - 1):+.1f} "
-          f"to {100 * (ratios[-1] - 1):+.1f} %; {rounds} rounds of {parties} parties)")
+    print(
+        f"{n_players} players: session runner {min(per_s) * 1e6:6.1f} us/partie, bare {min(per_b) * 1e6:6.1f} "
+        f"us/partie (best rounds); overhead median {over:+5.1f} % (rounds {100 * (ratios[0] - 1):+.1f} "
+        f"to {100 * (ratios[-1] - 1):+.1f} %; {rounds} rounds of {parties} parties)"
+    )
     return over
 
 
@@ -111,9 +114,11 @@ def bench_env(parties, seed=0):
         session.check()
         steps += 1
     dt = time.process_time() - t
-    print(f"bulka_v0, 4 random players: {session.parties_played} parties, {steps} steps in {dt:.1f} s "
-          f"({dt / steps * 1e6:.0f} us/step); ledger exact after every step; final balances "
-          f"{ {n: float(v) for n, v in session.balances.items()} }")
+    print(
+        f"bulka_v0, 4 random players: {session.parties_played} parties, {steps} steps in {dt:.1f} s "
+        f"({dt / steps * 1e6:.0f} us/step); ledger exact after every step; final balances "
+        f"{ {n: float(v) for n, v in session.balances.items()} }"
+    )
 
 
 def main():

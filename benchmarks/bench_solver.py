@@ -10,6 +10,7 @@ layouts of one public state, as a PIMC player would sample them (seat 0's
 hand fixed, seat 1's hand drawn from the 27 cards seat 0 cannot see).
 Everything runs on one core.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -27,8 +28,7 @@ def random_deal(rng: random.Random) -> tuple[int, int]:
 
 def opening_args(h0: int, h1: int) -> tuple:
     """solve_raw arguments for the opening lead by seat 0, nothing declared."""
-    return (np.int64(h0), np.int64(h1), 0, -1, 0, 0, 0, 0, 0, np.full(9, -1, dtype=np.int64),
-            0, 0, False, False, 0)
+    return (np.int64(h0), np.int64(h1), 0, -1, 0, 0, 0, 0, 0, np.full(9, -1, dtype=np.int64), 0, 0, False, False, 0)
 
 
 def main() -> None:
@@ -39,7 +39,14 @@ def main() -> None:
     args = parser.parse_args()
 
     t0 = time.perf_counter()
-    from trappola.agents.search.solver import count_nodes_raw, new_table, solve_batch_raw, solve_moves_batch_raw, solve_raw
+    from trappola.agents.search.solver import (
+        count_nodes_raw,
+        new_table,
+        solve_batch_raw,
+        solve_moves_batch_raw,
+        solve_raw,
+    )
+
     t_import = time.perf_counter() - t0
 
     rng = random.Random(args.seed)
@@ -47,10 +54,42 @@ def main() -> None:
     t0 = time.perf_counter()
     solve_raw(*opening_args(*random_deal(rng)), table)
     h0s = np.zeros(2, dtype=np.int64)
-    solve_batch_raw(h0s + (1 << 0), h0s + (1 << 1), 0, -1, 8, 0, 0, 8, 0, np.full(9, -1, dtype=np.int64),
-                    0, 0, False, False, 0, table)
-    solve_moves_batch_raw(h0s + (1 << 0), h0s + (1 << 1), 0, -1, 8, 0, 0, 8, 0,
-                          np.full(9, -1, dtype=np.int64), 0, 0, False, False, 0, table)
+    solve_batch_raw(
+        h0s + (1 << 0),
+        h0s + (1 << 1),
+        0,
+        -1,
+        8,
+        0,
+        0,
+        8,
+        0,
+        np.full(9, -1, dtype=np.int64),
+        0,
+        0,
+        False,
+        False,
+        0,
+        table,
+    )
+    solve_moves_batch_raw(
+        h0s + (1 << 0),
+        h0s + (1 << 1),
+        0,
+        -1,
+        8,
+        0,
+        0,
+        8,
+        0,
+        np.full(9, -1, dtype=np.int64),
+        0,
+        0,
+        False,
+        False,
+        0,
+        table,
+    )
     count_nodes_raw(*opening_args(*random_deal(rng)), table)
     t_jit = time.perf_counter() - t0
     print(f"import {t_import:.2f} s, JIT warm-up (first calls: compile or cache load) {t_jit:.2f} s")
@@ -69,10 +108,14 @@ def main() -> None:
     print(f"full 9-trick solve from the opening lead, {args.deals} deals (ms):")
     for label, xs in (("wall", wall), ("cpu ", cpu)):
         ms = np.array(xs) * 1e3
-        print(f"  {label}: median {np.median(ms):.2f}  p90 {np.percentile(ms, 90):.2f}  "
-              f"mean {ms.mean():.2f}  max {ms.max():.2f}")
-    print(f"  search nodes per solve (tricks 7-9 solved outside the node count): "
-          f"median {int(np.median(nodes))}  max {max(nodes)}")
+        print(
+            f"  {label}: median {np.median(ms):.2f}  p90 {np.percentile(ms, 90):.2f}  "
+            f"mean {ms.mean():.2f}  max {ms.max():.2f}"
+        )
+    print(
+        f"  search nodes per solve (tricks 7-9 solved outside the node count): "
+        f"median {int(np.median(nodes))}  max {max(nodes)}"
+    )
 
     # Batches: 32 layouts of one public state (seat 0 to lead trick 1).
     n_layouts = 32
@@ -95,10 +138,11 @@ def main() -> None:
         t_moves.append(time.process_time() - t0)
     tv, tm = np.median(t_values), np.median(t_moves)
     print(f"batches at the opening lead, median of {args.batches} (CPU time):")
-    print(f"  batch of {n_layouts} layouts, values only: {tv * 1e3:.1f} ms per batch "
-          f"({n_layouts / tv:.0f} layouts/s)")
-    print(f"  batch of {n_layouts} layouts, value of every card: {tm * 1e3:.1f} ms per batch "
-          f"({n_layouts / tm:.0f} layouts/s)")
+    print(f"  batch of {n_layouts} layouts, values only: {tv * 1e3:.1f} ms per batch ({n_layouts / tv:.0f} layouts/s)")
+    print(
+        f"  batch of {n_layouts} layouts, value of every card: {tm * 1e3:.1f} ms per batch "
+        f"({n_layouts / tm:.0f} layouts/s)"
+    )
 
 
 if __name__ == "__main__":

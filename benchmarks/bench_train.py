@@ -36,6 +36,7 @@
 
 Figures depend on the load: other processes on the 2 cores slow them down.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -72,12 +73,19 @@ def bench_env(seconds: float = 3.0) -> None:
 
 
 # ``subproc``: 16 SelfPlayEnv worker processes, the pool with ``rule``, one torch thread.
-SUBPROC_DEFAULT = ["vec_env=subproc", "n_envs=16", "n_steps=256", "batch_size=512", "torch_threads=1",
-                   "pool={self: 0.4, rule: 0.4, random: 0.2}"]
+SUBPROC_DEFAULT = [
+    "vec_env=subproc",
+    "n_envs=16",
+    "n_steps=256",
+    "batch_size=512",
+    "torch_threads=1",
+    "pool={self: 0.4, rule: 0.4, random: 0.2}",
+]
 
 
-def bench_ppo(steps: int, overrides: list[str], label: str = "ppo", stand_in: bool = False,
-              batch_networks: bool = True) -> float:
+def bench_ppo(
+    steps: int, overrides: list[str], label: str = "ppo", stand_in: bool = False, batch_networks: bool = True
+) -> float:
     """MaskablePPO learner steps per second under the shipped config with
     ``overrides`` (no BC, no evaluation); ``stand_in`` replaces the games by
     a VecEnv whose steps cost nothing (SB3's own ceiling); ``batch_networks``
@@ -95,9 +103,16 @@ def bench_ppo(steps: int, overrides: list[str], label: str = "ppo", stand_in: bo
     torch.set_num_threads(cfg.torch_threads)
     venv = _stand_in_class()(cfg.n_envs) if stand_in else make_vec_env(cfg, batch_networks=batch_networks)
     act = activation_class(cfg.activation)
-    model = MaskablePPO("MlpPolicy", venv, seed=0, device="cpu", n_steps=cfg.n_steps, batch_size=cfg.batch_size,
-                        n_epochs=cfg.n_epochs, policy_kwargs=dict(net_arch=dict(pi=cfg.net_arch, vf=cfg.net_arch),
-                                                                  activation_fn=act))
+    model = MaskablePPO(
+        "MlpPolicy",
+        venv,
+        seed=0,
+        device="cpu",
+        n_steps=cfg.n_steps,
+        batch_size=cfg.batch_size,
+        n_epochs=cfg.n_epochs,
+        policy_kwargs=dict(net_arch=dict(pi=cfg.net_arch, vf=cfg.net_arch), activation_fn=act),
+    )
     steps = max(steps, cfg.n_steps * cfg.n_envs)
     t = time.perf_counter()
     model.learn(steps, callback=SelfPlayCallback(cfg.snapshot_every, cfg.activation))
@@ -105,9 +120,12 @@ def bench_ppo(steps: int, overrides: list[str], label: str = "ppo", stand_in: bo
     venv.close()
     rate = model.num_timesteps / dt
     where = "stand-in (steps cost nothing)" if stand_in else cfg.vec_env
-    print(f"{label}: {rate:8.0f} learner steps/s  ({model.num_timesteps:,} steps in {dt:.1f}s; "
-          f"n_envs={cfg.n_envs} {where}, n_steps={cfg.n_steps}, batch={cfg.batch_size}, "
-          f"epochs={cfg.n_epochs}, net={cfg.net_arch}, pool={cfg.pool})", flush=True)
+    print(
+        f"{label}: {rate:8.0f} learner steps/s  ({model.num_timesteps:,} steps in {dt:.1f}s; "
+        f"n_envs={cfg.n_envs} {where}, n_steps={cfg.n_steps}, batch={cfg.batch_size}, "
+        f"epochs={cfg.n_epochs}, net={cfg.net_arch}, pool={cfg.pool})",
+        flush=True,
+    )
     return rate
 
 
@@ -185,8 +203,11 @@ def bench_engine(seconds: float = 3.0, n: int = 16384) -> float:
         b.deal(rng=rng)
         actions += b.random_playout()
     dt = time.perf_counter() - t
-    print(f"batched engine, random play: {actions / dt:,.0f} actions/s on one core ({n} parties at a time, "
-          f"dealing included)", flush=True)
+    print(
+        f"batched engine, random play: {actions / dt:,.0f} actions/s on one core ({n} parties at a time, "
+        f"dealing included)",
+        flush=True,
+    )
     return actions / dt
 
 
@@ -213,10 +234,13 @@ def bench_profile(steps: int, overrides: list[str]) -> None:
     players = cum("referee.py", "policy")
     snapshots = cum("batched_vec_env.py", "logits") + cum("batched_vec_env.py", "sample_masked")
     update = cum("ppo_mask.py", "train")
-    parts = [("batched games (engine, masks, observations, rewards)", env - players - snapshots),
-             ("per-game opponents (registered players: rule...)", players),
-             ("snapshot opponents' forward pass", snapshots),
-             ("learner forward pass and rollout buffer", collect - env), ("PPO update", update)]
+    parts = [
+        ("batched games (engine, masks, observations, rewards)", env - players - snapshots),
+        ("per-game opponents (registered players: rule...)", players),
+        ("snapshot opponents' forward pass", snapshots),
+        ("learner forward pass and rollout buffer", collect - env),
+        ("PPO update", update),
+    ]
     for name, t in parts:
         print(f"  {name:<55} {t:6.1f}s  {100 * t / learn:4.0f}%")
     print(f"  {'total learn()':<55} {learn:6.1f}s")
@@ -244,8 +268,7 @@ def bench_workers(steps: int) -> None:
     pool = "pool=" + yaml.safe_dump(dict(search.pool), default_flow_style=True, sort_keys=False).strip()
     before = bench_ppo(steps, [pool, "opponent_workers=0"], "pimc in this process (before)")
     after = bench_ppo(steps, [pool, "opponent_workers=2"], "pimc in 2 worker processes (after)")
-    print(f"opponent_workers=2: {after / before:.2f} times the learner steps per second "
-          f"({after:.0f} vs {before:.0f})")
+    print(f"opponent_workers=2: {after / before:.2f} times the learner steps per second ({after:.0f} vs {before:.0f})")
 
 
 def bench_targets(steps: int) -> None:
@@ -254,14 +277,20 @@ def bench_targets(steps: int) -> None:
     net = "policy:endgame=0"
     rates = {"self-play": bench_ppo(steps, [], "self-play (the default pool: self 0.8, random 0.2)")}
     rates[net] = bench_ppo(steps, [f"pool={{'{net}': 1.0}}", "snapshot_every=0"], f"{net}, batched")
-    rates["per game"] = bench_ppo(steps // 4, [f"pool={{'{net}': 1.0}}", "snapshot_every=0"],
-                                  f"{net}, one game at a time", batch_networks=False)
+    rates["per game"] = bench_ppo(
+        steps // 4, [f"pool={{'{net}': 1.0}}", "snapshot_every=0"], f"{net}, one game at a time", batch_networks=False
+    )
     for spec in ("rule", "policy", "pimc:samples=8"):
-        rates[spec] = bench_ppo(steps // 4, [f"pool={{'{spec}': 1.0}}", "snapshot_every=0", "opponent_workers=2"],
-                                f"{spec}, 2 opponent workers")
-    print(f"{net}: {rates[net]:.0f} learner steps/s batched, {rates[net] / rates['self-play']:.2f} of self-play "
-          f"({rates['self-play']:.0f}), {rates[net] / rates['per game']:.1f} times one game at a time "
-          f"({rates['per game']:.0f})")
+        rates[spec] = bench_ppo(
+            steps // 4,
+            [f"pool={{'{spec}': 1.0}}", "snapshot_every=0", "opponent_workers=2"],
+            f"{spec}, 2 opponent workers",
+        )
+    print(
+        f"{net}: {rates[net]:.0f} learner steps/s batched, {rates[net] / rates['self-play']:.2f} of self-play "
+        f"({rates['self-play']:.0f}), {rates[net] / rates['per game']:.1f} times one game at a time "
+        f"({rates['per game']:.0f})"
+    )
 
 
 def bench_decide(model: str, parties: int = 200) -> None:
@@ -293,16 +322,23 @@ def bench_decide(model: str, parties: int = 200) -> None:
             partie.apply(a)
     for label, ts in (("all decisions", times), ("with a choice", choice_times)):
         ts.sort()
-        print(f"decide: policy decision median {1e3 * statistics.median(ts):.3f} ms, "
-              f"p90 {1e3 * ts[int(0.9 * len(ts))]:.3f} ms over {len(ts)} {label} ({model})")
+        print(
+            f"decide: policy decision median {1e3 * statistics.median(ts):.3f} ms, "
+            f"p90 {1e3 * ts[int(0.9 * len(ts))]:.3f} ms over {len(ts)} {label} ({model})"
+        )
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--what", choices=("all", "env", "ppo", "decide", "compare", "profile", "workers",
-                                                      "targets"), default="all")
-    ap.add_argument("--steps", type=int, default=None,
-                    help="learner steps per PPO run (default 20,000; 65,536 for compare; 131,072 for workers)")
+    ap.add_argument(
+        "--what", choices=("all", "env", "ppo", "decide", "compare", "profile", "workers", "targets"), default="all"
+    )
+    ap.add_argument(
+        "--steps",
+        type=int,
+        default=None,
+        help="learner steps per PPO run (default 20,000; 65,536 for compare; 131,072 for workers)",
+    )
     ap.add_argument("--model", default=str(shipped_model_path()))
     ap.add_argument("overrides", nargs="*", help="config overrides key=value for --what ppo and profile")
     args = ap.parse_args()

@@ -11,6 +11,7 @@ upload's own body dropped.
 
     .venv/bin/python benchmarks/bench_web_upload.py [--mb 50]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -75,8 +76,10 @@ def main() -> None:
     waits.sort()
     print(f"file: {len(data) / 2**20:.1f} MB, {result['games']} games, status {result['status']}")
     print(f"upload and check: {result['seconds']:.2f} s")
-    print(f"GET /api/players meanwhile: {len(waits)} answered, median {statistics.median(waits) * 1000:.0f} ms, "
-          f"slowest {waits[-1] * 1000:.0f} ms")
+    print(
+        f"GET /api/players meanwhile: {len(waits)} answered, median {statistics.median(waits) * 1000:.0f} ms, "
+        f"slowest {waits[-1] * 1000:.0f} ms"
+    )
     print(f"memory kept by the open file: {kept:.0f} MB resident ({kept / (len(data) / 2**20):.1f}x the file)")
     replays = getattr(app.state, "replays", None)
     if replays is not None and hasattr(replays, "kept_bytes"):

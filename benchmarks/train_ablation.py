@@ -18,6 +18,7 @@ the rows to ``<out>/ablation.json`` after every run. ``--table`` prints the
 per-arm table again from such files (several runs of the script together:
 a run repeated alone replaces the row of the same arm and seed).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -77,8 +78,12 @@ def main(argv=None) -> int:
     ap.add_argument("--pimc", default="pimc:samples=8")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--out", default="runs/ablation")
-    ap.add_argument("--reference", action="append", default=[],
-                    help="a player spec evaluated on the same deals, e.g. policy (the shipped model)")
+    ap.add_argument(
+        "--reference",
+        action="append",
+        default=[],
+        help="a player spec evaluated on the same deals, e.g. policy (the shipped model)",
+    )
     args = ap.parse_args(argv)
     if args.table:
         rows = {}
@@ -95,26 +100,46 @@ def main(argv=None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     rows = []
     for model in args.reference:
-        ref = {"arm": f"reference {model}", "model": model,
-               "rule": strength(model, "rule", args.rule_deals, args.workers),
-               "pimc": strength(model, args.pimc, args.pimc_deals, args.workers)}
+        ref = {
+            "arm": f"reference {model}",
+            "model": model,
+            "rule": strength(model, "rule", args.rule_deals, args.workers),
+            "pimc": strength(model, args.pimc, args.pimc_deals, args.workers),
+        }
         rows.append(ref)
         print(f"reference {model}: vs rule {fmt(ref['rule'])}  vs {args.pimc} {fmt(ref['pimc'])}", flush=True)
     for seed in args.seeds:  # seed-major: a cut run still has every arm once
         for name, overrides in arms:
-            cfg = load_config(resolve_config(None), overrides + [
-                f"seed={seed}", f"max_minutes={args.minutes}", f"out_dir={out}", f"run_name={name}-s{seed}",
-                "progress_bar=false"])
+            cfg = load_config(
+                resolve_config(None),
+                overrides
+                + [
+                    f"seed={seed}",
+                    f"max_minutes={args.minutes}",
+                    f"out_dir={out}",
+                    f"run_name={name}-s{seed}",
+                    "progress_bar=false",
+                ],
+            )
             t0 = time.time()
             summary = train(cfg, log=lambda m: None)
-            row = {"arm": name, "seed": seed, "overrides": overrides, "timesteps": summary["timesteps"],
-                   "learn_steps_per_second": summary["learn_steps_per_second"],
-                   "minutes": (time.time() - t0) / 60, "model": summary["final"],
-                   "rule": strength(f"policy:{summary['final']},endgame=0", "rule", args.rule_deals, args.workers),
-                   "pimc": strength(f"policy:{summary['final']},endgame=0", args.pimc, args.pimc_deals, args.workers)}
+            row = {
+                "arm": name,
+                "seed": seed,
+                "overrides": overrides,
+                "timesteps": summary["timesteps"],
+                "learn_steps_per_second": summary["learn_steps_per_second"],
+                "minutes": (time.time() - t0) / 60,
+                "model": summary["final"],
+                "rule": strength(f"policy:{summary['final']},endgame=0", "rule", args.rule_deals, args.workers),
+                "pimc": strength(f"policy:{summary['final']},endgame=0", args.pimc, args.pimc_deals, args.workers),
+            }
             rows.append(row)
-            print(f"{name:<14} seed {seed}: {row['timesteps']:>9,} steps ({row['learn_steps_per_second']:,.0f}/s)  "
-                  f"vs rule {fmt(row['rule'])}  vs {args.pimc} {fmt(row['pimc'])}", flush=True)
+            print(
+                f"{name:<14} seed {seed}: {row['timesteps']:>9,} steps ({row['learn_steps_per_second']:,.0f}/s)  "
+                f"vs rule {fmt(row['rule'])}  vs {args.pimc} {fmt(row['pimc'])}",
+                flush=True,
+            )
             write_text(out / "ablation.json", json.dumps({"args": vars(args), "rows": rows}, indent=1))
     print_table(rows, args.pimc)
     return 0

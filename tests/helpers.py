@@ -13,6 +13,7 @@ which keeps tests short when the stock does not matter (it never affects
 play, only what is seen). The deal always goes through
 ``deal_from_names`` so every helper-built deal is a valid 36-card deal.
 """
+
 from __future__ import annotations
 
 from trappola_env.engine import DEFAULT_CONFIG, Partie, action_id, deal_from_names
@@ -34,8 +35,7 @@ def make_deal_spec(challenger, dealer, stock=None) -> dict:
     return {"challenger": ch, "dealer": de, "stock": names(stock)}
 
 
-def make_partie(challenger, dealer, stock=None, config=DEFAULT_CONFIG, stake_multiple=1,
-                multiplier=1) -> Partie:
+def make_partie(challenger, dealer, stock=None, config=DEFAULT_CONFIG, stake_multiple=1, multiplier=1) -> Partie:
     """A fresh partie from named hands (seat 0 = challenger, 1 = dealer)."""
     deal = deal_from_names(make_deal_spec(challenger, dealer, stock))
     return Partie(deal, config, stake_multiple=stake_multiple, multiplier=multiplier)

@@ -24,17 +24,31 @@ through others (a circle), except a package with its own submodules
 repository's top-level folders ``agents/``, ``train/`` and ``configs/``
 (``PACKAGE_DIRS``, the same mapping as ``pyproject.toml``).
 """
+
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
-LAYERS = ("trappola_env.atomic_file", "trappola_env.engine", "trappola_env", "trappola.agents", "trappola.agents.evaluation",
-          "trappola.train", "trappola.web", "trappola.cli")
+LAYERS = (
+    "trappola_env.atomic_file",
+    "trappola_env.engine",
+    "trappola_env",
+    "trappola.agents",
+    "trappola.agents.evaluation",
+    "trappola.train",
+    "trappola.web",
+    "trappola.cli",
+)
 DATA_PACKAGES = ("trappola.configs",)
 PACKAGES = ("trappola", "trappola_env")
-PACKAGE_DIRS = {"trappola_env": "trappola_env", "trappola": "trappola", "trappola.agents": "agents",
-                "trappola.train": "train", "trappola.configs": "configs"}
+PACKAGE_DIRS = {
+    "trappola_env": "trappola_env",
+    "trappola": "trappola",
+    "trappola.agents": "agents",
+    "trappola.train": "train",
+    "trappola.configs": "configs",
+}
 
 
 def source_file(module: str, root: Path = Path(__file__).resolve().parents[1]) -> Path | None:
@@ -42,7 +56,7 @@ def source_file(module: str, root: Path = Path(__file__).resolve().parents[1]) -
     None outside the project."""
     for package in sorted(PACKAGE_DIRS, key=len, reverse=True):
         if module == package or module.startswith(package + "."):
-            rest = module[len(package):].lstrip(".")
+            rest = module[len(package) :].lstrip(".")
             return root / PACKAGE_DIRS[package] / (rest.replace(".", "/") + ".py") if rest else None
     return None
 
@@ -85,7 +99,7 @@ def imports_of(module: str, source: str, is_package: bool) -> list[tuple[str, in
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.split(".")
-                base = base[:len(base) - (node.level - 1)]
+                base = base[: len(base) - (node.level - 1)]
                 target = ".".join(base + ([node.module] if node.module else []))
             else:
                 target = node.module or ""
@@ -114,8 +128,10 @@ def upward_imports(sources: dict[str, str]) -> list[str]:
         for target, line in targets.items():
             theirs = layer_of(target)
             if mine == -1 or (theirs is not None and mine is not None and theirs > mine):
-                bad.append(f"{module}:{line} imports {target} ({LAYERS[theirs]} is above "
-                           f"{'a data package' if mine == -1 else LAYERS[mine]})")
+                bad.append(
+                    f"{module}:{line} imports {target} ({LAYERS[theirs]} is above "
+                    f"{'a data package' if mine == -1 else LAYERS[mine]})"
+                )
     return sorted(bad)
 
 

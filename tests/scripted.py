@@ -6,6 +6,7 @@ lowest cards first, the challenger leads 2S at trick 1 and wins it with a
 Two: 36 card points + Marc 30 + trick 1 with a Two 52 + last trick (won
 with the AS) 6 = 124; the dealer has 0.
 """
+
 from __future__ import annotations
 
 from helpers import make_deal_spec

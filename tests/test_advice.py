@@ -1,6 +1,7 @@
 """Advice in a Pro partie (docs/rules.md section 8, Art. 5.3): the advice
 ids, what the public record leaves possible, who advises when, and that
 advice moves no tokens."""
+
 from __future__ import annotations
 
 import random
@@ -9,8 +10,15 @@ import pytest
 
 from trappola_env.engine import InfoState, RuleConfig, action_id
 from trappola_env.engine.actions import ACCEPT_ALIFER, DECLINE_ALIFER, PRO, PROPOSE_ALIFER
-from trappola_env.engine.advice import (ADVICE_BASE, NO_ADVICE, advice_id, advice_mask, advice_name,
-                                        advised_action, possible_mask)
+from trappola_env.engine.advice import (
+    ADVICE_BASE,
+    NO_ADVICE,
+    advice_id,
+    advice_mask,
+    advice_name,
+    advised_action,
+    possible_mask,
+)
 from trappola_env.engine.cards import card_id
 from trappola_env.engine.partie import IllegalActionError, Partie
 from trappola_env.engine.deal import random_deal
@@ -20,8 +28,16 @@ from helpers import act, make_deal_spec, make_partie
 from test_session_scripts import FORFEIT, dealer_wins, make_session
 
 ALL = (1 << 36) - 1
-FIRST_CARD = sum(1 << action_id(n) for n in ("declare Figura Re", "declare Figura Cavall", "declare Figura Bube",
-                                             "declare Figura Twos", "declare Blans"))
+FIRST_CARD = sum(
+    1 << action_id(n)
+    for n in (
+        "declare Figura Re",
+        "declare Figura Cavall",
+        "declare Figura Bube",
+        "declare Figura Twos",
+        "declare Blans",
+    )
+)
 ACES = 1 << action_id("declare Aces")
 BIANKA = 1 << action_id("declare Bianka")
 MANKO = 1 << action_id("ask Manko")
@@ -71,8 +87,7 @@ def test_after_the_first_card_figura_and_blans_are_gone_and_a_court_card_ends_bi
 
 
 def test_without_court_cards_played_bianka_stays_possible_and_first_card_aces_do_not():
-    p = act(make_partie("2S 7S 8S 9S TS 2B 7B 8B 9B", DE, config=RuleConfig(ace_declaration="first_card")),
-            "2S", "2C")
+    p = act(make_partie("2S 7S 8S 9S TS 2B 7B 8B 9B", DE, config=RuleConfig(ace_declaration="first_card")), "2S", "2C")
     assert p.to_act == 0
     m = public(p)
     assert m & BIANKA and not m & ACES and not m & FIRST_CARD
@@ -95,8 +110,7 @@ def test_a_suit_not_followed_is_excluded():
 
 def test_manko_at_the_second_card_after_a_three_card_figura_of_the_declarer():
     # The dealer declares 3 Re at its first card; the defender may ask Manko at its 2nd card.
-    p = act(make_partie("2S 7S 8S 9S TS BS CS 2B AS", "RC RD RB 2C 7C 8C 9C TC AD"),
-            "2S", "declare Figura Re", "2C")
+    p = act(make_partie("2S 7S 8S 9S TS BS CS 2B AS", "RC RD RB 2C 7C 8C 9C TC AD"), "2S", "declare Figura Re", "2C")
     assert p.to_act == 0
     assert public(p) & MANKO
     p.apply(card_id("7S"))
@@ -254,8 +268,13 @@ def test_advice_moves_no_tokens_and_changes_nothing_else(seed):
 
 
 def test_a_session_may_start_from_given_streaks():
-    s = Session(names=["A", "B", "C"], seating={"dealer": "A", "challenger": "B", "queue": ["C"]},
-                streaks={"A": 2}, advice=True, seed=0)
+    s = Session(
+        names=["A", "B", "C"],
+        seating={"dealer": "A", "challenger": "B", "queue": ["C"]},
+        streaks={"A": 2},
+        advice=True,
+        seed=0,
+    )
     assert s.phase == "pro" and s.to_act == "A" and s.streaks == {"A": 2, "B": 0, "C": 0}
     s.act(PRO)
     assert s.phase == "advice" and s.to_act == "C"

@@ -1,6 +1,7 @@
 """The players' advice (``trappola.agents.advice``): imagined worlds that keep to the
 public record, honest advice as a vote, random advice, heeding advice, and
 the referee's advice loop."""
+
 from __future__ import annotations
 
 import random
@@ -19,8 +20,20 @@ from trappola_env.referee import advice_view, play_session
 
 
 def public_key(info: InfoState) -> tuple:
-    return (info.bottom, info.tricks, info.lead, info.leader, info.trick, info.declarations, info.manko_answer,
-            info.used, info.card_points, info.alifer_proposer, info.ncards, info.multiplier)
+    return (
+        info.bottom,
+        info.tricks,
+        info.lead,
+        info.leader,
+        info.trick,
+        info.declarations,
+        info.manko_answer,
+        info.used,
+        info.card_points,
+        info.alifer_proposer,
+        info.ncards,
+        info.multiplier,
+    )
 
 
 def defender_states(n: int, seed: int):
@@ -183,8 +196,14 @@ def test_the_referee_names_an_adviser_giving_illegal_advice():
 
 
 def test_advice_view_shows_only_the_public_record():
-    s = Session(names=["A", "B", "C"], seating={"dealer": "A", "challenger": "B", "queue": ["C"]},
-                streaks={"A": 2}, advice=True, seed=0, config=RuleConfig())
+    s = Session(
+        names=["A", "B", "C"],
+        seating={"dealer": "A", "challenger": "B", "queue": ["C"]},
+        streaks={"A": 2},
+        advice=True,
+        seed=0,
+        config=RuleConfig(),
+    )
     s.act(PRO)
     v = advice_view(s)
     assert (v.defender, v.declarer, v.history, v.advice) == ("B", "A", (), ())

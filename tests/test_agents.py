@@ -1,6 +1,7 @@
 """Players and their interface: the registry, legality of every answer,
 information hiding, the rule player's heuristics and endgame search, Pro
 rules, and the human player driven by scripted input."""
+
 import importlib.util
 import io
 import random
@@ -20,8 +21,7 @@ from trappola.agents.knowledge import opponent_cards, public_points
 from trappola.agents.pro_rules import ProRule
 from trappola_env.interface import ProView
 from trappola_env.engine import Deal, Partie, action_id, random_deal
-from trappola_env.engine.actions import (ACCEPT_ALIFER, BIANKA, BLANS, DECLINE_ALIFER, FIGURA_RE, MANKO,
-                                         PROPOSE_ALIFER)
+from trappola_env.engine.actions import ACCEPT_ALIFER, BIANKA, BLANS, DECLINE_ALIFER, FIGURA_RE, MANKO, PROPOSE_ALIFER
 from trappola_env.engine.bonuses import trick_bonuses
 from trappola_env.engine.cards import CARD_NAMES, CARD_POINTS, SUIT_MASK, card_id, cards_of, mask_of
 from trappola_env.engine.declarations import declaration_value
@@ -29,8 +29,14 @@ from trappola_env.engine.infostate import InfoState
 
 from helpers import act, make_partie
 
-SPECS = ["random", "random:alifer=false", "rule", "rule:declare=never,manko=false,alifer=never",
-         "rule:twos=false,endgame=0", "rule:declare=no_aces,endgame=2,samples=3"]
+SPECS = [
+    "random",
+    "random:alifer=false",
+    "rule",
+    "rule:declare=never,manko=false,alifer=never",
+    "rule:twos=false,endgame=0",
+    "rule:declare=no_aces,endgame=2,samples=3",
+]
 
 
 def view_of(partie):
@@ -44,13 +50,16 @@ def test_parse_spec_splits_name_bare_and_settings():
     assert parse_spec("policy:runs/x/best.zip,sample=true") == ("policy", ["runs/x/best.zip"], {"sample": "true"})
 
 
-@pytest.mark.parametrize("spec, message", [
-    ("", "non-empty"),
-    ("rule:declare=never,declare=always", "given twice"),
-    ("rule:manko=false,stray", "must come first"),
-    ("rule:,", "empty setting"),
-    ("rule:=3", "has no name"),
-])
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("", "non-empty"),
+        ("rule:declare=never,declare=always", "given twice"),
+        ("rule:manko=false,stray", "must come first"),
+        ("rule:,", "empty setting"),
+        ("rule:=3", "has no name"),
+    ],
+)
 def test_parse_spec_rejects_malformed(spec, message):
     with pytest.raises(ValueError, match=message):
         parse_spec(spec)
@@ -78,20 +87,23 @@ def test_unknown_setting_lists_the_settings():
     assert "no setting depth" in str(e.value) and "declare" in str(e.value) and "endgame" in str(e.value)
 
 
-@pytest.mark.parametrize("spec, message", [
-    ("rule:declare=sometimes", "choose one of always, never, no_aces"),
-    ("random:alifer=2", "expected true or false"),
-    ("rule:alifer_margin=lots", "expected int"),
-    ("rule:fast", "settings are key=value"),
-    ("rule:pro=maybe", "choose one of never, always, threshold, random"),
-    ("rule:rollout_p=nan", r"rollout_p='nan': expected a finite number from 0 to 1"),
-    ("rule:rollout_p=1.5", r"rollout_p='1.5': expected a finite number from 0 to 1"),
-    ("rule:samples=0", r"samples='0': expected an integer from 1 to 4096"),
-    ("rule:answer_rollouts=-1", r"answer_rollouts='-1': expected an integer from 0 to 4096"),
-    ("rule:first_two=inf", "first_two='inf': expected a finite number"),
-    ("random:pro_bulka=-5", r"pro_bulka='-5': expected a finite number from 0 to 1000"),
-    ("policy:pro_bulka=nan", r"pro_bulka='nan': expected a finite number from 0 to 1000"),
-])
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("rule:declare=sometimes", "choose one of always, never, no_aces"),
+        ("random:alifer=2", "expected true or false"),
+        ("rule:alifer_margin=lots", "expected int"),
+        ("rule:fast", "settings are key=value"),
+        ("rule:pro=maybe", "choose one of never, always, threshold, random"),
+        ("rule:rollout_p=nan", r"rollout_p='nan': expected a finite number from 0 to 1"),
+        ("rule:rollout_p=1.5", r"rollout_p='1.5': expected a finite number from 0 to 1"),
+        ("rule:samples=0", r"samples='0': expected an integer from 1 to 4096"),
+        ("rule:answer_rollouts=-1", r"answer_rollouts='-1': expected an integer from 0 to 4096"),
+        ("rule:first_two=inf", "first_two='inf': expected a finite number"),
+        ("random:pro_bulka=-5", r"pro_bulka='-5': expected a finite number from 0 to 1000"),
+        ("policy:pro_bulka=nan", r"pro_bulka='nan': expected a finite number from 0 to 1000"),
+    ],
+)
 def test_bad_setting_values_say_what_fits(spec, message):
     with pytest.raises(ValueError, match=message):
         make_player(spec)
@@ -118,7 +130,10 @@ def test_a_missing_checkpoint_is_a_value_error():
 
 def test_split_player_list_keeps_settings_with_their_player():
     assert split_player_list("rule:declare=never,manko=false,random,random:alifer=false") == [
-        "rule:declare=never,manko=false", "random", "random:alifer=false"]
+        "rule:declare=never,manko=false",
+        "random",
+        "random:alifer=false",
+    ]
     assert split_player_list("policy:m.zip,rule") == ["policy:m.zip", "rule"]
     with pytest.raises(ValueError, match="empty player"):
         split_player_list("rule,,random")
@@ -240,8 +255,14 @@ def first_decisions_on_swapped_deals(spec: str, seeds=range(12)):
 def test_decisions_do_not_depend_on_hidden_cards():
     """Swap the dealer's hand with hidden stock cards: the challenger's first
     decisions (same seed) must not change, whatever player it is."""
-    for spec in ("rule", "random", "rule:first_two=0,samples=2", "policy", "policy:sample=true",
-                 "policy:endgame=9,endgame_samples=4"):  # the belief-weighted search from the first card
+    for spec in (
+        "rule",
+        "random",
+        "rule:first_two=0,samples=2",
+        "policy",
+        "policy:sample=true",
+        "policy:endgame=9,endgame_samples=4",
+    ):  # the belief-weighted search from the first card
         for seed, (a, b) in first_decisions_on_swapped_deals(spec):
             assert a == b, (spec, seed)
 
@@ -381,7 +402,8 @@ def test_opponent_cards_use_voids_and_declarations():
     act(r, "RS")
     opp = opponent_cards(r.info_state(0))
     assert opp.known & mask_of(card_id(n) for n in ("RC", "RD", "RB")) == mask_of(
-        card_id(n) for n in ("RC", "RD", "RB"))
+        card_id(n) for n in ("RC", "RD", "RB")
+    )
 
 
 def test_p_none_of_and_sampling_agree_with_the_pool():
@@ -439,10 +461,22 @@ def brute_force_values(info, opp_hand):
     hands = [0, 0]
     hands[me], hands[1 - me] = info.hand, opp_hand
     from trappola.agents.knowledge import aces_failed
+
     failed = [aces_failed(info, 0), aces_failed(info, 1)]
-    return {c: step(hands, me, c, info.lead, info.leader, info.card_points, failed,
-                    [t[3] for t in info.tricks], list(info.two_winner))
-            for c in legal(info.hand, info.lead)}
+    return {
+        c: step(
+            hands,
+            me,
+            c,
+            info.lead,
+            info.leader,
+            info.card_points,
+            failed,
+            [t[3] for t in info.tricks],
+            list(info.two_winner),
+        )
+        for c in legal(info.hand, info.lead)
+    }
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -464,8 +498,15 @@ def test_endgame_search_matches_brute_force(seed, cards_left):
 
 # ------------------------------------------------------------ Pro rules
 def pro_view(bulka=60.0, opponent="random", streak=2):
-    return ProView(player=0, players=("me", opponent), balances=(5.0, -5.0), streaks=(streak, 0), bulka=bulka,
-                   opponent=opponent, parties_left=10)
+    return ProView(
+        player=0,
+        players=("me", opponent),
+        balances=(5.0, -5.0),
+        streaks=(streak, 0),
+        bulka=bulka,
+        opponent=opponent,
+        parties_left=10,
+    )
 
 
 def test_pro_rules():
@@ -560,8 +601,9 @@ def test_determinize_with_the_true_hand_rebuilds_the_view(seed, cards):
     while not p.terminal and sum(p.ncards) < cards:
         actions = p.legal_actions()
         extra = [a for a in actions if 36 <= a <= 44 or a == DECLINE_ALIFER]
-        p.apply(rng.choice(extra) if extra and rng.random() < 0.4 else rng.choice([a for a in actions if a < 36]
-                                                                                  or actions))
+        p.apply(
+            rng.choice(extra) if extra and rng.random() < 0.4 else rng.choice([a for a in actions if a < 36] or actions)
+        )
     if p.terminal or p.phase != 0:
         return
     for seat in (0, 1):

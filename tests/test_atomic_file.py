@@ -1,4 +1,5 @@
 """``trappola_env.atomic_file``: a file is replaced whole or left as it was."""
+
 import json
 import os
 import subprocess
@@ -64,8 +65,13 @@ def test_every_writer_killed_at_random_points_leaves_complete_files(tmp_path):
     about two kills in three broke one of them)."""
     root = Path(__file__).resolve().parent.parent
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
-    out = subprocess.run([sys.executable, str(root / "tests" / "writers_under_kill.py"), str(tmp_path), "16", "3"],
-                         capture_output=True, text=True, env=env, timeout=300)
+    out = subprocess.run(
+        [sys.executable, str(root / "tests" / "writers_under_kill.py"), str(tmp_path), "16", "3"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     report = json.loads(out.stdout.strip().splitlines()[-1])
     assert report["kills"] == 16 and report["broken"] == []

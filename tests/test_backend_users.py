@@ -1,6 +1,7 @@
 """Every user of the one process mechanism (``trappola.agents.evaluation.backend``)
 turns a killed worker into ``WorkerLostError``, and forked maps take
 closures and keep the task order."""
+
 from __future__ import annotations
 
 import multiprocessing

@@ -5,6 +5,7 @@ tokens and the rewards of every reward mode must be identical.
 
 ``TRAPPOLA_BATCH_PARTIES`` sets the number of random parties per rule
 setting (default 2,000; the verification run uses 20,000)."""
+
 from __future__ import annotations
 
 import json
@@ -103,7 +104,10 @@ def lockstep(orders, multipliers, config: RuleConfig, stake_multiple: int, seed:
     comparing after every action; returns counts for coverage checks."""
     rng = np.random.default_rng(seed)
     n = len(orders)
-    parties = [Partie(deal_from_order([int(c) for c in o]), config, stake_multiple, int(m)) for o, m in zip(orders, multipliers)]
+    parties = [
+        Partie(deal_from_order([int(c) for c in o]), config, stake_multiple, int(m))
+        for o, m in zip(orders, multipliers)
+    ]
     b = BatchPartie(n, config.ace_declaration, config.illegal_action, stake_multiple)
     b.deal(orders=orders, multipliers=multipliers)
     forfeit = config.illegal_action == "forfeit"
@@ -121,14 +125,16 @@ def lockstep(orders, multipliers, config: RuleConfig, stake_multiple: int, seed:
         b.step(acts, rows)
         compare_state(b, parties, rows)
     compare_results(b, parties)
-    return {"outcomes": {o: sum(p.outcome == o for p in parties) for o in OUTCOME_NAMES},
-            "actions": actions_seen}
+    return {"outcomes": {o: sum(p.outcome == o for p in parties) for o in OUTCOME_NAMES}, "actions": actions_seen}
 
 
-@pytest.mark.parametrize("ace_declaration, illegal_action, stake_multiple", [
-    ("first_ace", "raise", 1),
-    ("first_card", "forfeit", 3),
-])
+@pytest.mark.parametrize(
+    "ace_declaration, illegal_action, stake_multiple",
+    [
+        ("first_ace", "raise", 1),
+        ("first_card", "forfeit", 3),
+    ],
+)
 def test_random_parties_identical_step_by_step(ace_declaration, illegal_action, stake_multiple):
     rng = np.random.default_rng(7 if ace_declaration == "first_ace" else 8)
     n = N_PARTIES // 2
@@ -142,9 +148,13 @@ def test_random_parties_identical_step_by_step(ace_declaration, illegal_action, 
 
 
 @settings(max_examples=60, deadline=None)
-@given(order=st.permutations(range(36)), seed=st.integers(0, 2**31 - 1),
-       ace_declaration=st.sampled_from(["first_ace", "first_card"]),
-       illegal_action=st.sampled_from(["raise", "forfeit"]), multiplier=st.sampled_from(MULTIPLIERS))
+@given(
+    order=st.permutations(range(36)),
+    seed=st.integers(0, 2**31 - 1),
+    ace_declaration=st.sampled_from(["first_ace", "first_card"]),
+    illegal_action=st.sampled_from(["raise", "forfeit"]),
+    multiplier=st.sampled_from(MULTIPLIERS),
+)
 def test_property_any_deal_identical(order, seed, ace_declaration, illegal_action, multiplier):
     lockstep(np.array([order]), np.array([multiplier]), RuleConfig(ace_declaration, illegal_action), 1, seed)
 
@@ -153,8 +163,9 @@ def _playthrough(name: str) -> dict:
     return json.loads((PLAYTHROUGHS / f"{name}.json").read_text())
 
 
-@pytest.mark.parametrize("name", ["declarations_manko", "alifer_accepted", "alifer_declined", "tie", "forfeit",
-                                  "aces_first_card"])
+@pytest.mark.parametrize(
+    "name", ["declarations_manko", "alifer_accepted", "alifer_declined", "tie", "forfeit", "aces_first_card"]
+)
 def test_playthroughs_identical(name):
     pt = _playthrough(name)
     config = RuleConfig(**pt["config"])

@@ -1,5 +1,6 @@
 """The belief model (``trappola.agents.search.belief``), its use by ``pimc`` to weight the
 layouts it solves, and its training (``trappola.train.fit.belief_fit``)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -50,8 +51,10 @@ def test_layout_weights_are_the_product_of_the_odds():
 
 def test_save_load_round_trip_and_refusals(tmp_path):
     rng = np.random.default_rng(0)
-    model = BeliefModel([(rng.normal(size=(8, OBS_SIZE)), rng.normal(size=8)),
-                         (rng.normal(size=(36, 8)), rng.normal(size=36))], meta={"deals": 5})
+    model = BeliefModel(
+        [(rng.normal(size=(8, OBS_SIZE)), rng.normal(size=8)), (rng.normal(size=(36, 8)), rng.normal(size=36))],
+        meta={"deals": 5},
+    )
     path = tmp_path / "b.npz"
     model.save(path)
     back = BeliefModel.load(path)
@@ -160,8 +163,9 @@ def test_fit_reports_held_out_figures_and_the_cli_writes_a_model(tmp_path):
     model, report = tb.fit(data, hidden=(32,), epochs=3, val_share=0.2, seed=0, log=lambda *_: None)
     assert report["rows"] > 0 and {"bce_model", "bce_uniform", "p_held_model"} <= set(report)
     out = tmp_path / "b.npz"
-    assert tb.main(["--deals", "12", "--pairs", "rule,random", "--epochs", "1", "--hidden", "8",
-                    "--out", str(out)]) == 0
+    assert (
+        tb.main(["--deals", "12", "--pairs", "rule,random", "--epochs", "1", "--hidden", "8", "--out", str(out)]) == 0
+    )
     back = load_belief(str(out))
     assert back.meta["pairs"] == [["rule", "random"]] and back.meta["deals"] == 12
     with pytest.raises(SystemExit):

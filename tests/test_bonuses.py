@@ -8,6 +8,7 @@ A split run (A wins trick 7 with a Two, B wins 8 and 9 with Twos) therefore
 cannot occur in a played partie; the bonus table's answer for it is checked
 here on ``trick_bonuses`` and ``settle`` directly.
 """
+
 from types import SimpleNamespace
 
 import pytest
@@ -33,18 +34,21 @@ TWOS_OPENING = ["7S", "TS", "2B", "AB"]
 DEALER_DISCARDS = ["7B", "8B", "9B", "TB", "BB", "CB", "RB"]
 
 
-@pytest.mark.parametrize("leads, bonus_points, bulka_from_dealer, s", [
-    # Twos at tricks 4, 8, 9: s = 2 -> 4b (52, pays 20); trick 4 -> bonus 3
-    # (10, pays 5); trick 8 is among the last s, no bonus 3.
-    (["8S", "2S", "9S", "7C", "8C", "2C", "2D"], 62, 25, 2),
-    # Twos at tricks 4, 7, 9: s = 1 -> 4a (26, 10); tricks 4 and 7 -> 2 x (10, 5).
-    (["8S", "2S", "9S", "7C", "2C", "8C", "2D"], 46, 20, 1),
-    # Twos at 7, 8, 9: s = 3 -> 4c (78, 30); no bonus 3.
-    (["8S", "9S", "7C", "8C", "2S", "2C", "2D"], 78, 30, 3),
-    # Twos at 3, 5, 8, trick 9 won with 8C: s = 0 -> 3 x bonus 3 (30, 15)
-    # and bonus 5 to the winner of trick 9 (6, no payment).
-    (["2S", "8S", "2C", "9S", "7C", "2D", "8C"], 36, 15, 0),
-])
+@pytest.mark.parametrize(
+    "leads, bonus_points, bulka_from_dealer, s",
+    [
+        # Twos at tricks 4, 8, 9: s = 2 -> 4b (52, pays 20); trick 4 -> bonus 3
+        # (10, pays 5); trick 8 is among the last s, no bonus 3.
+        (["8S", "2S", "9S", "7C", "8C", "2C", "2D"], 62, 25, 2),
+        # Twos at tricks 4, 7, 9: s = 1 -> 4a (26, 10); tricks 4 and 7 -> 2 x (10, 5).
+        (["8S", "2S", "9S", "7C", "2C", "8C", "2D"], 46, 20, 1),
+        # Twos at 7, 8, 9: s = 3 -> 4c (78, 30); no bonus 3.
+        (["8S", "9S", "7C", "8C", "2S", "2C", "2D"], 78, 30, 3),
+        # Twos at 3, 5, 8, trick 9 won with 8C: s = 0 -> 3 x bonus 3 (30, 15)
+        # and bonus 5 to the winner of trick 9 (6, no payment).
+        (["2S", "8S", "2C", "9S", "7C", "2D", "8C"], 36, 15, 0),
+    ],
+)
 def test_twos_bonuses_in_a_played_partie(leads, bonus_points, bulka_from_dealer, s):
     p = make_partie(TWOS_CH, TWOS_DE)
     act(p, *TWOS_OPENING)
@@ -105,8 +109,9 @@ def test_marc_by_the_dealer_is_paid_by_the_challenger():
     # AC AS RS CS BS = 24: total 60. The challenger pays 10.
     p = make_partie("7C 8C 9C TC 2D 7D 8D 9D TD", "AC AS RS CS BS TS 9S 8S 7S")
     act(p, "7C", "AC")
-    for lead, discard in zip(["AS", "RS", "CS", "BS", "TS", "9S", "8S", "7S"],
-                             ["8C", "9C", "TC", "2D", "7D", "8D", "9D", "TD"]):
+    for lead, discard in zip(
+        ["AS", "RS", "CS", "BS", "TS", "9S", "8S", "7S"], ["8C", "9C", "TC", "2D", "7D", "8D", "9D", "TD"]
+    ):
         act(p, lead, discard)
     r = p.result()
     assert r.winner == 1
@@ -185,9 +190,15 @@ def test_rules_example_settlement_who_pays_into_the_bulka():
     # 4b, B pays 5 for A's trick 7.
     winners = [A, B, A, B, A, B, A, B, B]
     stub = SimpleNamespace(
-        unit=1, outcome=DECIDED, winner=B, forfeited_by=None,
-        tricks=[(0, 0, 0, w) for w in winners], two_winner=[-1] * 6 + [A, B, B],
-        counts=({}, {}), aces_failed=[False, False], card_points=[0, 0],
+        unit=1,
+        outcome=DECIDED,
+        winner=B,
+        forfeited_by=None,
+        tricks=[(0, 0, 0, w) for w in winners],
+        two_winner=[-1] * 6 + [A, B, B],
+        counts=({}, {}),
+        aces_failed=[False, False],
+        card_points=[0, 0],
     )
     r = settle(stub)
     assert r.bonus_tokens == (20, 5)
@@ -198,16 +209,19 @@ def test_rules_example_settlement_who_pays_into_the_bulka():
     assert r.bonus_tokens == (80, 20) and [s.bonus_points for s in r.scores] == [10, 52]
 
 
-@pytest.mark.parametrize("two_winner, s", [
-    ([-1] * 9, 0),
-    ([-1] * 8 + [A], 1),
-    ([-1] * 7 + [A, A], 2),
-    ([-1] * 6 + [A, A, A], 3),
-    ([A] * 9, 3),                 # never more than 3
-    ([-1] * 7 + [B, A], 1),       # different players break the streak
-    ([-1] * 6 + [A, -1, A], 1),
-    ([-1] * 6 + [A, A, -1], 0),
-])
+@pytest.mark.parametrize(
+    "two_winner, s",
+    [
+        ([-1] * 9, 0),
+        ([-1] * 8 + [A], 1),
+        ([-1] * 7 + [A, A], 2),
+        ([-1] * 6 + [A, A, A], 3),
+        ([A] * 9, 3),  # never more than 3
+        ([-1] * 7 + [B, A], 1),  # different players break the streak
+        ([-1] * 6 + [A, -1, A], 1),
+        ([-1] * 6 + [A, A, -1], 0),
+    ],
+)
 def test_last_two_streak(two_winner, s):
     assert last_two_streak(two_winner) == s
 
@@ -217,8 +231,9 @@ def test_twos_on_every_trick_by_one_player():
     got = trick_bonuses([A] * 9, [A] * 9)
     names = sorted(n for n, *_ in got)
     # Marc, trick 1 (52), tricks 2..6 bonus 3 (7, 8, 9 are the last s = 3), 4c.
-    assert names == sorted(["Marc", "trick 1 with a Two", "4c: last 3 with Twos"]
-                           + [f"trick {t} with a Two" for t in range(2, 7)])
+    assert names == sorted(
+        ["Marc", "trick 1 with a Two", "4c: last 3 with Twos"] + [f"trick {t} with a Two" for t in range(2, 7)]
+    )
     assert sum(pts for *_, pts, _ in got) == 30 + 52 + 5 * 10 + 78
     assert sum(pay for *_, pay in got) == 10 + 20 + 5 * 5 + 30
 

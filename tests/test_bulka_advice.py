@@ -1,6 +1,7 @@
 """``bulka_v0(advice=True)``: the advisers' turns, masks and observations,
 the advice in everyone's observation, no leak of a hand to an adviser, and
 rewards that stay the token changes."""
+
 from __future__ import annotations
 
 import copy
@@ -45,6 +46,7 @@ def _policy(rng):
             return int(rng.choice(legal))
         cards = [a for a in legal if a < 36]
         return int(cards[0] if cards else legal[0])
+
     return choose
 
 
@@ -67,7 +69,7 @@ def test_an_adviser_sees_the_public_record_and_its_advice_mask():
     obs = env.observe(adviser)
     vec = obs["observation"]
     assert np.array_equal(vec[:OBS_SIZE], encode_public(InfoState.public(s.partie, 0)))
-    assert not vec[OFFSET["hand"]:OFFSET["hand"] + 72].any()  # neither the hand nor the dealt hand
+    assert not vec[OFFSET["hand"] : OFFSET["hand"] + 72].any()  # neither the hand nor the dealt hand
     assert vec[OFFSET["stock_bottom"] + s.partie.bottom] == 1.0
     mask = obs["action_mask"]
     assert mask[NO_ADVICE] == 1 and not mask[:ADVICE_BASE].any()
@@ -94,7 +96,7 @@ def test_the_defender_sees_each_advice_by_queue_position():
         block = vec[ADVICE_OFF:GIVEN_OFF].reshape(2, ADVISABLE)
         assert np.flatnonzero(block[0]).tolist() == [advised_action(advised)]
         assert not block[1].any()  # no advice
-        assert vec[GIVEN_OFF:GIVEN_OFF + 2].tolist() == [1.0, 1.0]
+        assert vec[GIVEN_OFF : GIVEN_OFF + 2].tolist() == [1.0, 1.0]
         env.step(choose(env, env.observe(defender)))
         assert not env.observe(defender)["observation"][ADVICE_OFF:].any()  # acted upon: cleared
         return

@@ -1,4 +1,5 @@
 """bulka_v0: the Bulka session as a PettingZoo AEC environment."""
+
 from __future__ import annotations
 
 import math
@@ -48,6 +49,7 @@ def run(env, rng, on_step=None, max_steps=10**6):
 
 # ------------------------------------------------------------------ API
 
+
 def test_env_is_raw_env_in_order_enforcing_wrapper_only():
     env = bulka_v0.env()
     assert type(env) is OrderEnforcing and type(env).__bases__ == (OrderEnforcingWrapper,)
@@ -57,18 +59,23 @@ def test_env_is_raw_env_in_order_enforcing_wrapper_only():
 
 
 def test_package_import_stays_cheap():
-    code = ("import sys, trappola_env; assert 'pettingzoo' not in sys.modules; "
-            "from trappola_env import bulka_v0; assert bulka_v0.raw_env")
+    code = (
+        "import sys, trappola_env; assert 'pettingzoo' not in sys.modules; "
+        "from trappola_env import bulka_v0; assert bulka_v0.raw_env"
+    )
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
-@pytest.mark.parametrize("kwargs", [
-    {"n_players": 2, "max_parties": 40},
-    {"n_players": 3, "max_parties": 40},
-    {"n_players": 4, "max_parties": 40},
-    {"n_players": 3, "max_parties": 25, "illegal_action": "forfeit", "stake_multiple": 2},
-    {"n_players": 4, "max_parties": 25, "ace_declaration": "first_card"},
-])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"n_players": 2, "max_parties": 40},
+        {"n_players": 3, "max_parties": 40},
+        {"n_players": 4, "max_parties": 40},
+        {"n_players": 3, "max_parties": 25, "illegal_action": "forfeit", "stake_multiple": 2},
+        {"n_players": 4, "max_parties": 25, "ace_declaration": "first_card"},
+    ],
+)
 def test_pettingzoo_api_test(kwargs):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # api_test resets with an unknown option, which we warn about
@@ -88,12 +95,19 @@ def test_spaces_and_agents():
     assert space["action_mask"].shape == (49,) and env.action_space("player_0").n == 49
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"n_players": 5}, "n_players"), ({"n_players": 1}, "n_players"), ({"n_players": True}, "n_players"),
-    ({"max_parties": 0}, "max_parties"), ({"stake_multiple": 1.5}, "stake_multiple"),
-    ({"render_mode": "rgb_array"}, "render_mode"), ({"illegal_action": "ignore"}, "illegal_action"),
-    ({"ace_declaration": "never"}, "ace_declaration"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"n_players": 5}, "n_players"),
+        ({"n_players": 1}, "n_players"),
+        ({"n_players": True}, "n_players"),
+        ({"max_parties": 0}, "max_parties"),
+        ({"stake_multiple": 1.5}, "stake_multiple"),
+        ({"render_mode": "rgb_array"}, "render_mode"),
+        ({"illegal_action": "ignore"}, "illegal_action"),
+        ({"ace_declaration": "never"}, "ace_declaration"),
+    ],
+)
 def test_bad_constructor_arguments_raise(kwargs, match):
     with pytest.raises(ValueError, match=match):
         bulka_v0.env(**kwargs)
@@ -111,6 +125,7 @@ def test_docstring_table_matches_the_layout_data():
 
 
 # ---------------------------------------------------------- observations
+
 
 def test_partie_part_equals_trappola_v0_in_the_same_position():
     """Same deal, same roles, same actions: the first 347 values and the
@@ -204,10 +219,10 @@ def test_session_features_decode():
     env.reset(seed=0, options={"seating": SEATING3})
     vec = env.observe("player_2")["observation"]
     off = {name: o for name, o, _ in SESSION_LAYOUT}
-    assert vec[off["phase"]:off["phase"] + 3].tolist() == [0, 1, 0]
-    assert vec[off["seat"]:off["seat"] + 3].tolist() == [0, 0, 1]
+    assert vec[off["phase"] : off["phase"] + 3].tolist() == [0, 1, 0]
+    assert vec[off["seat"] : off["seat"] + 3].tolist() == [0, 0, 1]
     assert vec[off["queue_position"]] == pytest.approx(1 / 3)
-    assert vec[off["n_players"]:off["n_players"] + 3].tolist() == [0, 1, 0]
+    assert vec[off["n_players"] : off["n_players"] + 3].tolist() == [0, 1, 0]
     assert vec[off["parties_left"]] == 1.0
     assert vec[off["balance"]] == 0.5  # player_2 has paid nothing
     # The challenger has paid one stake of 20 (u = 20): log2(2) / 16 below the middle.
@@ -218,6 +233,7 @@ def test_session_features_decode():
 
 
 # --------------------------------------------------------------- rewards
+
 
 @pytest.mark.parametrize("n, seed", [(2, 1), (3, 2), (3, 3), (4, 4), (4, 5)])
 def test_summed_rewards_equal_final_balances(n, seed):
@@ -294,6 +310,7 @@ def test_1000_random_parties_with_four_conserve_after_every_step():
 
 # ------------------------------------------------------------- illegal
 
+
 def test_illegal_action_raises_naming_the_agent_and_changes_nothing():
     env = bulka_v0.env(n_players=3, max_parties=10)
     env.reset(seed=0, options={"seating": SEATING3})
@@ -313,8 +330,13 @@ def test_illegal_pro_answer_raises_and_with_forfeit_loses_the_coming_partie():
         rng = np.random.default_rng(0)
         while s.phase != "pro":
             if mode == "forfeit":
-                env.step(46 if s.partie.phase == 0 and not s.partie.history else 45
-                         if s.partie.phase == 1 else random_action(env.observe(env.agent_selection), rng))
+                env.step(
+                    46
+                    if s.partie.phase == 0 and not s.partie.history
+                    else 45
+                    if s.partie.phase == 1
+                    else random_action(env.observe(env.agent_selection), rng)
+                )
             else:
                 env.step(random_action(env.observe(env.agent_selection), rng))
             assert not s.over
@@ -331,6 +353,7 @@ def test_illegal_pro_answer_raises_and_with_forfeit_loses_the_coming_partie():
 
 
 # ------------------------------------------------------- options, render
+
 
 def test_reset_options():
     env = bulka_v0.env(n_players=3)
@@ -352,6 +375,7 @@ def test_seeded_reset_is_reproducible():
         env.reset(seed=seed)
         s = env.unwrapped.session
         return (s.dealer, s.challenger, tuple(s.queue), s.partie.deal)
+
     assert first_steps(4) == first_steps(4)
     assert len({first_steps(k) for k in range(6)}) > 1
 

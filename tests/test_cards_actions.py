@@ -1,4 +1,5 @@
 """Cards, the action table and the deal (docs/rules.md sections 1, 2.2 and 9)."""
+
 import random
 
 import pytest
@@ -32,11 +33,22 @@ from helpers import make_deal_spec
 # ---------------------------------------------------------------- cards
 
 
-@pytest.mark.parametrize("name, cid", [
-    ("2S", 0), ("AS", 8), ("TC", 13), ("BD", 23), ("CB", 33), ("AB", 35),
-    # More from the formula suit*9 + rank: 7S=1, 2C=9, RD=2*9+7=25, 2B=27.
-    ("7S", 1), ("2C", 9), ("RD", 25), ("2B", 27),
-])
+@pytest.mark.parametrize(
+    "name, cid",
+    [
+        ("2S", 0),
+        ("AS", 8),
+        ("TC", 13),
+        ("BD", 23),
+        ("CB", 33),
+        ("AB", 35),
+        # More from the formula suit*9 + rank: 7S=1, 2C=9, RD=2*9+7=25, 2B=27.
+        ("7S", 1),
+        ("2C", 9),
+        ("RD", 25),
+        ("2B", 27),
+    ],
+)
 def test_card_ids_and_names_match_rules_section_1(name, cid):
     assert card_id(name) == cid
     assert card_name(cid) == name

@@ -1,5 +1,6 @@
 """The ``trappola`` command: evaluate end to end on tiny budgets, play with
 scripted input, demo, and clean errors (status 2, no traceback)."""
+
 import io
 import json
 import subprocess
@@ -15,8 +16,24 @@ FAST = "rule:answer_rollouts=0,endgame=2"
 
 def test_evaluate_head_to_head_writes_json_and_csv(tmp_path, capsys):
     out_json, out_csv = tmp_path / "s.json", tmp_path / "r.csv"
-    code = main(["evaluate", "--players", f"{FAST},random", "--deals", "4", "--duplicate", "--seed", "3",
-                 "--workers", "1", "--json", str(out_json), "--csv", str(out_csv)])
+    code = main(
+        [
+            "evaluate",
+            "--players",
+            f"{FAST},random",
+            "--deals",
+            "4",
+            "--duplicate",
+            "--seed",
+            "3",
+            "--workers",
+            "1",
+            "--json",
+            str(out_json),
+            "--csv",
+            str(out_csv),
+        ]
+    )
     assert code == 0
     text = capsys.readouterr().out
     assert "win rate of rule" in text and "duplicate" in text
@@ -30,36 +47,76 @@ def test_evaluate_json_is_identical_for_1_and_2_workers(tmp_path):
     paths = []
     for workers in ("1", "2"):
         path = tmp_path / f"w{workers}.json"
-        assert main(["evaluate", "--players", f"{FAST},random", "--deals", "10", "--duplicate", "--seed", "8",
-                     "--workers", workers, "--json", str(path)]) == 0
+        assert (
+            main(
+                [
+                    "evaluate",
+                    "--players",
+                    f"{FAST},random",
+                    "--deals",
+                    "10",
+                    "--duplicate",
+                    "--seed",
+                    "8",
+                    "--workers",
+                    workers,
+                    "--json",
+                    str(path),
+                ]
+            )
+            == 0
+        )
         paths.append(path.read_bytes())
     assert paths[0] == paths[1]
 
 
 def test_evaluate_session_and_ratings_modes(tmp_path, capsys):
     path = tmp_path / "t.json"
-    assert main(["evaluate", "--session", "--players", f"{FAST},random,random:alifer=false", "--sessions", "6",
-                 "--parties", "6", "--workers", "1", "--json", str(path)]) == 0
+    assert (
+        main(
+            [
+                "evaluate",
+                "--session",
+                "--players",
+                f"{FAST},random,random:alifer=false",
+                "--sessions",
+                "6",
+                "--parties",
+                "6",
+                "--workers",
+                "1",
+                "--json",
+                str(path),
+            ]
+        )
+        == 0
+    )
     assert "Bulka sessions" in capsys.readouterr().out
     assert json.loads(path.read_text())["kind"] == "session_tournament"
     assert main(["evaluate", "--ratings", "--players", f"{FAST},random", "--deals", "5", "--workers", "1"]) == 0
     assert "Ratings" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["evaluate", "--players", "rule,nobody", "--deals", "2"], "unknown player 'nobody'"),
-    (["evaluate", "--players", "rule", "--deals", "2"], "exactly 2 players"),
-    (["evaluate", "--players", "rule:depth=2,random", "--deals", "2"], "no setting depth"),
-    (["evaluate", "--session", "--players", "rule,random,rule,random,rule"], "2 to 4 players"),
-    (["evaluate", "--players", "rule,random", "--deals", "2", "--json", "/no/such/dir/x.json"], "no such directory"),
-    (["evaluate", "--players", "rule,random", "--deals", "0"], "positive integer"),
-    (["evaluate", "--players", "rule,random", "--workers", "many"], "positive integer"),
-    (["play", "--opponent", "human"], "computer player"),
-    (["play", "--seat", "north"], "invalid choice"),
-    (["fly"], "invalid choice"),
-    (["demo", "--minutes", "-1"], "positive number"),
-    (["demo", "--minutes", "soon"], "positive number"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["evaluate", "--players", "rule,nobody", "--deals", "2"], "unknown player 'nobody'"),
+        (["evaluate", "--players", "rule", "--deals", "2"], "exactly 2 players"),
+        (["evaluate", "--players", "rule:depth=2,random", "--deals", "2"], "no setting depth"),
+        (["evaluate", "--session", "--players", "rule,random,rule,random,rule"], "2 to 4 players"),
+        (
+            ["evaluate", "--players", "rule,random", "--deals", "2", "--json", "/no/such/dir/x.json"],
+            "no such directory",
+        ),
+        (["evaluate", "--players", "rule,random", "--deals", "0"], "positive integer"),
+        (["evaluate", "--players", "rule,random", "--workers", "many"], "positive integer"),
+        (["play", "--opponent", "human"], "computer player"),
+        (["play", "--seat", "north"], "invalid choice"),
+        (["fly"], "invalid choice"),
+        (["demo", "--minutes", "-1"], "positive number"),
+        (["demo", "--minutes", "soon"], "positive number"),
+    ],
+)
 def test_bad_arguments_give_a_clear_message_and_status_2(argv, message, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
@@ -96,8 +153,12 @@ def test_players_and_demo(capsys):
 
 
 def test_module_entry_point_exits_2_without_traceback():
-    proc = subprocess.run([sys.executable, "-m", "trappola.cli", "evaluate", "--players", "rule,nope"],
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "trappola.cli", "evaluate", "--players", "rule,nope"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 2
     assert "unknown player" in proc.stderr and "Traceback" not in proc.stderr
 
@@ -108,8 +169,10 @@ def _closed_stream():
     return stream
 
 
-@pytest.mark.parametrize("stdin, reason", [(None, "standard input is closed"), (_closed_stream(), "cannot read"),
-                                           (io.StringIO(""), "end of input")])
+@pytest.mark.parametrize(
+    "stdin, reason",
+    [(None, "standard input is closed"), (_closed_stream(), "cannot read"), (io.StringIO(""), "end of input")],
+)
 def test_play_without_input_says_bye(monkeypatch, capsys, stdin, reason):
     monkeypatch.setattr(sys, "stdin", stdin)
     assert main(["play", "--seed", "1"]) == 0
@@ -127,9 +190,14 @@ def test_evaluate_with_a_human_at_end_of_input_stops_in_one_line(monkeypatch, ca
 def test_play_with_stdin_closed_in_a_real_process():
     import os
 
-    proc = subprocess.run([sys.executable, "-m", "trappola.cli", "play", "--seed", "2"],
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=120,
-                          preexec_fn=lambda: os.close(0))
+    proc = subprocess.run(
+        [sys.executable, "-m", "trappola.cli", "play", "--seed", "2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=120,
+        preexec_fn=lambda: os.close(0),
+    )
     assert proc.returncode == 0 and "Traceback" not in proc.stderr
     assert "bye (no input: standard input is closed)" in proc.stdout
 
@@ -155,7 +223,11 @@ def test_evaluate_progress_when_stderr_is_not_a_terminal(capsys, flag, expect):
     lines = [line for line in err.splitlines() if line.startswith("rule:answer_rollouts=0,endgame=2 vs random: ")]
     if expect == "lines":  # blocks of 5 deals: one line per block, each a further tenth
         assert [line.split(": ", 1)[1].split(",")[0] for line in lines] == [
-            "5/20 deals (25%)", "10/20 deals (50%)", "15/20 deals (75%)", "20/20 deals (100%)"]
+            "5/20 deals (25%)",
+            "10/20 deals (50%)",
+            "15/20 deals (75%)",
+            "20/20 deals (100%)",
+        ]
         assert "%|" not in err
     elif expect == "bar":
         assert "/20 [" in err and "%|" in err and "deals (" not in err  # tqdm's bar, not the plain lines

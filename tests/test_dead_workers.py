@@ -2,6 +2,7 @@
 pool worker killed mid-run, an opponent worker killed mid-training (the
 run then saves a final checkpoint and keeps its last good one); and pool
 workers end with the process that started them."""
+
 from __future__ import annotations
 
 import multiprocessing
@@ -77,9 +78,28 @@ def test_a_killed_pool_worker_fails_the_whole_map(context):
 
 def test_evaluate_with_a_killed_worker_prints_one_line_and_no_results(tmp_path):
     out = tmp_path / "s.json"
-    proc = subprocess.Popen([sys.executable, "-m", "trappola.cli", "evaluate", "--players", "rule,random",
-                             "--deals", "200000", "--workers", "2", "--no-progress", "--json", str(out)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env(), cwd=tmp_path)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "trappola.cli",
+            "evaluate",
+            "--players",
+            "rule,random",
+            "--deals",
+            "200000",
+            "--workers",
+            "2",
+            "--no-progress",
+            "--json",
+            str(out),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env(),
+        cwd=tmp_path,
+    )
     try:
         # forkserver: the workers are the grandchildren of the command (children of the fork server)
         workers = wait_for(lambda: [g for c in children().get(proc.pid, []) for g in children().get(c, [])], 60)
@@ -96,8 +116,10 @@ def test_evaluate_with_a_killed_worker_prints_one_line_and_no_results(tmp_path):
 
 @pytest.mark.parametrize("context", ["forkserver", "fork"])
 def test_pool_workers_end_with_their_parent(context):
-    script = ("import sys, time\nfrom trappola.agents.evaluation.backend import ProcessBackend\n"
-              "ProcessBackend(2, context=sys.argv[1]).map(time.sleep, [60, 60])\n")
+    script = (
+        "import sys, time\nfrom trappola.agents.evaluation.backend import ProcessBackend\n"
+        "ProcessBackend(2, context=sys.argv[1]).map(time.sleep, [60, 60])\n"
+    )
     proc = subprocess.Popen([sys.executable, "-c", script, context], env=env(), stderr=subprocess.DEVNULL)
     family = []
     try:
@@ -128,16 +150,33 @@ def test_a_killed_opponent_worker_stops_training_with_a_final_checkpoint(tmp_pat
         calls[0] += 1
         if calls[0] == 40:
             # The opponent workers are this process's children, named as the error message names them.
-            worker, = (p for p in multiprocessing.active_children() if p.name == "opponent worker-0")
+            (worker,) = (p for p in multiprocessing.active_children() if p.name == "opponent worker-0")
             os.kill(worker.pid, signal.SIGKILL)
             worker.join(timeout=10)
         return real_gather(self)
 
     monkeypatch.setattr(opponent_workers.OpponentWorkers, "gather", gather)
-    argv = ["n_envs=4", "vec_env=batched", "n_steps=16", "batch_size=64", "n_epochs=1", "total_timesteps=4096",
-            "net_arch=[16]", "bc=false", "eval_every=0", "eval_deals=0", "checkpoint_every=32", "opponent_workers=1",
-            "pool.self=0.5", "pool.rule=0.5", "snapshot_every=64", "progress_bar=false",
-            "tensorboard=false", f"out_dir={tmp_path}", "run_name=a"]
+    argv = [
+        "n_envs=4",
+        "vec_env=batched",
+        "n_steps=16",
+        "batch_size=64",
+        "n_epochs=1",
+        "total_timesteps=4096",
+        "net_arch=[16]",
+        "bc=false",
+        "eval_every=0",
+        "eval_deals=0",
+        "checkpoint_every=32",
+        "opponent_workers=1",
+        "pool.self=0.5",
+        "pool.rule=0.5",
+        "snapshot_every=64",
+        "progress_bar=false",
+        "tensorboard=false",
+        f"out_dir={tmp_path}",
+        "run_name=a",
+    ]
     load_config(None, argv)  # the settings are valid: what follows is the worker's death
     assert cli_main(argv) == 2
     captured = capsys.readouterr()

@@ -5,6 +5,7 @@ Every deal is hand-built; the hand-computed expectation is in a comment.
 Declaration points and payments do not depend on the card play (except
 Aces, whose success does), so most tests finish with ``play_lowest``.
 """
+
 import pytest
 
 from trappola_env.engine import RuleConfig
@@ -38,9 +39,13 @@ RANK_CODE = {FIGURA_RE: "R", FIGURA_CAVALL: "C", FIGURA_BUBE: "B", FIGURA_TWOS: 
 OTHER_DEALER = "7D 8D 9D TD 7B 8B 9B TB AD"
 # (points, opponent pays) per docs/rules.md section 4.
 FIGURA_TABLE = {
-    (FIGURA_RE, 3): (6, 5), (FIGURA_CAVALL, 3): (6, 5), (FIGURA_BUBE, 3): (6, 5),
+    (FIGURA_RE, 3): (6, 5),
+    (FIGURA_CAVALL, 3): (6, 5),
+    (FIGURA_BUBE, 3): (6, 5),
     (FIGURA_TWOS, 3): (10, 5),
-    (FIGURA_RE, 4): (12, 10), (FIGURA_CAVALL, 4): (12, 10), (FIGURA_BUBE, 4): (12, 10),
+    (FIGURA_RE, 4): (12, 10),
+    (FIGURA_CAVALL, 4): (12, 10),
+    (FIGURA_BUBE, 4): (12, 10),
     (FIGURA_TWOS, 4): (20, 10),
 }
 
@@ -152,8 +157,7 @@ def test_blans_legal_at_first_card_with_no_court_aces_allowed():
 
 @pytest.mark.parametrize("court", ["BD", "CD", "RD"])
 def test_blans_not_legal_with_one_court_card(court):
-    p = make_partie(["AS", "AC", "7S", "7C", "8S", "8C", "9S", "9C", court],
-                    "7D 8D 9D TD 7B 8B 9B TB AD")
+    p = make_partie(["AS", "AC", "7S", "7C", "8S", "8C", "9S", "9C", court], "7D 8D 9D TD 7B 8B 9B TB AD")
     assert BLANS not in p.legal_actions()
     with pytest.raises(ValueError):
         p.apply(BLANS)
@@ -462,4 +466,3 @@ def test_seeds_example_aces_twos_blans_together():
     assert r.declaration_tokens == (15, 0)
     names = [d[1] for d in r.details if d[0] == 0]
     assert "Aces (3) all won" in names and "Figura Twos (3)" in names and "Blans" in names
-

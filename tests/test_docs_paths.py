@@ -3,6 +3,7 @@ train/README.md, CONTRIBUTING.md and docs/*.md is a file or folder of the checko
 ``python -m trappola.X`` module they (or the Makefile) name can be run.
 
 Modules are looked up as files, so no package's ``__init__`` runs (nothing heavy is imported)."""
+
 from __future__ import annotations
 
 import re
@@ -12,13 +13,19 @@ import pytest
 from layering import PACKAGE_DIRS
 
 ROOT = Path(__file__).resolve().parent.parent
-DOCS = ("README.md", "train/README.md", "CONTRIBUTING.md",
-        *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md")))
+DOCS = (
+    "README.md",
+    "train/README.md",
+    "CONTRIBUTING.md",
+    *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md")),
+)
 MODULE_SOURCES = (*DOCS, "Makefile")
 
 # A path starts at one of the repository's top-level folders; it ends at a space, a backtick, a
 # closing bracket or punctuation that ends a sentence.
-PATH = re.compile(r"(?<![\w./-])((?:trappola_env|trappola|agents|train|configs|tests|benchmarks|docs|notebooks|\.ci)/[\w./*<>-]*)")
+PATH = re.compile(
+    r"(?<![\w./-])((?:trappola_env|trappola|agents|train|configs|tests|benchmarks|docs|notebooks|\.ci)/[\w./*<>-]*)"
+)
 FENCED = re.compile(r"^```[^\n]*\n(.*?)^```", re.S | re.M)
 BACKTICKED = re.compile(r"`([^`]+)`")  # inline code may wrap onto the next line
 LINK = re.compile(r"\]\(([^)#\s]+)")
@@ -67,7 +74,7 @@ def runnable(module: str) -> bool:
     top = max((p for p in PACKAGE_DIRS if module == p or module.startswith(p + ".")), key=len, default=None)
     if top is None:
         return False
-    rest = module[len(top):].lstrip(".").split(".") if module != top else []
+    rest = module[len(top) :].lstrip(".").split(".") if module != top else []
     path = ROOT / PACKAGE_DIRS[top] / Path(*rest) if rest else ROOT / PACKAGE_DIRS[top]
     return path.with_suffix(".py").is_file() or (path / "__main__.py").is_file()
 
@@ -101,8 +108,10 @@ def test_linked_sections_exist(doc):
 
 
 def test_the_checks_catch_what_they_are_for():
-    text = ("see `train/opponent_workers.py`, `tests/test_gone.py` and [x](docs/gone.md); "
-            "`python -m trappola.train.gone` and `python -m trappola.train` (no __main__)")
+    text = (
+        "see `train/opponent_workers.py`, `tests/test_gone.py` and [x](docs/gone.md); "
+        "`python -m trappola.train.gone` and `python -m trappola.train` (no __main__)"
+    )
     assert {"train/opponent_workers.py", "tests/test_gone.py", "docs/gone.md"} <= named_paths(text)
     assert not any((ROOT / p).exists() for p in named_paths(text))
     assert named_modules(text) == {"trappola.train.gone", "trappola.train"}

@@ -24,6 +24,7 @@ check leaves out.
 package (``NOT_YET_CHECKED`` included) and the definitions that lack a
 docstring.
 """
+
 from __future__ import annotations
 
 import ast
@@ -136,8 +137,11 @@ class SourceIndex:
             if found is not None:
                 base_module, base_cls = found
                 for node in base_cls.body:
-                    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == method \
-                            and ast.get_docstring(node):
+                    if (
+                        isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                        and node.name == method
+                        and ast.get_docstring(node)
+                    ):
                         return True
                 if self.base_documents(base_module, base_cls, method, depth + 1):
                     return True
@@ -238,12 +242,22 @@ def test_the_checker_catches_a_missing_docstring(tmp_path):
         "class C(Base):\n    '''C.'''\n    def act(self): pass\n    def other(self): pass\n"
         "    def _hidden(self): pass\n"
         "class E(gymnasium.Env):\n    '''E.'''\n    def reset(self, seed=None): pass\n"
-        "class _P:\n    def m(self): pass\n")
+        "class _P:\n    def m(self): pass\n"
+    )
     found = {label.split(" ", 1)[1]: ok for label, ok in public_definitions(SourceIndex({"trappola": pkg}))}
-    assert found == {"trappola.mod (module)": False, "trappola.mod.f": False, "trappola.mod.C": True,
-                     "trappola.mod.C.act": True, "trappola.mod.C.other": False, "trappola.mod.E": True,
-                     "trappola.mod.E.reset": True, "trappola (module)": True, "trappola.base (module)": True,
-                     "trappola.base.Base": True, "trappola.base.Base.act": True}
+    assert found == {
+        "trappola.mod (module)": False,
+        "trappola.mod.f": False,
+        "trappola.mod.C": True,
+        "trappola.mod.C.act": True,
+        "trappola.mod.C.other": False,
+        "trappola.mod.E": True,
+        "trappola.mod.E.reset": True,
+        "trappola (module)": True,
+        "trappola.base (module)": True,
+        "trappola.base.Base": True,
+        "trappola.base.Base.act": True,
+    }
 
 
 def test_not_yet_checked_names_existing_paths():
@@ -256,8 +270,14 @@ if __name__ == "__main__":
     lacking = [label for label, ok in everything if not ok]
     for label in lacking:
         print(label)
-    print(f"{len(everything)} public definitions, {len(everything) - len(lacking)} with a docstring, "
-          f"{len(lacking)} without", file=sys.stderr)
+    print(
+        f"{len(everything)} public definitions, {len(everything) - len(lacking)} with a docstring, "
+        f"{len(lacking)} without",
+        file=sys.stderr,
+    )
     checked = [(label, ok) for label, ok in everything if is_checked(label)]
-    print(f"outside NOT_YET_CHECKED: {len(checked)} public definitions, "
-          f"{sum(not ok for _, ok in checked)} without a docstring", file=sys.stderr)
+    print(
+        f"outside NOT_YET_CHECKED: {len(checked)} public definitions, "
+        f"{sum(not ok for _, ok in checked)} without a docstring",
+        file=sys.stderr,
+    )

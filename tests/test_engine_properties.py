@@ -5,6 +5,7 @@ scorer written from the text of docs/rules.md (sections 2-5), so a wrong
 trick winner, bonus, declaration value or payment anywhere in the engine
 shows up as a mismatch, not only the hand-built cases of the other files.
 """
+
 import random
 
 from hypothesis import HealthCheck, given, settings
@@ -30,8 +31,9 @@ seeds = st.integers(0, 2**32 - 1)
 configs = st.builds(RuleConfig, ace_declaration=st.sampled_from(["first_ace", "first_card"]))
 
 
-def random_partie(seed, alifer=True, declare_p=0.5, accept_p=0.3, config=RuleConfig(),
-                  stake_multiple=1, m=1, on_step=None):
+def random_partie(
+    seed, alifer=True, declare_p=0.5, accept_p=0.3, config=RuleConfig(), stake_multiple=1, m=1, on_step=None
+):
     """Play a partie to the end by random legal actions. ``alifer`` allows
     proposals; ``declare_p`` is the chance of taking a legal declaration
     when one is offered. ``on_step(partie)`` runs before each action."""
@@ -114,8 +116,13 @@ def reference_result(p):
             assert proposed == 1 - seat
             proposed = -1
     if ended:
-        return (AGREED_ALIFER if ended[0] == "agreed" else FORFEIT,
-                None if ended[1] is None else 1 - ended[1], None, (-stake, -stake), 2 * stake)
+        return (
+            AGREED_ALIFER if ended[0] == "agreed" else FORFEIT,
+            None if ended[1] is None else 1 - ended[1],
+            None,
+            (-stake, -stake),
+            2 * stake,
+        )
     for s in (0, 1):
         for a in declared[s]:
             if a in FIG_RANK:
@@ -148,7 +155,7 @@ def reference_result(p):
         earn(two[0], 52, 20)
     s_ = 0
     for k in (1, 2, 3):
-        tail = two[9 - k:]
+        tail = two[9 - k :]
         if tail[0] >= 0 and len(set(tail)) == 1:
             s_ = k
     for t in range(1, 8):  # tricks 2..8
@@ -211,11 +218,18 @@ def _running_checks(p):
 
 
 @SETTINGS
-@given(seed=seeds, alifer=st.booleans(), declare_p=st.sampled_from([0.0, 0.5, 1.0]), config=configs,
-       stake_multiple=st.integers(1, 3), m=st.sampled_from([1, 2, 4]))
+@given(
+    seed=seeds,
+    alifer=st.booleans(),
+    declare_p=st.sampled_from([0.0, 0.5, 1.0]),
+    config=configs,
+    stake_multiple=st.integers(1, 3),
+    m=st.sampled_from([1, 2, 4]),
+)
 def test_random_parties_match_the_reference(seed, alifer, declare_p, config, stake_multiple, m):
-    p = random_partie(seed, alifer, declare_p, config=config, stake_multiple=stake_multiple, m=m,
-                      on_step=_running_checks)
+    p = random_partie(
+        seed, alifer, declare_p, config=config, stake_multiple=stake_multiple, m=m, on_step=_running_checks
+    )
     r = check_finished(p)
     if not alifer:
         assert r.outcome in (DECIDED, TIE)

@@ -3,6 +3,7 @@
 plays on exactly as the original does (observations, masks, rewards,
 terminations, infos, to the end and into the next unseeded reset), and
 stepping the copy leaves the original unchanged."""
+
 from __future__ import annotations
 
 import copy
@@ -37,10 +38,16 @@ def snapshot(env) -> tuple:
     obs = {a: env.observe(a) for a in agents}
     # _cumulative_rewards is PettingZoo's, not ours: AECEnv declares it and last() returns it, which every AEC
     # env must keep up; no other surface gives every agent's value at once (tests/test_public_surfaces.py).
-    return (env.agent_selection, agents,
-            {a: (obs[a]["observation"].tobytes(), obs[a]["action_mask"].tobytes()) for a in agents},
-            dict(env.rewards), dict(env._cumulative_rewards), dict(env.terminations), dict(env.truncations),
-            repr(env.infos))
+    return (
+        env.agent_selection,
+        agents,
+        {a: (obs[a]["observation"].tobytes(), obs[a]["action_mask"].tobytes()) for a in agents},
+        dict(env.rewards),
+        dict(env._cumulative_rewards),
+        dict(env.terminations),
+        dict(env.truncations),
+        repr(env.infos),
+    )
 
 
 def play_out(env, start: int = 0) -> list:

@@ -1,6 +1,7 @@
 """Edge cases of the environments' API: actions as numpy arrays, refused
 resets, steps without a successful reset, bad constructor arguments and
 options, and the observation signature of ``bulka_v0`` checkpoints."""
+
 from __future__ import annotations
 
 import re
@@ -26,8 +27,11 @@ def view(env) -> tuple:
 
 
 @pytest.mark.parametrize("name", sorted(MAKERS))
-@pytest.mark.parametrize("wrap", [lambda a: np.array([a]), lambda a: np.array(a), lambda a: np.array([[a]], np.uint8)],
-                         ids=["array1", "array0d", "array1x1u8"])
+@pytest.mark.parametrize(
+    "wrap",
+    [lambda a: np.array([a]), lambda a: np.array(a), lambda a: np.array([[a]], np.uint8)],
+    ids=["array1", "array0d", "array1x1u8"],
+)
 def test_an_integer_array_of_one_element_is_that_action(name, wrap):
     env, same = MAKERS[name](), MAKERS[name]()
     env.reset(seed=2)
@@ -77,8 +81,11 @@ def test_a_step_after_a_failed_first_reset_says_to_reset(name, raw):
     with pytest.raises(ValueError):
         env.reset(options=BAD_OPTIONS[name])
     # The raw env says so itself; the wrapper gives PettingZoo's own errors.
-    error, match = ((RuntimeError, rf"{name}: \w+\(\) needs a successful reset\(\) first") if raw else
-                    ((AssertionError, AttributeError), r"before reset|reset\(\) needs to be called"))
+    error, match = (
+        (RuntimeError, rf"{name}: \w+\(\) needs a successful reset\(\) first")
+        if raw
+        else ((AssertionError, AttributeError), r"before reset|reset\(\) needs to be called")
+    )
     for call in (lambda: env.step(0), lambda: env.observe("player_0"), env.last):
         with pytest.raises(error, match=match):
             call()
@@ -92,12 +99,15 @@ def test_bulka_n_players_must_be_2_3_or_4(n_players):
         bulka_v0.env(n_players=n_players)
 
 
-@pytest.mark.parametrize("seating, match", [
-    ({"challenger": "player_0", "queue": ["player_2"]}, "lacks dealer;"),
-    ({"dealer": "player_0"}, "lacks challenger"),
-    ("player_0", "seating must be a dict"),
-    ({"dealer": "player_1", "challenger": "player_0"}, "does not seat exactly"),
-])
+@pytest.mark.parametrize(
+    "seating, match",
+    [
+        ({"challenger": "player_0", "queue": ["player_2"]}, "lacks dealer;"),
+        ({"dealer": "player_0"}, "lacks challenger"),
+        ("player_0", "seating must be a dict"),
+        ({"dealer": "player_1", "challenger": "player_0"}, "does not seat exactly"),
+    ],
+)
 def test_bulka_seating_option_is_checked(seating, match):
     env = bulka_v0.env()
     with pytest.raises(ValueError, match=match):

@@ -3,6 +3,7 @@
 End), both environments truncate at ``max_steps``, and a multiplier, stake
 or balance that could make a float reward inexact is refused or truncates
 the episode (the bounds in ``trappola_env.aec_base``)."""
+
 from __future__ import annotations
 
 import warnings
@@ -65,16 +66,19 @@ def test_always_alifer_in_a_pro_partie_ends_the_session_at_max_parties():
     _, ends = play(env, lambda e: alifer_lover(e, pro_only=True))
     s = env.unwrapped.session
     assert s.over and s.end_reason == "max_parties" and ends == {(True, False)}
-    assert any(r.pro_declarer is not None for r in s.history[:s.max_parties]), "no Pro partie: a vacuous test"
+    assert any(r.pro_declarer is not None for r in s.history[: s.max_parties]), "no Pro partie: a vacuous test"
     # Past max_parties no partie ended by an agreed Alifer.
     assert s.parties_played > s.max_parties
-    assert all(r.outcome != "agreed_alifer" for r in s.history[s.max_parties:])
+    assert all(r.outcome != "agreed_alifer" for r in s.history[s.max_parties :])
 
 
-@pytest.mark.parametrize("make, steps", [
-    (lambda: trappola_v0.env(max_steps=7), 7),
-    (lambda: bulka_v0.env(max_steps=40), 40),
-])
+@pytest.mark.parametrize(
+    "make, steps",
+    [
+        (lambda: trappola_v0.env(max_steps=7), 7),
+        (lambda: bulka_v0.env(max_steps=40), 40),
+    ],
+)
 def test_max_steps_truncates_every_agent(make, steps):
     env = make()
     env.reset(seed=0)

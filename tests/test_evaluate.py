@@ -1,5 +1,6 @@
 """The evaluator: duplicate deals, reproducibility across workers, the
 documented JSON keys, the intervals, session tournaments and ratings."""
+
 import json
 import math
 import random
@@ -10,8 +11,15 @@ import pytest
 from trappola.agents import make_player
 from trappola.agents.base import Player
 from trappola_env.engine import random_deal
-from trappola.agents.evaluation import (ProcessBackend, SerialBackend, derive_seed, head_to_head, make_backend,
-                                   rate_pool, session_tournament)
+from trappola.agents.evaluation import (
+    ProcessBackend,
+    SerialBackend,
+    derive_seed,
+    head_to_head,
+    make_backend,
+    rate_pool,
+    session_tournament,
+)
 from trappola.agents.evaluation.duplicate import RECORD_FIELDS, SUMMARY_KEYS
 from trappola.agents.evaluation.report import format_summary, to_json, write_csv, write_json
 from trappola.agents.evaluation.stats import clustered_rate, mean_ci, t_quantile, wilson
@@ -33,8 +41,12 @@ class Recorder(Player):
 
     def act(self, view):
         info = view.info
-        if info.trick == 0 and info.ncards[info.seat] == 0 and not info.used[info.seat] and (
-                not self.seen or self.seen[-1] != (info.seat, info.dealt, info.bottom)):
+        if (
+            info.trick == 0
+            and info.ncards[info.seat] == 0
+            and not info.used[info.seat]
+            and (not self.seen or self.seen[-1] != (info.seat, info.dealt, info.bottom))
+        ):
             self.seen.append((info.seat, info.dealt, info.bottom))
         return self.inner.act(view)
 
@@ -251,6 +263,7 @@ def test_ratings_rank_the_pool():
 
 # ------------------------------------------------------------------ progress
 
+
 class _Clock:
     def __init__(self):
         self.now = 0.0
@@ -280,9 +293,18 @@ def test_progress_lines_every_tenth_and_every_half_minute():
     assert len(slow.stream.getvalue().splitlines()) == 5
 
 
-@pytest.mark.parametrize("progress, tty, mode", [(False, True, "none"), (True, True, "bar"), (True, False, "lines"),
-                                                 ("auto", False, "lines"), ("bar", False, "bar"),
-                                                 ("lines", True, "lines"), ("none", True, "none")])
+@pytest.mark.parametrize(
+    "progress, tty, mode",
+    [
+        (False, True, "none"),
+        (True, True, "bar"),
+        (True, False, "lines"),
+        ("auto", False, "lines"),
+        ("bar", False, "bar"),
+        ("lines", True, "lines"),
+        ("none", True, "none"),
+    ],
+)
 def test_progress_mode_follows_the_terminal(progress, tty, mode):
     from trappola.agents.evaluation.progress import progress_mode
 

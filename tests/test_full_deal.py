@@ -1,6 +1,7 @@
 """The privileged view: it reconstructs the whole deal together with the
 observation, follows the opponent's hand as cards are played, and is never
 part of what a seat observes."""
+
 import random
 
 import numpy as np
@@ -37,7 +38,7 @@ def test_full_deal_with_observation_is_the_whole_deal(seed):
         assert opp_dealt == set(cards_of(partie.dealt[1 - seat]))
         assert stock == list(deal.stock)
         obs = encode(partie, seat)
-        mine = set(np.flatnonzero(obs[OFFSET["dealt_hand"]:OFFSET["dealt_hand"] + 36]))
+        mine = set(np.flatnonzero(obs[OFFSET["dealt_hand"] : OFFSET["dealt_hand"] + 36]))
         assert mine | opp_dealt | set(stock) == set(range(36))
         assert vec[72 + deal.bottom] == 1.0
 

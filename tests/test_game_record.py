@@ -1,6 +1,7 @@
 """Saved games (agents/evaluation/game_record.py): what evaluate --save-games
 writes replays to the same results, and a damaged file is refused with the
 line and the defect named."""
+
 import json
 
 import pytest
@@ -43,16 +44,25 @@ def _damaged(games, change):
     return "\n".join(json.dumps(g) for g in games)
 
 
-@pytest.mark.parametrize("change, message", [
-    (lambda g: g["actions"][0].update(action=47), "line 2, action 1: illegal action 47"),  # Pro: never in a partie
-    (lambda g: g["result"]["tokens"].reverse() if g["result"]["tokens"][0] != g["result"]["tokens"][1]
-     else g["result"].update(tokens=[1, 2]), "line 2: the recorded result differs"),
-    (lambda g: g["actions"].pop(), "line 2: the actions stop before the partie is over"),
-    (lambda g: g.update(format="other/2"), "line 2: format 'other/2'"),
-    (lambda g: g["deal"]["stock"].pop(), "line 2: deal['stock'] must have 18 cards"),
-    (lambda g: g["actions"][0].update(seat=1), "line 2, action 1: seat 1 acts, but it is seat 0's turn"),
-    (lambda g: g.pop("players"), "line 2: missing field 'players'"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda g: g["actions"][0].update(action=47), "line 2, action 1: illegal action 47"),  # Pro: never in a partie
+        (
+            lambda g: (
+                g["result"]["tokens"].reverse()
+                if g["result"]["tokens"][0] != g["result"]["tokens"][1]
+                else g["result"].update(tokens=[1, 2])
+            ),
+            "line 2: the recorded result differs",
+        ),
+        (lambda g: g["actions"].pop(), "line 2: the actions stop before the partie is over"),
+        (lambda g: g.update(format="other/2"), "line 2: format 'other/2'"),
+        (lambda g: g["deal"]["stock"].pop(), "line 2: deal['stock'] must have 18 cards"),
+        (lambda g: g["actions"][0].update(seat=1), "line 2, action 1: seat 1 acts, but it is seat 0's turn"),
+        (lambda g: g.pop("players"), "line 2: missing field 'players'"),
+    ],
+)
 def test_damaged_records_are_refused_naming_the_line(rule_random, change, message):
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace("[", r"\[")):
         read_games(_damaged(rule_random.games, change))
@@ -78,7 +88,7 @@ def test_pimc_games_carry_the_values_of_the_cards_it_considered():
             searched += 1
             assert step["seat"] == pimc_seat and step["action"] < 36
             # It played a card of the best mean value (values are rounded to 4 digits).
-            assert values[step["name"][len("play "):]][0] >= max(v[0] for v in values.values()) - 1e-3
+            assert values[step["name"][len("play ") :]][0] >= max(v[0] for v in values.values()) - 1e-3
             assert all(-1 <= v[1] <= 1 for v in values.values())
         # The rule player reports no search.
         assert not any("values" in s for s in g["actions"] if s["seat"] != pimc_seat)
@@ -88,8 +98,23 @@ def test_pimc_games_carry_the_values_of_the_cards_it_considered():
 
 def test_cli_save_games(tmp_path, capsys):
     out = tmp_path / "games"
-    assert main(["evaluate", "--players", "rule,random", "--deals", "3", "--workers", "1", "--no-progress",
-                 "--save-games", str(out)]) == 0
+    assert (
+        main(
+            [
+                "evaluate",
+                "--players",
+                "rule,random",
+                "--deals",
+                "3",
+                "--workers",
+                "1",
+                "--no-progress",
+                "--save-games",
+                str(out),
+            ]
+        )
+        == 0
+    )
     lines = (out / "games.jsonl").read_text().splitlines()
     assert len(lines) == 3 and "games saved to" in capsys.readouterr().out
     (tmp_path / "file").write_text("")

@@ -1,6 +1,7 @@
 """Policy-based inference (``trappola.agents.search.inference``): the likelihood of the
 opponent's past decisions per layout, checked against a replay in the
 reference engine, and free of hidden information."""
+
 from __future__ import annotations
 
 import random
@@ -10,8 +11,13 @@ import numpy as np
 import pytest
 
 from trappola.agents import make_player
-from trappola.agents.search.inference import (SHIPPED_OPPONENT_MODELS, PolicyInference, effective_sample_size, load_inference,
-                              normalise)
+from trappola.agents.search.inference import (
+    SHIPPED_OPPONENT_MODELS,
+    PolicyInference,
+    effective_sample_size,
+    load_inference,
+    normalise,
+)
 from trappola.agents.model_io.model_files import load_checkpoint_policy
 from trappola.agents.search.sampling import constraints_of
 from trappola_env.engine import Deal, Partie, random_deal
@@ -22,8 +28,7 @@ from trappola_env.observation import encode
 from helpers import act, make_partie
 
 
-def _play_until(deal: Deal, specs, seed: int, cards_left: int, seat: int = 0,
-                alifer_allowed: bool = True) -> Partie:
+def _play_until(deal: Deal, specs, seed: int, cards_left: int, seat: int = 0, alifer_allowed: bool = True) -> Partie:
     """The partie of ``specs`` on ``deal`` when ``seat`` is to act with
     ``cards_left`` cards in hand (or over, if it ends first)."""
     p = Partie(deal, alifer_allowed=alifer_allowed)
@@ -42,8 +47,11 @@ def _reference_log_likelihood(policy, info, hand: int) -> float:
     opp_dealt = hand | mask_of(info.played_by(opp))
     rest = [c for c in range(36) if not (info.dealt | opp_dealt | 1 << info.bottom) >> c & 1]
     hands = (info.dealt, opp_dealt) if info.seat == 0 else (opp_dealt, info.dealt)
-    q = Partie(Deal(tuple(cards_of(hands[0])), tuple(cards_of(hands[1])), tuple(rest) + (info.bottom,)),
-               multiplier=info.multiplier, alifer_allowed=info.alifer_allowed)
+    q = Partie(
+        Deal(tuple(cards_of(hands[0])), tuple(cards_of(hands[1])), tuple(rest) + (info.bottom,)),
+        multiplier=info.multiplier,
+        alifer_allowed=info.alifer_allowed,
+    )
     total = 0.0
     for seat, action in info.history:
         mask = q.legal_mask()
@@ -66,8 +74,14 @@ def test_likelihood_equals_a_replay_in_the_reference_engine(network):
         seat = seed % 2
         # rule declares at once and asks Manko: declarations count as evidence too.
         # Seeds 4 and 5: a Pro partie in which Alifer may not be proposed (rules section 8).
-        p = _play_until(random_deal(random.Random(seed)), ("rule", "policy:endgame=0"), seed, 4 + seed % 3, seat,
-                        alifer_allowed=seed < 4)
+        p = _play_until(
+            random_deal(random.Random(seed)),
+            ("rule", "policy:endgame=0"),
+            seed,
+            4 + seed % 3,
+            seat,
+            alifer_allowed=seed < 4,
+        )
         if p.terminal:
             continue
         info = p.info_state(seat)
@@ -121,8 +135,10 @@ def test_temperature_and_floor_flatten_the_weights(network):
     p = _play_until(random_deal(random.Random(3)), ("rule", "policy:endgame=0"), 3, 4)
     info = p.info_state(0)
     hands = constraints_of(info).sample(random.Random(0), 64)
-    ess = [effective_sample_size(PolicyInference(network, t, f).layout_weights(info, hands))
-           for t, f in ((1.0, 0.0), (3.0, 0.0), (1.0, 0.5))]
+    ess = [
+        effective_sample_size(PolicyInference(network, t, f).layout_weights(info, hands))
+        for t, f in ((1.0, 0.0), (3.0, 0.0), (1.0, 0.5))
+    ]
     assert ess[1] > ess[0] and ess[2] > ess[0], ess
     with pytest.raises(ValueError, match="temperature"):
         PolicyInference(network, 0.0)
@@ -171,8 +187,10 @@ def test_weights_and_decisions_read_only_what_the_seat_may_know():
         a, b = p.info_state(0), twin.info_state(0)
         hands = constraints_of(a).sample(random.Random(seed), 16)
         assert np.array_equal(inference.log_likelihood(a, hands), inference.log_likelihood(b, hands))
-        for spec in ("pimc:infer=policy,samples=4,infer_draws=32",
-                     "policy:endgame=9,endgame_infer=policy,endgame_samples=4,endgame_infer_draws=32"):
+        for spec in (
+            "pimc:infer=policy,samples=4,infer_draws=32",
+            "policy:endgame=9,endgame_infer=policy,endgame_samples=4,endgame_infer_draws=32",
+        ):
             decisions = []
             for info in (a, b):
                 player = make_player(spec)
@@ -190,7 +208,9 @@ def test_infer_settings_are_checked():
         make_player("pimc:infer=policy,infer_draws=5000")
     with pytest.raises(ValueError, match="infer_floor"):
         make_player("pimc:infer=policy,infer_floor=2")
-    shipped = load_checkpoint_policy(str(resources.files("trappola.agents") / "models" / SHIPPED_OPPONENT_MODELS["pimc"]))[1]
+    shipped = load_checkpoint_policy(
+        str(resources.files("trappola.agents") / "models" / SHIPPED_OPPONENT_MODELS["pimc"])
+    )[1]
     assert shipped["opponent_model"]["teacher"] == "pimc:samples=32"  # the file records its fit
     assert make_player("pimc:infer=pimc").settings["infer"] == "pimc"
     me = make_player("policy:endgame_infer=policy,endgame_infer_floor=0.1")
@@ -235,8 +255,27 @@ def test_distillation_fits_the_network_to_the_search_on_its_own_states(tmp_path)
     from trappola.train.fit import distill
 
     out = tmp_path / "distilled.zip"
-    assert distill.main(["--expert", "rule", "--opponent", "random", "--rounds", "2", "--deals", "8",
-                         "--epochs", "3", "--learning-rate", "1e-3", "--out", str(out)]) == 0
+    assert (
+        distill.main(
+            [
+                "--expert",
+                "rule",
+                "--opponent",
+                "random",
+                "--rounds",
+                "2",
+                "--deals",
+                "8",
+                "--epochs",
+                "3",
+                "--learning-rate",
+                "1e-3",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     policy, meta = load_checkpoint_policy(str(out))
     rounds = meta["distill"]["rounds"]
     assert len(rounds) == 2 and all(r["rows"] > 0 for r in rounds)

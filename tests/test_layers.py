@@ -1,5 +1,6 @@
 """The layer contract (``tests/layering.py``) holds for the packages, and
 the check really catches an upward import and a circle."""
+
 import ast
 from pathlib import Path
 
@@ -25,9 +26,13 @@ def test_an_upward_import_inside_a_function_is_caught():
 
 def test_each_upward_step_is_caught():
     sources = module_sources(ROOT)
-    for low, high in (("trappola_env.interface", "trappola.agents.base"), ("trappola.agents.base", "trappola.agents.evaluation.stats"),
-                      ("trappola.agents.evaluation.stats", "trappola.train.sb3.config"), ("trappola.train.sb3.config", "trappola.web.app"),
-                      ("trappola.web.app", "trappola.cli.main")):
+    for low, high in (
+        ("trappola_env.interface", "trappola.agents.base"),
+        ("trappola.agents.base", "trappola.agents.evaluation.stats"),
+        ("trappola.agents.evaluation.stats", "trappola.train.sb3.config"),
+        ("trappola.train.sb3.config", "trappola.web.app"),
+        ("trappola.web.app", "trappola.cli.main"),
+    ):
         changed = dict(sources)
         changed[low] += f"\nimport {high}\n"
         assert any(line.startswith(f"{low}:") and high in line for line in upward_imports(changed)), (low, high)
@@ -56,10 +61,16 @@ def test_no_bare_import_of_a_mapped_folder():
     for folder in ("trappola_env", "trappola", "agents", "train", "configs", "tests", "benchmarks"):
         for path in sorted((ROOT / folder).rglob("*.py")):
             for node in ast.walk(ast.parse(path.read_text())):
-                names = ([a.name for a in node.names] if isinstance(node, ast.Import)
-                         else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
-                found += [f"{path.relative_to(ROOT)}:{node.lineno} imports {n}" for n in names
-                          if n.split(".")[0] in bare]
+                names = (
+                    [a.name for a in node.names]
+                    if isinstance(node, ast.Import)
+                    else [node.module or ""]
+                    if isinstance(node, ast.ImportFrom) and not node.level
+                    else []
+                )
+                found += [
+                    f"{path.relative_to(ROOT)}:{node.lineno} imports {n}" for n in names if n.split(".")[0] in bare
+                ]
     assert found == []
 
 

@@ -5,6 +5,7 @@ tiny one (a few deals, few samples), in a copy, so the committed outputs
 (from a real run) are left alone. The committed file itself must hold
 those outputs: figures, and the budget it was run at.
 """
+
 from __future__ import annotations
 
 import re
@@ -35,8 +36,7 @@ def test_declaration_timing_runs_on_a_tiny_budget(monkeypatch):
     for cell in nb.cells:
         if cell.cell_type == "code":
             cell.outputs = []
-    NotebookClient(nb, timeout=120, kernel_name="python3",
-                   resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
+    NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
     assert not [o for o in _outputs(nb) if o.output_type == "error"]
     text = "".join(o.get("text", "") for o in _outputs(nb) if o.output_type == "stream")
     assert "DEALS=2  SAMPLES=8" in text

@@ -1,6 +1,7 @@
 """The observer: layout as data (and the documented table), encode vs the
 engine's own view of what a seat may know, the incremental Observer,
 decoding, bounds, and that hidden cards never change an observation."""
+
 import math
 import random
 import re
@@ -58,14 +59,17 @@ def expected_view(partie, seat):
         "played_by_opponent": played[opp],
         "table_lead": CARD_NAMES[info.lead] if info.lead >= 0 else None,
         "tricks": tricks,
-        "declarations": {who[s]: {ACTION_NAMES[a].removeprefix("declare "): n
-                                  for a, n in info.declarations[s].items()} for s in (seat, opp)},
+        "declarations": {
+            who[s]: {ACTION_NAMES[a].removeprefix("declare "): n for a, n in info.declarations[s].items()}
+            for s in (seat, opp)
+        },
         "manko_asked": {who[s]: bool(info.used[s] >> MANKO & 1) for s in (seat, opp)},
-        "manko_answers": {who[s]: {RANK_NAME[r]: SUITS[x] for r, x in (info.manko_answer[s] or ())}
-                          for s in (seat, opp)},
+        "manko_answers": {
+            who[s]: {RANK_NAME[r]: SUITS[x] for r, x in (info.manko_answer[s] or ())} for s in (seat, opp)
+        },
         "card_points": {who[s]: info.card_points[s] for s in (seat, opp)},
         "trick_number": info.trick,
-        "multiplier": min(info.multiplier, 2 ** MULTIPLIER_LOG2_MAX),
+        "multiplier": min(info.multiplier, 2**MULTIPLIER_LOG2_MAX),
         "alifer_pending": pending,
         "alifer_proposed": {who[s]: bool(info.used[s] >> PROPOSE_ALIFER & 1) for s in (seat, opp)},
     }
@@ -76,10 +80,8 @@ def random_parties(n, seed, forfeits=False):
     ``forfeits`` some parties end by a random illegal action."""
     rng = random.Random(seed)
     for g in range(n):
-        cfg = FORFEIT_CFG if forfeits and g % 2 else RuleConfig(ace_declaration=rng.choice(["first_ace",
-                                                                                              "first_card"]))
-        p = Partie(random_deal(rng), cfg, stake_multiple=rng.choice([1, 3]),
-                   multiplier=rng.choice([1, 2, 8, 3, 2 ** 20]))
+        cfg = FORFEIT_CFG if forfeits and g % 2 else RuleConfig(ace_declaration=rng.choice(["first_ace", "first_card"]))
+        p = Partie(random_deal(rng), cfg, stake_multiple=rng.choice([1, 3]), multiplier=rng.choice([1, 2, 8, 3, 2**20]))
         yield p
         while not p.terminal:
             if cfg is FORFEIT_CFG and rng.random() < 0.03:
@@ -144,13 +146,24 @@ def test_declarations_manko_and_answers_decode_in_a_built_partie():
     # Challenger: three Twos (no Bastoni), no court card, no Ace: Figura
     # Twos, Blans and Bianka. Dealer: four Aces and three Re (no Bastoni).
     p = make_partie("2S 2C 2D 7S 8S 9S TS 7C 8C", "AS AC AD AB RS RC RD 9D 8D")
-    act(p, "declare Figura Twos", "declare Blans", "declare Bianka", "7S",
-        "declare Aces", "declare Figura Re", "AS",  # the dealer wins trick 1 (6 points)
-        "ask Manko", "AC",  # the dealer's 2nd card: Twos lack Bastoni
-        "ask Manko")  # the challenger's 2nd card: Re lack Bastoni
+    act(
+        p,
+        "declare Figura Twos",
+        "declare Blans",
+        "declare Bianka",
+        "7S",
+        "declare Aces",
+        "declare Figura Re",
+        "AS",  # the dealer wins trick 1 (6 points)
+        "ask Manko",
+        "AC",  # the dealer's 2nd card: Twos lack Bastoni
+        "ask Manko",
+    )  # the challenger's 2nd card: Re lack Bastoni
     ch = decode_observation(encode(p, 0))
-    assert ch["declarations"] == {"me": {"Figura Twos": 3, "Blans": 1, "Bianka": 1},
-                                  "opponent": {"Aces": 4, "Figura Re": 3}}
+    assert ch["declarations"] == {
+        "me": {"Figura Twos": 3, "Blans": 1, "Bianka": 1},
+        "opponent": {"Aces": 4, "Figura Re": 3},
+    }
     assert ch["manko_asked"] == {"me": True, "opponent": True}
     assert ch["manko_answers"] == {"me": {"Twos": "B"}, "opponent": {"Re": "B"}}
     assert ch["played_by_me"] == {"7S": 1}
@@ -174,13 +187,13 @@ def test_declarations_manko_and_answers_decode_in_a_built_partie():
 def test_multiplier_feature_and_its_bound():
     assert multiplier_feature(1) == 0.0
     assert multiplier_feature(2) == 1 / 16
-    assert multiplier_feature(2 ** 16) == 1.0
-    assert multiplier_feature(2 ** 40) == 1.0  # clipped
+    assert multiplier_feature(2**16) == 1.0
+    assert multiplier_feature(2**40) == 1.0  # clipped
     assert multiplier_feature(3) == pytest.approx(math.log2(3) / 16)
     with pytest.raises(ValueError, match="multiplier"):
         multiplier_feature(0)
     deal = random_deal(random.Random(0))
-    for m, decoded in ((1, 1), (2, 2), (3, 3), (1024, 1024), (2 ** 16, 2 ** 16), (2 ** 30, 2 ** 16)):
+    for m, decoded in ((1, 1), (2, 2), (3, 3), (1024, 1024), (2**16, 2**16), (2**30, 2**16)):
         vec = encode(Partie(deal, multiplier=m), 0)
         assert vec[OFFSET["multiplier"]] == np.float32(min(math.log2(m) / 16, 1.0))
         assert decode_observation(vec)["multiplier"] == decoded
@@ -198,11 +211,14 @@ def test_encode_writes_into_a_view_of_a_larger_buffer():
     assert decode_observation(big) == decode_observation(encode(p, 1))
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"seat": 2}, "seat"),
-    ({"seat": 0, "out": np.zeros(OBS_SIZE, np.float64)}, "float32"),
-    ({"seat": 0, "out": np.zeros(OBS_SIZE - 1, np.float32)}, "shape"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"seat": 2}, "seat"),
+        ({"seat": 0, "out": np.zeros(OBS_SIZE, np.float64)}, "float32"),
+        ({"seat": 0, "out": np.zeros(OBS_SIZE - 1, np.float32)}, "shape"),
+    ],
+)
 def test_encode_rejects_bad_arguments(kwargs, match):
     p = Partie(random_deal(random.Random(0)))
     with pytest.raises(ValueError, match=match):
@@ -260,7 +276,7 @@ def test_fresh_partie_shortcut_equals_the_general_encoding():
     rng = random.Random(9)
     for _ in range(50):
         deal = random_deal(rng)
-        m = rng.choice([1, 4, 2 ** 17])
+        m = rng.choice([1, 4, 2**17])
         fresh = Partie(deal, FORFEIT_CFG, multiplier=m)
         forfeited = Partie(deal, FORFEIT_CFG, multiplier=m)
         forfeited.apply(48)  # "do not declare Pro": never legal in a partie

@@ -1,6 +1,7 @@
 """File-system faults give one line naming the path and the cause, exit
 status 2, and leave no partial file: a read-only output folder is refused
 before the run; a full disk during a write keeps the old file."""
+
 from __future__ import annotations
 
 import errno
@@ -66,8 +67,7 @@ def test_a_full_disk_while_writing_the_json_keeps_the_old_file(tmp_path, monkeyp
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
     monkeypatch.setattr(os, "fsync", full)
-    assert main(["evaluate", "--players", f"{FAST},random", "--deals", "1", "--workers", "1",
-                 "--json", str(out)]) == 2
+    assert main(["evaluate", "--players", f"{FAST},random", "--deals", "1", "--workers", "1", "--json", str(out)]) == 2
     err = capsys.readouterr().err
     assert err.strip().splitlines()[-1] == f"trappola evaluate: error: {out}: No space left on device"
     assert "Traceback" not in err
@@ -86,9 +86,23 @@ def test_a_full_disk_during_training_is_one_line_and_leaves_no_temporary_file(tm
             return atomic_file.write_bytes(path, data)
 
     monkeypatch.setattr(checkpoint, "write_bytes", full)
-    argv = ["train", "n_envs=2", "vec_env=dummy", "n_steps=64", "batch_size=64", "n_epochs=1",
-            "total_timesteps=64", "net_arch=[8]", "bc=false", "eval_deals=0", "checkpoint_every=0",
-            "progress_bar=false", "tensorboard=false", f"out_dir={tmp_path}", "run_name=a"]
+    argv = [
+        "train",
+        "n_envs=2",
+        "vec_env=dummy",
+        "n_steps=64",
+        "batch_size=64",
+        "n_epochs=1",
+        "total_timesteps=64",
+        "net_arch=[8]",
+        "bc=false",
+        "eval_deals=0",
+        "checkpoint_every=0",
+        "progress_bar=false",
+        "tensorboard=false",
+        f"out_dir={tmp_path}",
+        "run_name=a",
+    ]
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.strip().splitlines()[-1] == f"error: {tmp_path / 'a' / 'final.zip'}: No space left on device"

@@ -1,6 +1,7 @@
 """The flow of a partie: play (docs/rules.md section 2.3), turns and Alifer proposals
 (3, 6), rule violations (7), and what each seat may know (info_state, copy).
 """
+
 import pytest
 
 from trappola_env.engine import (
@@ -43,8 +44,7 @@ F1_DE = "RS 8S 2S 7C 9C AC 7D TD AD"
 #  9: ch 7B, de 7D -> ch (0)       last trick, not with a Two: bonus 5 (6)
 # Card points ch 5+6+6 = 17, de 5+6 = 11 (= 28, the points of the 18 dealt
 # cards: AS RC | RS AC AD). Totals ch 17 + 10 + 6 = 33, de 11.
-PLAY_F1 = ["7S", "2S", "9S", "RS", "7C", "RC", "2B", "AD", "AS", "8S",
-           "8D", "TD", "AC", "2C", "9C", "TC", "7B", "7D"]
+PLAY_F1 = ["7S", "2S", "9S", "RS", "7C", "RC", "2B", "AD", "AS", "8S", "8D", "TD", "AC", "2C", "9C", "TC", "7B", "7D"]
 F1_WINNERS = [0, 1, 0, 0, 0, 1, 1, 0, 0]
 
 
@@ -83,8 +83,7 @@ def test_void_follower_may_play_any_card():
 
 def test_f1_trick_by_trick():
     p = f1()
-    expected_points = [(0, 0), (0, 5), (5, 5), (11, 5), (17, 5), (17, 5), (17, 11), (17, 11),
-                       (17, 11)]
+    expected_points = [(0, 0), (0, 5), (5, 5), (11, 5), (17, 5), (17, 5), (17, 11), (17, 11), (17, 11)]
     for t in range(9):
         lead, follow = PLAY_F1[2 * t], PLAY_F1[2 * t + 1]
         leader = p.to_act
@@ -170,8 +169,7 @@ def test_proposal_may_come_at_any_later_turn():
 def test_accept_ends_the_partie_agreed_alifer_no_winner_no_payments():
     # Challenger declares 3 Re and 3 Twos (payments 5 + 5 if settled), then
     # proposes; the dealer accepts: the partie is abandoned, only stakes paid.
-    p = make_partie("RC RD RB 2S 2C 2B 7S 7C 7D", "BS BC BD BB CS CD CB 8S 8C",
-                    stake_multiple=2, multiplier=4)
+    p = make_partie("RC RD RB 2S 2C 2B 7S 7C 7D", "BS BC BD BB CS CD CB 8S 8C", stake_multiple=2, multiplier=4)
     act(p, "declare Figura Re", "declare Figura Twos", "7S", "8S", "propose Alifer")
     # The dealer won trick 1 and proposed at its turn; the challenger accepts.
     assert p.to_act == 0 and p.phase == ALIFER_ANSWER
@@ -204,14 +202,20 @@ def test_illegal_action_raises_naming_it_and_the_legal_ones_state_unchanged():
     assert state_key(p) == before
 
 
-@pytest.mark.parametrize("bad", [
-    card_id("AS"),          # the opponent's card
-    FIGURA_TWOS,            # not true of the hand
-    ACCEPT_ALIFER,          # nothing proposed
-    DECLINE_ALIFER,
-    47, 48,                 # Pro: session only
-    49, -1, 1000,           # not actions
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        card_id("AS"),  # the opponent's card
+        FIGURA_TWOS,  # not true of the hand
+        ACCEPT_ALIFER,  # nothing proposed
+        DECLINE_ALIFER,
+        47,
+        48,  # Pro: session only
+        49,
+        -1,
+        1000,  # not actions
+    ],
+)
 def test_illegal_actions_raise_and_leave_state_unchanged(bad):
     p = act(f1(), "7S")
     before = state_key(p)
@@ -221,8 +225,7 @@ def test_illegal_actions_raise_and_leave_state_unchanged(bad):
 
 
 def test_forfeit_offender_loses_at_once_no_payments():
-    p = make_partie("RC RD RB 2S 2C 2B 7S 7C 7D", "BS BC BD BB CS CD CB 8S 8C",
-                    config=FORFEIT_CFG)
+    p = make_partie("RC RD RB 2S 2C 2B 7S 7C 7D", "BS BC BD BB CS CD CB 8S 8C", config=FORFEIT_CFG)
     # The challenger declares 16 points of Figuras, then revokes at trick 2:
     # it loses whatever the score, and no declaration payment is settled.
     act(p, "declare Figura Re", "declare Figura Twos", "7S", "8S", "8C")

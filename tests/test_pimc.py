@@ -1,6 +1,7 @@
 """The ``pimc`` player: legal, reproducible, declares when its settings say,
 answers Alifer by the sampled outcome, finds a winning endgame move, and
 beats ``random``."""
+
 from __future__ import annotations
 
 import random
@@ -56,12 +57,15 @@ def _seat_actions(history, seat):
     return [a for s, a in history if s == seat]
 
 
-@pytest.mark.parametrize("spec,config", [
-    ("pimc", RuleConfig()),
-    ("pimc:declare=last,objective=win", RuleConfig()),
-    ("pimc:declare=last,alifer=losing,objective=points", RuleConfig(ace_declaration="first_card")),
-    ("pimc:silence=true,anticipate=true", RuleConfig()),  # against random the silence model is wrong: fallback
-])
+@pytest.mark.parametrize(
+    "spec,config",
+    [
+        ("pimc", RuleConfig()),
+        ("pimc:declare=last,objective=win", RuleConfig()),
+        ("pimc:declare=last,alifer=losing,objective=points", RuleConfig(ace_declaration="first_card")),
+        ("pimc:silence=true,anticipate=true", RuleConfig()),  # against random the silence model is wrong: fallback
+    ],
+)
 def test_always_legal_against_rule_and_random(spec, config):
     # The referee raises ValueError on any illegal action.
     for i, deal in enumerate(_deals(4, seed=2, predicate=_any_declaration)):
@@ -89,8 +93,25 @@ def _two_then_ace_endgame():
     Figura of Cavall). AC first then 2S wins trick 9 with a Two (4a, 26
     points): 45-38. 2S first scores 10 + the last trick's 6: 35-38, lost."""
     p = make_partie(challenger="2S 7S 8S AC RC 7C 7D 8D 9D", dealer="2C 2D 2B CC CD CB RD BD 9C")
-    act(p, "7S", "declare Figura Twos", "declare Figura Cavall", "2B", "7C", "9C", "RD", "7D", "CD", "8D",
-        "BD", "9D", "2D", "8S", "CC", "RC")
+    act(
+        p,
+        "7S",
+        "declare Figura Twos",
+        "declare Figura Cavall",
+        "2B",
+        "7C",
+        "9C",
+        "RD",
+        "7D",
+        "CD",
+        "8D",
+        "BD",
+        "9D",
+        "2D",
+        "8S",
+        "CC",
+        "RC",
+    )
     return p
 
 
@@ -186,8 +207,7 @@ def test_declares_bianka_first_or_last():
 
 
 def test_bad_settings_raise():
-    for spec in ("pimc:samples=0", "pimc:exact=-1", "pimc:objective=maybe", "pimc:declare=sometimes",
-                 "pimc:bogus=1"):
+    for spec in ("pimc:samples=0", "pimc:exact=-1", "pimc:objective=maybe", "pimc:declare=sometimes", "pimc:bogus=1"):
         with pytest.raises(ValueError):
             make_player(spec)
     assert isinstance(make_player("pimc"), PimcPlayer)
@@ -215,9 +235,15 @@ def test_anticipate_counts_the_declarations_still_to_come():
     # Before the opponent's first card: Figura, Blans, Aces and Bianka are all still open.
     p = make_partie(challenger="7S 8S 9S 7C 8C 9C 7D 8D 9D", dealer="2C TC BC 2D TD BD 2B TB BB")
     info = p.info_state(0)
-    hands = np.array([mask_of(card_id(n) for n in h.split()) for h in (
-        "AS AC AD RS RC RD 2S TC 2C",   # 3 Aces, Figura of Re (6)
-        "2S TS 2C TC 2D TD 2B TB 8B",   # 4 Twos (20), Blans (10), Bianka (20)
-    )], dtype=np.int64)
+    hands = np.array(
+        [
+            mask_of(card_id(n) for n in h.split())
+            for h in (
+                "AS AC AD RS RC RD 2S TC 2C",  # 3 Aces, Figura of Re (6)
+                "2S TS 2C TC 2D TD 2B TB 8B",  # 4 Twos (20), Blans (10), Bianka (20)
+            )
+        ],
+        dtype=np.int64,
+    )
     aces, points = opponent_pending(info, hands)
     assert aces.tolist() == [3, 0] and points.tolist() == [6, 50]

@@ -1,6 +1,7 @@
 """Every numeric player setting has an upper bound, enforced where specs
 are parsed and shown by ``trappola players``: a spec cannot ask for
 gigabytes (``pimc:samples=1000000000`` allocated 8 GB and never moved)."""
+
 from __future__ import annotations
 
 import pytest
@@ -28,9 +29,19 @@ def test_every_numeric_setting_declares_both_bounds(name, key, setting):
         assert f"[{setting.bounds()}]" in describe_players()
 
 
-@pytest.mark.parametrize("spec", ["pimc:samples=1000000000", "pimc:samples=1000000000000", "pimc:exact=10000000",
-                                  "pimc:belief_draws=100000000", "rule:samples=100000", "rule:endgame=10",
-                                  "rule:answer_rollouts=1000000", "policy:endgame_samples=100000"])
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "pimc:samples=1000000000",
+        "pimc:samples=1000000000000",
+        "pimc:exact=10000000",
+        "pimc:belief_draws=100000000",
+        "rule:samples=100000",
+        "rule:endgame=10",
+        "rule:answer_rollouts=1000000",
+        "policy:endgame_samples=100000",
+    ],
+)
 def test_an_oversized_setting_is_refused_when_the_spec_is_read(spec):
     with pytest.raises(ValueError, match="from .* to"):
         check_spec(spec)

@@ -23,6 +23,7 @@ Each partie file is also replayed from its recorded deal and actions
 alone, so the record stays checkable even if the policy below were to
 change.
 """
+
 import json
 import os
 import random
@@ -57,14 +58,15 @@ ROLES = ("challenger", "dealer")
 # plays its lowest illegal action (forfeit mode).
 SCENARIOS = {
     "declarations_manko": dict(seed=150, declare_p=1.0, propose_p=0.0, accept=False),
-    "alifer_accepted": dict(seed=16, declare_p=0.5, propose_p=0.15, accept=True,
-                            stake_multiple=2, multiplier=2),
+    "alifer_accepted": dict(seed=16, declare_p=0.5, propose_p=0.15, accept=True, stake_multiple=2, multiplier=2),
     "alifer_declined": dict(seed=16, declare_p=0.5, propose_p=0.3, accept=False, multiplier=4),
     "tie": dict(seed=785, declare_p=1.0, propose_p=0.0, accept=False),
-    "forfeit": dict(seed=16, declare_p=0.5, propose_p=0.0, accept=False, illegal_at=17,
-                    config={"illegal_action": "forfeit"}),
-    "aces_first_card": dict(seed=15, declare_p=1.0, propose_p=0.0, accept=False,
-                            config={"ace_declaration": "first_card"}),
+    "forfeit": dict(
+        seed=16, declare_p=0.5, propose_p=0.0, accept=False, illegal_at=17, config={"illegal_action": "forfeit"}
+    ),
+    "aces_first_card": dict(
+        seed=15, declare_p=1.0, propose_p=0.0, accept=False, config={"ace_declaration": "first_card"}
+    ),
 }
 
 
@@ -96,8 +98,10 @@ def play(sc: dict) -> Partie:
 def sparse(vec) -> str:
     """A vector as its nonzero entries (see the module docstring)."""
     vec = np.asarray(vec, np.float32)
-    return " ".join(str(i) if vec[i] == 1 else f"{i}:{np.format_float_positional(vec[i], unique=True, trim='-')}"
-                    for i in np.flatnonzero(vec))
+    return " ".join(
+        str(i) if vec[i] == 1 else f"{i}:{np.format_float_positional(vec[i], unique=True, trim='-')}"
+        for i in np.flatnonzero(vec)
+    )
 
 
 def dense(text: str, size: int) -> np.ndarray:
@@ -145,8 +149,7 @@ def record(name: str, sc: dict, p: Partie) -> dict:
             "bonus_tokens": list(r.bonus_tokens),
             "tokens": list(r.tokens),
             "bulka_in": r.bulka_in,
-            "details": [f"{ROLES[s]}: {what}, {pts} points, {pay} tokens"
-                        for s, what, pts, pay in r.details],
+            "details": [f"{ROLES[s]}: {what}, {pts} points, {pay} tokens" for s, what, pts, pay in r.details],
         },
         "observations": observations(p),
     }
@@ -166,8 +169,7 @@ def test_playthrough_matches_record(name):
         path.write_text(json.dumps(got, indent=1) + "\n")
     assert path.exists(), f"{path} missing: run with TRAPPOLA_REGEN_PLAYTHROUGHS=1"
     want = json.loads(path.read_text())
-    for key in ("deal", "actions", "final_state", "result", "config", "stake_multiple", "multiplier",
-                "observations"):
+    for key in ("deal", "actions", "final_state", "result", "config", "stake_multiple", "multiplier", "observations"):
         assert got[key] == want[key], f"{name}: {key} differs from the record"
     assert got == want
 
@@ -251,21 +253,36 @@ def record_session(sc: dict) -> dict:
     for agent in env.agent_iter():
         obs, summed_reward, terminated, truncated, info = env.last()
         if terminated or truncated:
-            final[agent] = {"observation": sparse(obs["observation"]), "last_reward": summed_reward,
-                            "info": _info(info)}
+            final[agent] = {
+                "observation": sparse(obs["observation"]),
+                "last_reward": summed_reward,
+                "info": _info(info),
+            }
             env.step(None)
             continue
         legal = np.flatnonzero(obs["action_mask"]).tolist()
         pro = env.unwrapped.session.phase == PRO_DECISION
         action = _session_action(rng, legal, sc)
         env.step(action)
-        steps.append({"agent": agent, "pro_decision": pro, "observation": sparse(obs["observation"]),
-                      "legal": " ".join(_name(a) for a in legal), "action": _name(action),
-                      "rewards": {a: r for a, r in env.unwrapped.rewards.items() if r}})
+        steps.append(
+            {
+                "agent": agent,
+                "pro_decision": pro,
+                "observation": sparse(obs["observation"]),
+                "legal": " ".join(_name(a) for a in legal),
+                "action": _name(action),
+                "rewards": {a: r for a, r in env.unwrapped.rewards.items() if r},
+            }
+        )
     session = env.unwrapped.session
-    return {"env": "bulka_v0", "scenario": sc, "steps": steps, "final": final,
-            "pro_declarations": [dict(d) for d in session.pro_declarations],
-            "parties_played": session.parties_played}
+    return {
+        "env": "bulka_v0",
+        "scenario": sc,
+        "steps": steps,
+        "final": final,
+        "pro_declarations": [dict(d) for d in session.pro_declarations],
+        "parties_played": session.parties_played,
+    }
 
 
 def test_bulka_session_matches_record():

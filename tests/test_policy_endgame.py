@@ -1,6 +1,7 @@
 """The ``policy`` player's endgame search (``endgame=K``): the network
 decides until the hand holds ``K`` cards, ``pimc`` every turn with a card
 to play after that, and nothing else changes."""
+
 from __future__ import annotations
 
 import copy

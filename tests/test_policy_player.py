@@ -1,5 +1,6 @@
 """The ``policy`` player: loads checkpoints, refuses bad ones, plays legal
 moves from its own seat's knowledge only."""
+
 from __future__ import annotations
 
 import random
@@ -31,8 +32,15 @@ def ckpt(tmp_path_factory):
     from trappola.train.sb3.selfplay_env import SelfPlayEnv
 
     env = DummyVecEnv([lambda: SelfPlayEnv(pool={"random": 1.0}, seed=0)])
-    model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=32, seed=0, device="cpu",
-                        policy_kwargs=dict(net_arch=dict(pi=[32], vf=[32]), activation_fn=torch.nn.ReLU))
+    model = MaskablePPO(
+        "MlpPolicy",
+        env,
+        n_steps=32,
+        batch_size=32,
+        seed=0,
+        device="cpu",
+        policy_kwargs=dict(net_arch=dict(pi=[32], vf=[32]), activation_fn=torch.nn.ReLU),
+    )
     path = tmp_path_factory.mktemp("ckpt") / "tiny.zip"
     save_checkpoint(model, path, build_metadata(TrainConfig().to_dict(), 0, 0))
     return path

@@ -1,5 +1,6 @@
 """The Pro decision from the session records (trappola.agents.pro_learned.ObservedPro)
 and its fit (trappola.train.pro.observed)."""
+
 from __future__ import annotations
 
 import math
@@ -7,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from trappola.agents.pro_learned import (ObservedPro, lookahead_values, pro_policy_from_dict, record_features)
+from trappola.agents.pro_learned import ObservedPro, lookahead_values, pro_policy_from_dict, record_features
 from trappola.train.pro.observed import TEST_POOL, TRAIN_POOL, fit_logistic, main, table_of
 from trappola_env.engine.records import Record
 from trappola_env.interface import ProView
@@ -19,8 +20,17 @@ def logit(k, n):
 
 
 def view(records, bulka=60.0, parties_left=20, opponent="B", next_opponent="C"):
-    return ProView(player=0, players=("A", "B", "C", "D"), balances=(0.0,) * 4, streaks=(2, 0, 0, 0), bulka=bulka,
-                   opponent=opponent, parties_left=parties_left, next_opponent=next_opponent, records=records)
+    return ProView(
+        player=0,
+        players=("A", "B", "C", "D"),
+        balances=(0.0,) * 4,
+        streaks=(2, 0, 0, 0),
+        bulka=bulka,
+        opponent=opponent,
+        parties_left=parties_left,
+        next_opponent=next_opponent,
+        records=records,
+    )
 
 
 RECORDS = (Record(0, 0, 7, 3), Record(1, 4, 2, 8, 1, 0), Record(3, 0, 6, 1, 2, 2), Record())

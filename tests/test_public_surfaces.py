@@ -24,6 +24,7 @@ The rule, checked with ``ast`` over every ``tests/*.py``:
 and why; ``NOT_YET_CHECKED`` lists test files the check leaves out (none:
 a file goes there only while it is being rewritten, and comes back).
 """
+
 from __future__ import annotations
 
 import ast
@@ -106,8 +107,12 @@ def violations(source: str) -> list[str]:
         if isinstance(node, ast.ClassDef):
             owner = node
         if isinstance(node, ast.Attribute) and _private(node.attr) and node.attr not in ALLOWED_ATTRIBUTES:
-            own = (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")
-                   and owner is not None and owner in helpers)
+            own = (
+                isinstance(node.value, ast.Name)
+                and node.value.id in ("self", "cls")
+                and owner is not None
+                and owner in helpers
+            )
             if not own:
                 found.append(f"{node.lineno}: .{node.attr}")
         elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in PROJECT:
@@ -152,9 +157,12 @@ def test_a_private_write_is_caught():
 
 def test_a_private_import_from_trappola_is_caught():
     assert violations("from trappola.agents.search.solver.search import _search, solve\n") == [
-        "1: import _search from trappola.agents.search.solver.search"]
+        "1: import _search from trappola.agents.search.solver.search"
+    ]
     assert violations("from trappola._x import y\nimport trappola_env.engine._z\n") == [
-        "1: import _x from trappola._x", "2: import trappola_env.engine._z"]
+        "1: import _x from trappola._x",
+        "2: import trappola_env.engine._z",
+    ]
 
 
 def test_a_private_import_from_elsewhere_is_not_the_rule():
@@ -162,41 +170,50 @@ def test_a_private_import_from_elsewhere_is_not_the_rule():
 
 
 def test_a_private_name_in_a_string_is_caught():
-    source = ("def test(monkeypatch, bc):\n"
-              "    monkeypatch.setattr(bc, '_collect_chunk', None)\n"
-              "    monkeypatch.setattr('trappola.train.sb3.bc._collect_chunk', None)\n"
-              "    getattr(bc, '_x')\n")
-    assert violations(source) == ["2: setattr(..., '_collect_chunk')",
-                                  "3: setattr(..., 'trappola.train.sb3.bc._collect_chunk')", "4: getattr(..., '_x')"]
+    source = (
+        "def test(monkeypatch, bc):\n"
+        "    monkeypatch.setattr(bc, '_collect_chunk', None)\n"
+        "    monkeypatch.setattr('trappola.train.sb3.bc._collect_chunk', None)\n"
+        "    getattr(bc, '_x')\n"
+    )
+    assert violations(source) == [
+        "2: setattr(..., '_collect_chunk')",
+        "3: setattr(..., 'trappola.train.sb3.bc._collect_chunk')",
+        "4: getattr(..., '_x')",
+    ]
     assert violations("import importlib\nimportlib.import_module('trappola.agents.search.solver._numba_cache')\n") == [
-        "2: import_module(..., 'trappola.agents.search.solver._numba_cache')"]
+        "2: import_module(..., 'trappola.agents.search.solver._numba_cache')"
+    ]
 
 
 def test_self_in_a_subclass_of_a_project_class_counts():
-    source = ("from trappola.agents.evaluation.backend import WorkerProcesses\n"
-              "class Dying(WorkerProcesses):\n"
-              "    def run(self):\n"
-              "        return self._procs\n")
+    source = (
+        "from trappola.agents.evaluation.backend import WorkerProcesses\n"
+        "class Dying(WorkerProcesses):\n"
+        "    def run(self):\n"
+        "        return self._procs\n"
+    )
     assert violations(source) == ["4: ._procs"]
-    source = ("from trappola.agents.evaluation import backend\n"
-              "class Dying(backend.WorkerProcesses):\n"
-              "    def run(self):\n"
-              "        return self._procs\n")
+    source = (
+        "from trappola.agents.evaluation import backend\n"
+        "class Dying(backend.WorkerProcesses):\n"
+        "    def run(self):\n"
+        "        return self._procs\n"
+    )
     assert violations(source) == ["4: ._procs"]
-    source = ("from trappola.agents.random_player import RandomPlayer\n"
-              "class Base(RandomPlayer):\n"
-              "    pass\n"
-              "class Leaf(Base):\n"
-              "    def act(self, view):\n"
-              "        return self._rng\n")
+    source = (
+        "from trappola.agents.random_player import RandomPlayer\n"
+        "class Base(RandomPlayer):\n"
+        "    pass\n"
+        "class Leaf(Base):\n"
+        "    def act(self, view):\n"
+        "        return self._rng\n"
+    )
     assert violations(source) == ["6: ._rng"]
 
 
 def test_self_in_a_test_helper_class_is_its_own_business():
-    source = ("import ast\n"
-              "class Finder(ast.NodeVisitor):\n"
-              "    def visit(self, node):\n"
-              "        return self._seen\n")
+    source = "import ast\nclass Finder(ast.NodeVisitor):\n    def visit(self, node):\n        return self._seen\n"
     assert violations(source) == []
 
 

@@ -2,6 +2,7 @@
 seed, results and progress in task order, Ctrl-C cancels what is still
 running, and the CLI's --backend ray. One local Ray with 2 CPUs, started
 and shut down here (loopback only)."""
+
 import json
 import math
 import sys

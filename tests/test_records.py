@@ -1,6 +1,7 @@
 """Each player's record in a session (trappola_env/engine/records.py), as
 the Pro decision (``ProView.records``) and ``bulka_v0(records=True)`` see
 it: hand-scripted sessions with known counts."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -76,7 +77,7 @@ def test_bulka_records_features_follow_the_session():
             env.step(None)
             continue
         s = env.unwrapped.session
-        vec = obs["observation"][-bulka_v0.RECORD_SIZE:].reshape(3, len(bulka_v0.RECORD_FIELDS))
+        vec = obs["observation"][-bulka_v0.RECORD_SIZE :].reshape(3, len(bulka_v0.RECORD_FIELDS))
         names = env.unwrapped.possible_agents
         i = names.index(agent)
         opponent = s.challenger if agent == s.dealer else s.dealer
@@ -84,8 +85,17 @@ def test_bulka_records_features_follow_the_session():
         for k in range(3):
             x = names[(i + k + 1) % 4]
             r = recs[x]
-            want = [1, x == opponent, x == s.queue[0], min(r.won_vs_me, 20) / 20, min(r.lost_vs_me, 20) / 20,
-                    min(r.won, 50) / 50, min(r.lost, 50) / 50, min(r.pro_declared, 10) / 10, min(r.pro_won, 10) / 10]
+            want = [
+                1,
+                x == opponent,
+                x == s.queue[0],
+                min(r.won_vs_me, 20) / 20,
+                min(r.lost_vs_me, 20) / 20,
+                min(r.won, 50) / 50,
+                min(r.lost, 50) / 50,
+                min(r.pro_declared, 10) / 10,
+                min(r.pro_won, 10) / 10,
+            ]
             assert vec[k] == pytest.approx(np.float32(want))
             checked += 1
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))

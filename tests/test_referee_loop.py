@@ -1,6 +1,7 @@
 """The referee's one loop (``trappola_env.referee.Referee``): its
 callbacks see exactly the moves played, and stepping it by hand (as the
 web table does) plays the same session as running it to the end."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -85,8 +86,12 @@ def test_stepping_by_hand_plays_the_session_run_to_the_end():
 
     players, session = table()
     decisions, moves = [], []
-    played = play_session(players, session=session, on_decision=lambda p, s, a: decisions.append((s, a)),
-                          on_partie=lambda partie: moves.extend(partie.history))
+    played = play_session(
+        players,
+        session=session,
+        on_decision=lambda p, s, a: decisions.append((s, a)),
+        on_partie=lambda partie: moves.extend(partie.history),
+    )
     assert decisions == moves and len(played.history) >= 25
 
     players, session = table()
@@ -95,9 +100,15 @@ def test_stepping_by_hand_plays_the_session_run_to_the_end():
     while not ref.over:
         turn = ref.turn()
         kinds.add(turn.kind)
-        answer = players["B"].act(turn.view) if turn.who == "B" and turn.kind == ACT else \
-            players[turn.who].decide_pro(turn.view) if turn.who == "B" and turn.kind == PRO else \
-            ref.ask(turn) if turn.who != "B" else players["B"].advise(turn.view)
+        answer = (
+            players["B"].act(turn.view)
+            if turn.who == "B" and turn.kind == ACT
+            else players[turn.who].decide_pro(turn.view)
+            if turn.who == "B" and turn.kind == PRO
+            else ref.ask(turn)
+            if turn.who != "B"
+            else players["B"].advise(turn.view)
+        )
         ref.answer(answer)
     assert {ACT, PRO} <= kinds
     assert session.balances == played.balances and session.history.to_dicts() == played.history.to_dicts()

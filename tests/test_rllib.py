@@ -3,6 +3,7 @@ caveat of bulka_v0 as RLlib's own episodes count it), the league mapping,
 the export of the network to the project's checkpoint format, and a tiny
 self-play run whose final.zip the evaluator plays. One local Ray with 2
 CPUs, started and shut down here."""
+
 import json
 
 import numpy as np
@@ -34,7 +35,7 @@ def play_randomly(env, seed):
     returns, decisions, infos = {}, {}, {}
     while True:
         assert len(obs) == 1  # one agent to act at a time
-        (agent, o), = obs.items()
+        ((agent, o),) = obs.items()
         legal = np.flatnonzero(o[MASK_KEY])
         assert len(legal) >= 1 and o[OBS_KEY].dtype == np.float32
         if env.skip_forced:
@@ -71,8 +72,7 @@ def test_bulka_returns_equal_balances_when_first_rewards_are_carried():
 
 
 def test_bulka_with_advice_returns_equal_balances_and_advisers_act():
-    env = RLlibTrappolaEnv({"env": "bulka_v0", "n_players": 4, "max_parties": 40, "tokens_scale": 1.0,
-                            "advice": True})
+    env = RLlibTrappolaEnv({"env": "bulka_v0", "n_players": 4, "max_parties": 40, "tokens_scale": 1.0, "advice": True})
     assert env.action_spaces["player_0"].n == 97
     assert env.observation_spaces["player_0"]["observations"].shape == (462,)
     advised = 0
@@ -112,9 +112,22 @@ def test_league_mapping_gives_main_one_seat_and_is_consistent_per_episode():
 
 
 def _rllib_config(tmp_path, **changes):
-    base = dict(out_dir=str(tmp_path), run_name="tiny", total_timesteps=300, train_batch_size=150, batch_size=50,
-                n_epochs=1, num_env_runners=0, net_arch=[16], eval_deals=3, eval_every=150, checkpoint_every=150,
-                snapshot_every=150, league_size=2, progress_bar=False)
+    base = dict(
+        out_dir=str(tmp_path),
+        run_name="tiny",
+        total_timesteps=300,
+        train_batch_size=150,
+        batch_size=50,
+        n_epochs=1,
+        num_env_runners=0,
+        net_arch=[16],
+        eval_deals=3,
+        eval_every=150,
+        checkpoint_every=150,
+        snapshot_every=150,
+        league_size=2,
+        progress_bar=False,
+    )
     base.update(changes)
     return RLlibConfig(**base)
 
@@ -126,8 +139,9 @@ def test_bulka_episode_returns_in_rllib(local_ray):
     from trappola.train.rllib.selfplay import build_algorithm
 
     for carry in (True, False):
-        cfg = _rllib_config(".", env="bulka_v0", n_players=2, max_parties=3, bulka_tokens_scale=1.0,
-                            carry_first_rewards=carry)
+        cfg = _rllib_config(
+            ".", env="bulka_v0", n_players=2, max_parties=3, bulka_tokens_scale=1.0, carry_first_rewards=carry
+        )
         algo = build_algorithm(cfg)
         try:
             episodes = algo.env_runner.sample(num_episodes=3, random_actions=False)
@@ -156,9 +170,12 @@ def test_export_is_the_module_actor(tmp_path, local_ray):
     from trappola.train.rllib.module import MaskedActorCritic
 
     env = RLlibTrappolaEnv()
-    spec = RLModuleSpec(module_class=MaskedActorCritic, observation_space=env.observation_spaces["player_0"],
-                        action_space=env.action_spaces["player_0"],
-                        model_config={"net_arch": [32, 16], "activation": "tanh"})
+    spec = RLModuleSpec(
+        module_class=MaskedActorCritic,
+        observation_space=env.observation_spaces["player_0"],
+        action_space=env.action_spaces["player_0"],
+        model_config={"net_arch": [32, 16], "activation": "tanh"},
+    )
     module = spec.build()
     obs, _ = env.reset(seed=3)
     (o,) = obs.values()
@@ -180,12 +197,19 @@ def test_a_bulka_checkpoint_carries_the_bulka_observation_size(tmp_path):
     env = RLlibTrappolaEnv({"env": "bulka_v0"})
     n_obs = env.observation_spaces["player_0"][OBS_KEY].shape[0]
     assert n_obs == 366
-    state = {"pi_trunk.0.weight": nn.Linear(n_obs, 8).weight, "pi_trunk.0.bias": nn.Linear(n_obs, 8).bias,
-             "pi_head.weight": nn.Linear(8, 49).weight, "pi_head.bias": nn.Linear(8, 49).bias,
-             "vf_trunk.0.weight": nn.Linear(n_obs, 8).weight, "vf_trunk.0.bias": nn.Linear(n_obs, 8).bias,
-             "vf_head.weight": nn.Linear(8, 1).weight, "vf_head.bias": nn.Linear(8, 1).bias}
-    path = save_rllib_checkpoint({k: v.detach() for k, v in state.items()}, tmp_path / "b.zip", {}, 0, 1, [8],
-                                 "relu", env="bulka_v0")
+    state = {
+        "pi_trunk.0.weight": nn.Linear(n_obs, 8).weight,
+        "pi_trunk.0.bias": nn.Linear(n_obs, 8).bias,
+        "pi_head.weight": nn.Linear(8, 49).weight,
+        "pi_head.bias": nn.Linear(8, 49).bias,
+        "vf_trunk.0.weight": nn.Linear(n_obs, 8).weight,
+        "vf_trunk.0.bias": nn.Linear(n_obs, 8).bias,
+        "vf_head.weight": nn.Linear(8, 1).weight,
+        "vf_head.bias": nn.Linear(8, 1).bias,
+    }
+    path = save_rllib_checkpoint(
+        {k: v.detach() for k, v in state.items()}, tmp_path / "b.zip", {}, 0, 1, [8], "relu", env="bulka_v0"
+    )
     policy, meta = load_policy(path, env="bulka_v0")
     assert policy.obs_dim == 366 and meta["signature"]["observation"]["dim"] == 366
 
@@ -193,10 +217,22 @@ def test_a_bulka_checkpoint_carries_the_bulka_observation_size(tmp_path):
 def test_tiny_selfplay_run_writes_checkpoints_the_evaluator_plays(tmp_path, local_ray):
     from trappola.train.train_command import cli_main
 
-    overrides = ["out_dir=" + str(tmp_path), "run_name=tiny", "total_timesteps=300", "train_batch_size=150",
-                 "batch_size=50", "n_epochs=1", "num_env_runners=1", "net_arch=[16]", "eval_deals=3",
-                 "eval_every=150", "checkpoint_every=150", "snapshot_every=150", "league_size=2",
-                 "progress_bar=false"]
+    overrides = [
+        "out_dir=" + str(tmp_path),
+        "run_name=tiny",
+        "total_timesteps=300",
+        "train_batch_size=150",
+        "batch_size=50",
+        "n_epochs=1",
+        "num_env_runners=1",
+        "net_arch=[16]",
+        "eval_deals=3",
+        "eval_every=150",
+        "checkpoint_every=150",
+        "snapshot_every=150",
+        "league_size=2",
+        "progress_bar=false",
+    ]
     assert cli_main(["--config", "rllib_selfplay"] + overrides) == 0
     run = tmp_path / "tiny"
     for name in ("final.zip", "best.zip", "last.zip"):

@@ -2,6 +2,7 @@
 (the solver's ``rules_kernel`` and the batched engine's ``kernels``) equal
 the engine's, so a change of a rule in ``trappola_env.engine`` fails here
 unless the copies follow it."""
+
 from __future__ import annotations
 
 import ast
@@ -11,8 +12,20 @@ import pytest
 from layering import PACKAGE_DIRS, source_file
 
 from trappola_env.engine import bonuses, cards, declarations, scoring
-from trappola_env.engine.actions import (ACCEPT_ALIFER, ACES, BIANKA, BLANS, DECLINE_ALIFER, FIGURA_BUBE,
-                                     FIGURA_CAVALL, FIGURA_RE, FIGURA_TWOS, MANKO, N_ACTIONS, PROPOSE_ALIFER)
+from trappola_env.engine.actions import (
+    ACCEPT_ALIFER,
+    ACES,
+    BIANKA,
+    BLANS,
+    DECLINE_ALIFER,
+    FIGURA_BUBE,
+    FIGURA_CAVALL,
+    FIGURA_RE,
+    FIGURA_TWOS,
+    MANKO,
+    N_ACTIONS,
+    PROPOSE_ALIFER,
+)
 
 FIGURAS = (FIGURA_RE, FIGURA_CAVALL, FIGURA_BUBE, FIGURA_TWOS)
 
@@ -53,11 +66,19 @@ def test_solver_aces_declaration_values():
 def test_solver_infinity_exceeds_any_score_difference():
     from trappola.agents.search.solver import rules_kernel as rk
 
-    bonus = (bonuses.MARC[0] + bonuses.FIRST_TRICK_TWO[0] + 8 * bonuses.MIDDLE_TWO[0]
-             + max(v[0] for v in bonuses.LAST_TWOS.values()) + bonuses.LAST_TRICK[0])
-    decl = sum(max(v[0] for v in declarations.FIGURA_VALUE[a].values()) for a in FIGURAS) \
-        + max(v[0] for v in declarations.ACES_VALUE.values()) + declarations.BLANS_VALUE[0] \
+    bonus = (
+        bonuses.MARC[0]
+        + bonuses.FIRST_TRICK_TWO[0]
+        + 8 * bonuses.MIDDLE_TWO[0]
+        + max(v[0] for v in bonuses.LAST_TWOS.values())
+        + bonuses.LAST_TRICK[0]
+    )
+    decl = (
+        sum(max(v[0] for v in declarations.FIGURA_VALUE[a].values()) for a in FIGURAS)
+        + max(v[0] for v in declarations.ACES_VALUE.values())
+        + declarations.BLANS_VALUE[0]
         + declarations.BIANKA_VALUE[0]
+    )
     assert rk.INF > 2 * (sum(cards.CARD_POINTS) + bonus + decl)
 
 
@@ -65,8 +86,11 @@ def _project_files_read_by_kernels(folder: Path) -> set[Path]:
     """The project's source files that the numba modules (those using
     ``njit``) of ``folder`` import from, outside the folder."""
     root = Path(__file__).resolve().parents[1]
-    package = next(name + "".join("." + p for p in folder.relative_to(root / top).parts)
-                   for name, top in PACKAGE_DIRS.items() if folder.is_relative_to(root / top))
+    package = next(
+        name + "".join("." + p for p in folder.relative_to(root / top).parts)
+        for name, top in PACKAGE_DIRS.items()
+        if folder.is_relative_to(root / top)
+    )
     read = set()
     for path in folder.glob("*.py"):
         source = path.read_text(encoding="utf-8")
@@ -77,7 +101,9 @@ def _project_files_read_by_kernels(folder: Path) -> set[Path]:
                 continue
             base = node.module or ""
             if node.level:
-                base = ".".join(package.split(".")[:len(package.split(".")) - node.level + 1] + ([base] if base else []))
+                base = ".".join(
+                    package.split(".")[: len(package.split(".")) - node.level + 1] + ([base] if base else [])
+                )
             for name in [f"{base}.{a.name}" for a in node.names] + [base]:
                 file = source_file(name)
                 if file is not None and file.exists() and file.parent != folder:
@@ -162,8 +188,12 @@ def test_batch_outcome_names():
     from trappola_env.batch import kernels as K
 
     names = dict(zip((K.DECIDED, K.TIE, K.AGREED, K.FORFEIT), K.OUTCOME_NAMES))
-    assert names == {K.DECIDED: scoring.DECIDED, K.TIE: scoring.TIE, K.AGREED: scoring.AGREED_ALIFER,
-                     K.FORFEIT: scoring.FORFEIT}
+    assert names == {
+        K.DECIDED: scoring.DECIDED,
+        K.TIE: scoring.TIE,
+        K.AGREED: scoring.AGREED_ALIFER,
+        K.FORFEIT: scoring.FORFEIT,
+    }
 
 
 def test_batch_observation_and_full_deal_scales():
@@ -174,6 +204,10 @@ def test_batch_observation_and_full_deal_scales():
     assert K.POINT_SCALE == observation.POINT_SCALE
     assert K.MULT_LOG2_MAX == observation.MULTIPLIER_LOG2_MAX
     assert K.OBS_SIZE == observation.OBS_SIZE
-    assert (K.FD_HAND, K.FD_DEALT, K.FD_STOCK) == (full_deal.HAND_OFFSET, full_deal.DEALT_OFFSET, full_deal.STOCK_OFFSET)
+    assert (K.FD_HAND, K.FD_DEALT, K.FD_STOCK) == (
+        full_deal.HAND_OFFSET,
+        full_deal.DEALT_OFFSET,
+        full_deal.STOCK_OFFSET,
+    )
     assert (K.FD_SIZE, K.STOCK_SIZE) == (full_deal.FULL_DEAL_SIZE, full_deal.STOCK_SIZE)
     assert K.STOCK_VALUE.tolist() == list(full_deal.STOCK_VALUE)

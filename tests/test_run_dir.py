@@ -1,6 +1,7 @@
 """One folder per run: an existing run is refused unless ``overwrite=true``
 or resumed from inside it (keeping its best score); bad settings and
 failed start-ups write nothing."""
+
 from __future__ import annotations
 
 import errno
@@ -17,9 +18,23 @@ from trappola.train.train_command import cli_main
 from trappola.train.rllib.config import RLlibConfig
 from trappola.train.run_log import RunDirError, check_run_dir
 
-TINY = ["n_envs=2", "vec_env=dummy", "n_steps=64", "batch_size=64", "n_epochs=1", "total_timesteps=128",
-        "net_arch=[16]", "bc=false", "eval_every=128", "eval_deals=2", "snapshot_every=64",
-        "checkpoint_every=128", "progress_bar=false", "max_minutes=0", "tensorboard=false"]
+TINY = [
+    "n_envs=2",
+    "vec_env=dummy",
+    "n_steps=64",
+    "batch_size=64",
+    "n_epochs=1",
+    "total_timesteps=128",
+    "net_arch=[16]",
+    "bc=false",
+    "eval_every=128",
+    "eval_deals=2",
+    "snapshot_every=64",
+    "checkpoint_every=128",
+    "progress_bar=false",
+    "max_minutes=0",
+    "tensorboard=false",
+]
 
 
 def tiny(tmp_path, name, *extra):
@@ -86,8 +101,20 @@ def test_a_resume_from_another_folder_into_an_existing_run_is_refused(run_a, tmp
         check_run_dir(tiny(tmp_path, "b", f"resume={tmp / 'a' / 'final.zip'}"))
 
 
-@pytest.mark.parametrize("bad", ["run_name=", "run_name=../x", "run_name=a/b", "run_name=..", "seed=-5",
-                                 "seed=4294967296", "net_arch=[256, true]", "net_arch=[0]", "overwrite=1"])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "run_name=",
+        "run_name=../x",
+        "run_name=a/b",
+        "run_name=..",
+        "seed=-5",
+        "seed=4294967296",
+        "net_arch=[256, true]",
+        "net_arch=[0]",
+        "overwrite=1",
+    ],
+)
 def test_bad_settings_are_refused_before_anything_is_written(tmp_path, capsys, bad):
     (tmp_path / "a").mkdir()
     (tmp_path / "a" / "config.yaml").write_text("the old run's\n")

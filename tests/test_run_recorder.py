@@ -3,6 +3,7 @@ best.zip kept by score, periodic and final checkpoints, summary.json and
 TensorBoard scalars, for an SB3 and an RLlib config alike. The "network"
 here is a player spec, so a sequence of evaluations has known strengths:
 rule beats random, random is even with random."""
+
 from __future__ import annotations
 
 import json
@@ -17,8 +18,13 @@ from trappola.train.rllib.config import RLlibConfig
 from trappola.train.run_recorder import RunRecorder
 from trappola.train.sb3.config import TrainConfig
 
-SETTINGS = {"eval_opponent": "random", "eval_deals": 6, "eval_every": 100, "checkpoint_every": 200,
-            "progress_bar": False}
+SETTINGS = {
+    "eval_opponent": "random",
+    "eval_deals": 6,
+    "eval_every": 100,
+    "checkpoint_every": 200,
+    "progress_bar": False,
+}
 
 
 def fake_save(network, path, steps, **meta):
@@ -32,7 +38,9 @@ def fake_save(network, path, steps, **meta):
 
 def recorder(cls, tmp_path, lines=None, scalars=None, **changes):
     cfg = config_from_dict({**SETTINGS, "out_dir": str(tmp_path), "run_name": "r", **changes}, cls=cls)
-    return RunRecorder(cfg, fake_save, make_player, log=(lambda m: None) if lines is None else lines.append, scalars=scalars)
+    return RunRecorder(
+        cfg, fake_save, make_player, log=(lambda m: None) if lines is None else lines.append, scalars=scalars
+    )
 
 
 @pytest.mark.parametrize("cls", [TrainConfig, RLlibConfig])
@@ -94,8 +102,15 @@ def test_no_evaluation_means_no_best_zip(tmp_path):
 
 def test_the_search_match_is_logged_but_does_not_choose_best(tmp_path):
     lines, scalars = [], {}
-    rec = recorder(TrainConfig, tmp_path, lines, lambda k, v, steps: scalars.setdefault(k, []).append(v),
-                   eval_search_deals=2, eval_search_opponent="rule", keep_checkpoints=True)
+    rec = recorder(
+        TrainConfig,
+        tmp_path,
+        lines,
+        lambda k, v, steps: scalars.setdefault(k, []).append(v),
+        eval_search_deals=2,
+        eval_search_opponent="rule",
+        keep_checkpoints=True,
+    )
     rec.step(200, "random")
     rec.close()
     res = rec.history[0]

@@ -1,5 +1,6 @@
 """The session runner (trappola_env.referee): players and their adapters,
 Pro rules, results consistent with the session engine's own records."""
+
 from __future__ import annotations
 
 import json
@@ -20,6 +21,7 @@ def random_policy(seed):
     def policy(info, legal_mask):
         acts = cards_of(legal_mask)
         return acts[rng.randrange(len(acts))]
+
     return policy
 
 
@@ -30,12 +32,14 @@ def cards_only(seed):
     def policy(info, legal_mask):
         acts = [a for a in cards_of(legal_mask) if a < 36] or cards_of(legal_mask)
         return acts[rng.randrange(len(acts))]
+
     return policy
 
 
 def test_adapted_callables_play_a_session_reproducibly():
     def play():
         return play_session([PolicySeat(random_policy(i)) for i in range(3)], max_parties=80, seed=4)
+
     a, b = play(), play()
     assert isinstance(a, SessionResult)
     assert a.balances == b.balances and a.history.to_dicts() == b.history.to_dicts()
@@ -102,19 +106,23 @@ def test_adapted_policies_get_info_states_and_pro_views():
 
 
 def test_seating_deal_source_and_existing_session():
-    s = Session(names=["a", "b", "c"], seating={"dealer": "a", "challenger": "b", "queue": ["c"]}, max_parties=30,
-                seed=1)
+    s = Session(
+        names=["a", "b", "c"], seating={"dealer": "a", "challenger": "b", "queue": ["c"]}, max_parties=30, seed=1
+    )
     s.join("d", agreed=True)
     res = play_session({n: PolicySeat(random_policy(i)) for i, n in enumerate("abcd")}, session=s)
     assert res.session is s and s.over and set(res.balances) == {"a", "b", "c", "d"}
     assert s.history[0].dealer == "a" and s.history[0].challenger == "b"
 
 
-@pytest.mark.parametrize("make, match", [
-    (lambda: PolicySeat(42), "callable"),
-    (lambda: PolicySeat(random_policy(0), "sometimes"), "Pro rule"),
-    (lambda: play_session([random_policy(0), random_policy(1)], max_parties=2, seed=0), r"act\(view\)"),
-])
+@pytest.mark.parametrize(
+    "make, match",
+    [
+        (lambda: PolicySeat(42), "callable"),
+        (lambda: PolicySeat(random_policy(0), "sometimes"), "Pro rule"),
+        (lambda: play_session([random_policy(0), random_policy(1)], max_parties=2, seed=0), r"act\(view\)"),
+    ],
+)
 def test_bad_players_raise(make, match):
     with pytest.raises(ValueError, match=match):
         make()
@@ -127,6 +135,7 @@ def test_missing_player_for_an_existing_session_raises():
 
 
 # ------------------------------------------------------- agents players
+
 
 def test_agents_players_get_turn_views_pro_views_and_results():
     pytest.importorskip("trappola.agents.random_player")
@@ -170,8 +179,9 @@ def test_a_pro_rule_must_answer_a_bool():
 
     with pytest.raises(ValueError, match=r"player 'player_\d' \(player_\d\): its Pro rule answered 'no'"):
         play_session([PolicySeat(cards_only(i), lambda view: "no") for i in range(3)], max_parties=150, seed=1)
-    res = play_session([PolicySeat(cards_only(i), lambda view: np.bool_(False)) for i in range(3)], max_parties=150,
-                       seed=1)
+    res = play_session(
+        [PolicySeat(cards_only(i), lambda view: np.bool_(False)) for i in range(3)], max_parties=150, seed=1
+    )
     assert res.pro_offers and not any(o.declared for o in res.pro_offers)
 
 

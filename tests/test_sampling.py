@@ -4,6 +4,7 @@ record allows, the true hand is always among them, and the draw is uniform.
 ``dealt_consistent`` restates each constraint on the opponent's dealt hand
 directly (voids, declared counts, Manko answers, Blans, Bianka), so checks
 against it do not reuse the factorisation ``constraints_of`` builds."""
+
 from __future__ import annotations
 
 import itertools
@@ -74,9 +75,10 @@ def check_samples(partie, seat, rng, n=12, first_chance=False):
     return info, cons
 
 
-@pytest.mark.parametrize("config,first_chance", [(RuleConfig(), False),
-                                                 (RuleConfig(ace_declaration="first_card"), False),
-                                                 (RuleConfig(), True)])
+@pytest.mark.parametrize(
+    "config,first_chance",
+    [(RuleConfig(), False), (RuleConfig(ace_declaration="first_card"), False), (RuleConfig(), True)],
+)
 def test_samples_consistent_through_declaring_parties(config, first_chance):
     # rule declares everything at its first turn, so the silence model holds for it too.
     rng = random.Random(1)
@@ -89,8 +91,12 @@ def test_samples_consistent_through_declaring_parties(config, first_chance):
             if info.manko_answer[1 - seat]:
                 seen_kinds[MANKO] += 1
     # The parties exercised the constraints this test is about.
-    assert seen_kinds[ACES] and seen_kinds[MANKO] and seen_kinds[BLANS] and sum(
-        n for a, n in seen_kinds.items() if a < ACES)
+    assert (
+        seen_kinds[ACES]
+        and seen_kinds[MANKO]
+        and seen_kinds[BLANS]
+        and sum(n for a, n in seen_kinds.items() if a < ACES)
+    )
 
 
 def test_bianka_and_blans_exclude_their_ranks():
@@ -242,8 +248,9 @@ def test_bounds_that_admit_nothing_raise_instead_of_looping():
     assert not impossible.allows(p.hands[1])
     small = _small_state()
     cons = constraints_of(small.info_state(0))
-    assert len(type(cons)(cons.unseen, cons.hand_size, cons.forced, cons.groups, ((cons.unseen, 9, 9),))
-               .all_hands()) == 0
+    assert (
+        len(type(cons)(cons.unseen, cons.hand_size, cons.forced, cons.groups, ((cons.unseen, 9, 9),)).all_hands()) == 0
+    )
 
 
 def test_inconsistent_record_and_bad_arguments_raise():

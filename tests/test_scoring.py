@@ -3,6 +3,7 @@
 One hand-built deal, played the same way each time, with different
 declarations, stakes and endings.
 """
+
 import pytest
 
 from trappola_env.engine import AGREED_ALIFER, DECIDED, FORFEIT, TIE, RuleConfig, card_id
@@ -26,8 +27,7 @@ TIE_STOCK = "AS 7S RS AB 7B 2D CC 2C RD 2B CB 9S AC 7D AD CS RB BS"
 #  8: de CD, ch 9B -> de (4)
 #  9: de BB, ch TB -> de (3)   BB beats TB; not with a Two: bonus 5 (6)
 # Card points: ch 0, de 18. Bonus: de 6.
-TIE_PLAY = ["TS", "2S", "7C", "8C", "8S", "9C", "TC", "8D", "BC", "9D",
-            "RC", "TD", "BD", "8B", "CD", "9B", "BB", "TB"]
+TIE_PLAY = ["TS", "2S", "7C", "8C", "8S", "9C", "TC", "8D", "BC", "9D", "RC", "TD", "BD", "8B", "CD", "9B", "BB", "TB"]
 
 
 def play_tie_deal(ch_decl=(), de_decl=(), **kw):
@@ -56,15 +56,18 @@ def test_equal_totals_are_a_tie_with_payments_settled():
     assert_balanced(r)
 
 
-@pytest.mark.parametrize("ch_decl, de_decl, totals, winner", [
-    # Bianka only: 20 < 30: the dealer wins.
-    (["declare Bianka"], ["declare Figura Bube"], (20, 30), 1),
-    # Dealer keeps quiet about its Bube: 30 > 24: the challenger wins with
-    # no card points at all.
-    (["declare Blans", "declare Bianka"], [], (30, 24), 0),
-    # Nobody declares: 0 < 24.
-    ([], [], (0, 24), 1),
-])
+@pytest.mark.parametrize(
+    "ch_decl, de_decl, totals, winner",
+    [
+        # Bianka only: 20 < 30: the dealer wins.
+        (["declare Bianka"], ["declare Figura Bube"], (20, 30), 1),
+        # Dealer keeps quiet about its Bube: 30 > 24: the challenger wins with
+        # no card points at all.
+        (["declare Blans", "declare Bianka"], [], (30, 24), 0),
+        # Nobody declares: 0 < 24.
+        ([], [], (0, 24), 1),
+    ],
+)
 def test_totals_decide(ch_decl, de_decl, totals, winner):
     r = play_tie_deal(ch_decl, de_decl)
     assert tuple(s.total for s in r.scores) == totals
@@ -75,8 +78,9 @@ def test_totals_decide(ch_decl, de_decl, totals, winner):
 @pytest.mark.parametrize("stake_multiple, m", [(1, 2), (3, 1), (2, 4)])
 def test_stake_and_payments_scale_points_do_not(stake_multiple, m):
     u = stake_multiple * m
-    r = play_tie_deal(["declare Blans", "declare Bianka"], ["declare Figura Bube"],
-                      stake_multiple=stake_multiple, multiplier=m)
+    r = play_tie_deal(
+        ["declare Blans", "declare Bianka"], ["declare Figura Bube"], stake_multiple=stake_multiple, multiplier=m
+    )
     assert [s.total for s in r.scores] == [30, 30] and r.outcome == TIE
     assert [s.declaration_points for s in r.scores] == [30, 6]
     assert r.stake == 10 * u
@@ -150,9 +154,12 @@ def test_raise_mode_is_the_default_and_leaves_the_state_untouched():
 
 def test_details_list_every_line_with_tokens():
     r = play_tie_deal(["declare Blans", "declare Bianka"], ["declare Figura Bube"])
-    assert sorted(r.details) == sorted([
-        (0, "Blans", 10, 5), (0, "Bianka", 20, 10), (1, "Figura Bube (3)", 6, 5),
-        (1, "last trick", 6, 0),
-    ])
-    assert r.scores[0].to_dict() == {"card_points": 0, "declaration_points": 30,
-                                     "bonus_points": 0, "total": 30}
+    assert sorted(r.details) == sorted(
+        [
+            (0, "Blans", 10, 5),
+            (0, "Bianka", 20, 10),
+            (1, "Figura Bube (3)", 6, 5),
+            (1, "last trick", 6, 0),
+        ]
+    )
+    assert r.scores[0].to_dict() == {"card_points": 0, "declaration_points": 30, "bonus_points": 0, "total": 30}

@@ -3,6 +3,7 @@
 SB3's ``DummyVecEnv``) and, for the rewards of a partie, the RLlib env.
 Public behaviour only: constructors, ``set_options``/``reset``/``step``,
 ``action_masks``, ``env_method``/``get_attr`` and the infos."""
+
 from __future__ import annotations
 
 import random
@@ -58,11 +59,13 @@ def episodes(env, count: int, seed: int = 0):
 def snapshot_weights(seed: int | None = None) -> dict:
     """``NumpyPolicy`` weights: zeros (uniform play), or random ones."""
     if seed is None:
-        return {"layers": [], "head": (np.zeros((49, 347), np.float32), np.zeros(49, np.float32)),
-                "activation": "relu"}
+        return {"layers": [], "head": (np.zeros((49, 347), np.float32), np.zeros(49, np.float32)), "activation": "relu"}
     rng = np.random.default_rng(seed)
-    return {"layers": [(rng.normal(size=(32, 347)).astype(np.float32), rng.normal(size=32).astype(np.float32))],
-            "head": (rng.normal(size=(49, 32)).astype(np.float32), np.zeros(49, np.float32)), "activation": "tanh"}
+    return {
+        "layers": [(rng.normal(size=(32, 347)).astype(np.float32), rng.normal(size=32).astype(np.float32))],
+        "head": (rng.normal(size=(49, 32)).astype(np.float32), np.zeros(49, np.float32)),
+        "activation": "tanh",
+    }
 
 
 # ------------------------------------------------------------ a scripted partie
@@ -84,7 +87,7 @@ class RLlibGame:
         obs, _ = self.env.reset(seed=0, options={"deal": DEAL, "dealer": "player_0" if learner_deals else "player_1"})
         total, steps, last = 0.0, 0, None
         while True:
-            (agent, o), = obs.items()
+            ((agent, o),) = obs.items()
             mask = sum(1 << int(a) for a in np.flatnonzero(o[MASK_KEY]))
             if agent == "player_0":
                 action = first if first is not None and not steps else lowest_card(mask)
@@ -128,7 +131,12 @@ def play_scripted(adapter: str, mode: str, learner_deals: bool, player_class=Low
             # the opponent's last card (one card left in its hand) came after the learner's last decision
             # only if it ended the partie; the games dealt again after it start with nine
             last_card = max(i for i, entry in enumerate(log) if entry == ("opponent", 1)) if steps > 1 else -1
-            return list(rewards), infos, steps, "opponent" if last_card > log.index(("learner", steps - 1)) else "learner"
+            return (
+                list(rewards),
+                infos,
+                steps,
+                "opponent" if last_card > log.index(("learner", steps - 1)) else "learner",
+            )
         assert (rewards == 0).all()
 
 
@@ -140,8 +148,9 @@ class _View:
 
 
 @pytest.mark.parametrize("adapter", [*ADAPTERS, "rllib"])
-@pytest.mark.parametrize("mode, expected", [
-    ("win", 1.0), ("points", WINNER_POINTS / 60.0), ("mixed", 1.0 + 0.5 * WINNER_POINTS / 60.0)])
+@pytest.mark.parametrize(
+    "mode, expected", [("win", 1.0), ("points", WINNER_POINTS / 60.0), ("mixed", 1.0 + 0.5 * WINNER_POINTS / 60.0)]
+)
 @pytest.mark.parametrize("learner_deals", [False, True])
 def test_the_reward_reaches_the_learner_whoever_ends_the_partie(adapter, mode, expected, learner_deals):
     # The challenger leads every trick: as challenger the learner wins and the opponent's card ends the

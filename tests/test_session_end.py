@@ -3,6 +3,7 @@ parties (replays count) a live Pro partie is played out through its
 replays, in which proposing Alifer is illegal, any other pending replay is
 dropped, and the Bulka is split equally among the players present,
 fractions allowed."""
+
 from __future__ import annotations
 
 import json
@@ -14,8 +15,16 @@ from trappola_env.engine import IllegalActionError, RuleConfig
 from trappola_env.engine.actions import ACCEPT_ALIFER, DECLINE_ALIFER, PROPOSE_ALIFER
 from trappola_env.engine.session import Session
 
-from test_session_scripts import (DEAL_DECLARATION, DEAL_TIE, act, alifer, challenger_wins, dealer_wins,
-                                  make_session, play_deal)
+from test_session_scripts import (
+    DEAL_DECLARATION,
+    DEAL_TIE,
+    act,
+    alifer,
+    challenger_wins,
+    dealer_wins,
+    make_session,
+    play_deal,
+)
 
 
 def test_session_ends_after_max_parties_and_splits_the_bulka():
@@ -160,14 +169,17 @@ def test_over_session_refuses_everything():
         s.finish_partie()
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"max_parties": 0}, "max_parties"),
-    ({"max_parties": 2.5}, "max_parties"),
-    ({"stake_multiple": 0}, "stake_multiple"),
-    ({"n_players": 1}, "2 to 4"),
-    ({"n_players": 5}, "2 to 4"),
-    ({"names": ["a", "a"]}, "distinct"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"max_parties": 0}, "max_parties"),
+        ({"max_parties": 2.5}, "max_parties"),
+        ({"stake_multiple": 0}, "stake_multiple"),
+        ({"n_players": 1}, "2 to 4"),
+        ({"n_players": 5}, "2 to 4"),
+        ({"names": ["a", "a"]}, "distinct"),
+    ],
+)
 def test_bad_session_arguments_raise(kwargs, match):
     with pytest.raises(ValueError, match=match):
         Session(**kwargs)

@@ -4,6 +4,7 @@ everyone's agreement, at most 4 players, and only while the Bulka is empty
 or a player queued at the end when it was last emptied would not yet have
 come to the table (``engine.join_window``). Refusals raise ``ValueError``
 and change nothing."""
+
 from __future__ import annotations
 
 import json
@@ -15,8 +16,11 @@ from test_session_scripts import alifer, challenger_wins, dealer_wins, make_sess
 
 def snapshot(s):
     window = s.join_window
-    return json.dumps({**s.summary(), "history": s.history_dicts(), "window": (window.ahead, window.seated)},
-                      sort_keys=True, default=str)
+    return json.dumps(
+        {**s.summary(), "history": s.history_dicts(), "window": (window.ahead, window.seated)},
+        sort_keys=True,
+        default=str,
+    )
 
 
 def refused(s, fn, *args, match, **kwargs):
@@ -28,6 +32,7 @@ def refused(s, fn, *args, match, **kwargs):
 
 
 # ------------------------------------------------------------------ leave
+
 
 def test_waiting_player_leaves_with_its_balance_and_stakes_stay():
     s = make_session("A", "B", ["C", "D"])
@@ -88,6 +93,7 @@ def test_leaving_during_a_pro_partie_changes_the_pro_win_rule_to_three_players()
 
 # ------------------------------------------------------------------- join
 
+
 def test_newcomer_joins_at_the_end_and_comes_to_the_table_in_turn():
     s = make_session("A", "B", ["C"])
     name = s.join(agreed=True)
@@ -101,12 +107,15 @@ def test_newcomer_joins_at_the_end_and_comes_to_the_table_in_turn():
     s.check()
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"name": "E"}, "agree"),
-    ({"name": "E", "agreed": "yes"}, "agree"),
-    ({"name": "A", "agreed": True}, "already used"),
-    ({"name": "", "agreed": True}, "non-empty"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"name": "E"}, "agree"),
+        ({"name": "E", "agreed": "yes"}, "agree"),
+        ({"name": "A", "agreed": True}, "already used"),
+        ({"name": "", "agreed": True}, "non-empty"),
+    ],
+)
 def test_refused_join_changes_nothing(kwargs, match):
     s = make_session("A", "B", ["C"])
     refused(s, s.join, match=match, **kwargs)
@@ -127,7 +136,7 @@ def test_join_window_three_players():
     """Queue at the start: [C]. A newcomer queued behind C would come to the
     table at the second decided partie; Alifers move nobody."""
     s = make_session("A", "B", ["C"])
-    dealer_wins(s)             # C comes to the table; V would be at the head
+    dealer_wins(s)  # C comes to the table; V would be at the head
     alifer(s)
     alifer(s)
     assert s.join_window.open
@@ -137,7 +146,7 @@ def test_join_window_three_players():
     alifer(probe)
     probe.join("E", agreed=True)  # still allowed
     assert probe.queue[-1] == "E"
-    dealer_wins(s)             # V would have come to the table now
+    dealer_wins(s)  # V would have come to the table now
     refused(s, s.join, "E", agreed=True, match="would already have come to the table")
 
 
@@ -177,22 +186,24 @@ def test_join_window_counts_only_players_ahead_of_the_virtual_newcomer():
     """4 players seated, one leaves: the window opened at the start with V
     behind [C, D]. C leaving moves V up, so V would come to the table after
     two decided parties instead of three."""
+
     def start():
         s = make_session("A", "B", ["C", "D"])
         s.leave("C")
         return s
+
     s = start()
-    dealer_wins(s)   # D comes to the table
+    dealer_wins(s)  # D comes to the table
     s.join("E", agreed=True)
     s = start()
     dealer_wins(s)
-    dealer_wins(s)   # V would have come now
+    dealer_wins(s)  # V would have come now
     refused(s, s.join, "E", agreed=True, match="already have come")
     # Leaving behind V does not move it: B leaves from behind V's place.
     s = make_session("A", "B", ["C", "D"])
-    dealer_wins(s)   # queue [D, B]; V (ahead 2 at start) is now behind D only
-    s.leave("B")     # B joined the queue after V: V does not move
-    dealer_wins(s)   # D to the table: V at the head
+    dealer_wins(s)  # queue [D, B]; V (ahead 2 at start) is now behind D only
+    s.leave("B")  # B joined the queue after V: V does not move
+    dealer_wins(s)  # D to the table: V at the head
     assert s.join_window.open
     s.join("E", agreed=True)
 

@@ -3,6 +3,7 @@ plus the Bulka plus what leavers took away sum to exactly zero. Checked
 after every step of many random sessions (hypothesis), with random Pro
 answers, forfeits, joins and leaves (refusals must change nothing), along
 with the structural invariants of the queue, the streaks and the history."""
+
 from __future__ import annotations
 
 import json
@@ -48,8 +49,9 @@ def state(s):
     return json.dumps(s.summary(), sort_keys=True, default=str), len(s.history)
 
 
-def random_session(seed: int, n: int, max_parties: int, stake_multiple: int, forfeit: bool,
-                   membership: bool) -> Session:
+def random_session(
+    seed: int, n: int, max_parties: int, stake_multiple: int, forfeit: bool, membership: bool
+) -> Session:
     rng = random.Random(seed)
     config = RuleConfig(illegal_action="forfeit" if forfeit else "raise")
     s = Session(n_players=n, max_parties=max_parties, stake_multiple=stake_multiple, config=config, seed=seed)
@@ -83,8 +85,14 @@ def random_session(seed: int, n: int, max_parties: int, stake_multiple: int, for
 
 
 @settings(max_examples=150, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 4), max_parties=st.integers(1, 40),
-       stake_multiple=st.integers(1, 3), forfeit=st.booleans(), membership=st.booleans())
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(2, 4),
+    max_parties=st.integers(1, 40),
+    stake_multiple=st.integers(1, 3),
+    forfeit=st.booleans(),
+    membership=st.booleans(),
+)
 def test_ledger_is_exactly_zero_after_every_step(seed, n, max_parties, stake_multiple, forfeit, membership):
     s = random_session(seed, n, max_parties, stake_multiple, forfeit, membership)
     assert s.parties_played >= min(max_parties, 1)

@@ -1,5 +1,6 @@
 """The Pro decision as an action (docs/rules.md section 8, Art. 5 and 9.2.2):
 its cost, what the decider is told, and illegal answers."""
+
 from __future__ import annotations
 
 import json
@@ -32,7 +33,14 @@ def test_pending_pro_decision_describes_the_offer():
     s = offered()
     d = s.pending
     assert (d.player, d.streak, d.extra_stake, d.bulka, d.balance, d.n_players, d.parties_left) == (
-        "A", 2, 10, 40, -20, 3, 98)
+        "A",
+        2,
+        10,
+        40,
+        -20,
+        3,
+        98,
+    )
     # A beat B, then C; B and C went to the end of the queue in turn: B challenges, C would come next.
     assert (d.challenger, d.next_challenger) == ("B", "C") == (s.challenger, s.queue[0])
     assert s.to_act == "A" and s.partie is None
@@ -80,8 +88,7 @@ def test_illegal_pro_answer_with_forfeit_loses_the_coming_partie():
     s.act(0)
     s.check()
     rec = s.history[-1]
-    assert (rec.outcome, rec.winner, rec.forfeited_by, rec.pro_declared, rec.deal) == (
-        "forfeit", "B", "A", False, None)
+    assert (rec.outcome, rec.winner, rec.forfeited_by, rec.pro_declared, rec.deal) == ("forfeit", "B", "A", False, None)
     assert rec.tokens == {"A": -10, "B": -10} and rec.stake == 10
     assert s.streaks["A"] == 0 and s.streaks["B"] == 1
     assert table(s) == ("B", "C", ["A"])

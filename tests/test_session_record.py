@@ -1,6 +1,7 @@
 """Saved sessions (agents/evaluation/session_record.py): every partie of a Bulka
 session as a saved-game record with its session around it, written by
 ``trappola evaluate --session ... --save-games DIR``."""
+
 from __future__ import annotations
 
 import json
@@ -20,8 +21,12 @@ FAST = "rule:answer_rollouts=0,endgame=2"
 
 def recorded(seed: int, advice: bool = False, parties: int = 30):
     names = ["A", "B", "C", "D"]
-    players = {"A": make_player("rule:pro=always"), "B": make_player(FAST), "C": make_player("random"),
-               "D": make_player("random:pro=always")}
+    players = {
+        "A": make_player("rule:pro=always"),
+        "B": make_player(FAST),
+        "C": make_player("random"),
+        "D": make_player("random:pro=always"),
+    }
     for i, p in enumerate(players.values()):
         p.reset(seed + i)
     s = Session(names=names, max_parties=parties, seed=seed, advice=advice)
@@ -46,8 +51,9 @@ def test_every_partie_is_a_checked_saved_game_with_its_session():
     assert offers and any(o.declared for o in offers.values())
     for g in games:
         o = offers.get(g["partie_index"])
-        assert g["pro_offer"] == (None if o is None else {"player": o.player, "streak": o.streak,
-                                                          "declared": o.declared})
+        assert g["pro_offer"] == (
+            None if o is None else {"player": o.player, "streak": o.streak, "declared": o.declared}
+        )
     # The last partie carries the split: last balances + share = the final balances.
     last = games[-1]
     assert last["final_share"] == float(s.final_share) and all(g["final_share"] is None for g in games[:-1])
@@ -82,8 +88,26 @@ def test_tournament_games_change_no_number():
 
 def test_cli_saves_sessions(tmp_path, capsys):
     out = tmp_path / "sessions"
-    assert main(["evaluate", "--session", "--players", f"{FAST},random", "--sessions", "2", "--parties", "3",
-                 "--workers", "1", "--no-progress", "--save-games", str(out)]) == 0
+    assert (
+        main(
+            [
+                "evaluate",
+                "--session",
+                "--players",
+                f"{FAST},random",
+                "--sessions",
+                "2",
+                "--parties",
+                "3",
+                "--workers",
+                "1",
+                "--no-progress",
+                "--save-games",
+                str(out),
+            ]
+        )
+        == 0
+    )
     assert "games saved to" in capsys.readouterr().out
     games = read_games((out / "games.jsonl").read_text())
     assert len(games) == 6 and {g["session"] for g in games} == {0, 1}
@@ -91,9 +115,29 @@ def test_cli_saves_sessions(tmp_path, capsys):
 
 def test_cli_sessions_with_advice_save_the_advice(tmp_path, capsys):
     out, summary = tmp_path / "advised", tmp_path / "s.json"
-    assert main(["evaluate", "--session", "--advice", "--players", "rule:pro=always,random:pro=always,random",
-                 "--sessions", "6", "--parties", "12", "--workers", "1", "--no-progress",
-                 "--save-games", str(out), "--json", str(summary)]) == 0
+    assert (
+        main(
+            [
+                "evaluate",
+                "--session",
+                "--advice",
+                "--players",
+                "rule:pro=always,random:pro=always,random",
+                "--sessions",
+                "6",
+                "--parties",
+                "12",
+                "--workers",
+                "1",
+                "--no-progress",
+                "--save-games",
+                str(out),
+                "--json",
+                str(summary),
+            ]
+        )
+        == 0
+    )
     games = read_games((out / "games.jsonl").read_text())
     assert any(a["advice"] >= ADVICE_BASE for g in games for a in g["advice"])
     assert json.loads(summary.read_text())["settings"]["advice"] is True

@@ -5,6 +5,7 @@ partie that ends in Alifer and is replayed (then won or lost).
 
 Seating: A deals, B challenges, C and D wait (in that order). Pro cases:
 A wins two parties (streak 2) and declares Pro before the third."""
+
 from __future__ import annotations
 
 import pytest
@@ -20,11 +21,15 @@ def seated(n):
 
 # -------------------------------------------------------------- normal wins
 
-@pytest.mark.parametrize("n, expected", [
-    (2, ("A", "B", [])),
-    (3, ("A", "C", ["B"])),
-    (4, ("A", "C", ["D", "B"])),
-])
+
+@pytest.mark.parametrize(
+    "n, expected",
+    [
+        (2, ("A", "B", [])),
+        (3, ("A", "C", ["B"])),
+        (4, ("A", "C", ["D", "B"])),
+    ],
+)
 def test_dealer_wins_stays_and_deals_loser_to_the_end_of_the_queue(n, expected):
     s = seated(n)
     dealer_wins(s)
@@ -33,11 +38,14 @@ def test_dealer_wins_stays_and_deals_loser_to_the_end_of_the_queue(n, expected):
     assert s.multiplier == 1 and s.phase == "partie"
 
 
-@pytest.mark.parametrize("n, expected", [
-    (2, ("B", "A", [])),
-    (3, ("B", "C", ["A"])),
-    (4, ("B", "C", ["D", "A"])),
-])
+@pytest.mark.parametrize(
+    "n, expected",
+    [
+        (2, ("B", "A", [])),
+        (3, ("B", "C", ["A"])),
+        (4, ("B", "C", ["D", "A"])),
+    ],
+)
 def test_challenger_wins_deals_next_and_the_old_dealer_queues(n, expected):
     s = seated(n)
     challenger_wins(s)
@@ -69,8 +77,14 @@ def test_a_long_run_of_normal_rotation_with_four():
     for _ in range(6):
         challenger_wins(s)  # every challenger wins: the table walks through the queue
         seen.append(table(s))
-    assert seen == [("B", "C", ["D", "A"]), ("C", "D", ["A", "B"]), ("D", "A", ["B", "C"]),
-                    ("A", "B", ["C", "D"]), ("B", "C", ["D", "A"]), ("C", "D", ["A", "B"])]
+    assert seen == [
+        ("B", "C", ["D", "A"]),
+        ("C", "D", ["A", "B"]),
+        ("D", "A", ["B", "C"]),
+        ("A", "B", ["C", "D"]),
+        ("B", "C", ["D", "A"]),
+        ("C", "D", ["A", "B"]),
+    ]
     assert all(v <= 1 for v in s.streaks.values())
 
 
@@ -81,12 +95,16 @@ def test_history_records_table_and_queue_at_the_start_of_each_partie():
     alifer(s)
     h = s.history
     assert [(r.dealer, r.challenger, list(r.queue)) for r in h] == [
-        ("A", "B", ["C", "D"]), ("A", "C", ["D", "B"]), ("C", "D", ["B", "A"])]
+        ("A", "B", ["C", "D"]),
+        ("A", "C", ["D", "B"]),
+        ("C", "D", ["B", "A"]),
+    ]
     assert [r.winner for r in h] == ["A", "C", None]
     assert h[1]["queue"] == ("D", "B") and h[1].to_dict()["queue"] == ["D", "B"]
 
 
 # --------------------------------------------------------------------- Pro
+
 
 def to_pro_offer(s):
     """A wins twice; returns the opponent A will face in the Pro partie."""
@@ -156,16 +174,17 @@ def test_pro_partie_tied_is_replayed_as_pro_extra_stake_once(n, then):
     assert [r.multiplier for r in recs] == [1, 2, 4]
     assert table(s) == (PRO_WON if then == "won" else PRO_LOST)[n]
     assert s.multiplier == 1
-    assert s.pro_declarations == [{"partie_index": 2, "player": "A", "result": then, "parties": 3,
-                                   "bulka_won": recs[-1].bulka_won}]
+    assert s.pro_declarations == [
+        {"partie_index": 2, "player": "A", "result": then, "parties": 3, "bulka_won": recs[-1].bulka_won}
+    ]
 
 
 def test_pro_won_balances_three_players_exactly():
     s = seated(3)
-    to_pro_offer(s)          # A: -10 -10; B -10; C -10; Bulka 40
-    s.decide_pro(True)       # A pays 10 extra and 10 stake; B 10 stake: Bulka 70
+    to_pro_offer(s)  # A: -10 -10; B -10; C -10; Bulka 40
+    s.decide_pro(True)  # A pays 10 extra and 10 stake; B 10 stake: Bulka 70
     assert s.balances == {"A": -40, "B": -20, "C": -10} and s.bulka == 70
-    dealer_wins(s)           # A takes 70; next: B deals, C challenges (10 each)
+    dealer_wins(s)  # A takes 70; next: B deals, C challenges (10 each)
     assert s.balances == {"A": 30, "B": -30, "C": -20} and s.bulka == 20
 
 
@@ -173,7 +192,7 @@ def test_pro_won_after_replay_takes_the_replay_stakes_too():
     s = seated(3)
     to_pro_offer(s)
     s.decide_pro(True)
-    alifer(s)                # replay at m = 2: 20 each more; Bulka 110
+    alifer(s)  # replay at m = 2: 20 each more; Bulka 110
     assert s.bulka == 110
     dealer_wins(s)
     assert s.history[-1].bulka_won == 110
@@ -185,15 +204,17 @@ def test_declined_pro_is_offered_again_and_never_before_a_replay():
     to_pro_offer(s)
     s.decide_pro(False)
     assert s.pro_declarer is None and s.phase == "partie"
-    alifer(s)                         # a replay: no offer although A's streak is 2
+    alifer(s)  # a replay: no offer although A's streak is 2
     assert s.phase == "partie"
-    dealer_wins(s)                    # streak 3: offered again before the new partie
+    dealer_wins(s)  # streak 3: offered again before the new partie
     assert s.phase == "pro" and s.pending.streak == 3
     s.decide_pro(False)
     dealer_wins(s)
     assert s.streaks["A"] == 4 and s.phase == "pro" and s.pending.streak == 4
     assert [(o.partie_index, o.player, o.streak, o.declared) for o in s.pro_offers] == [
-        (2, "A", 2, False), (4, "A", 3, False)]
+        (2, "A", 2, False),
+        (4, "A", 3, False),
+    ]
     # Winning without declaring never takes the Bulka.
     assert all(r.bulka_won == 0 for r in s.history)
 

@@ -24,6 +24,7 @@ Real parties (fixed deals, both players then play their lowest legal card,
 Every helper checks the ledger (sum of balances + Bulka + departed == 0)
 after each action.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -35,22 +36,34 @@ from trappola_env.engine.session import Session
 
 FORFEIT = RuleConfig(illegal_action="forfeit")
 
-DEAL_CHALLENGER_WINS = {"challenger": "CD 9B 8C BB AB RC AD 2C 2S".split(),
-                        "dealer": "7C CC RB TD 9D 8D CB BD 9C".split(),
-                        "stock": "9S AC 7S CS TB 8S 2B RD TC 8B 7D BS TS 7B 2D AS RS BC".split()}
-DEAL_TIE = {"challenger": "2C 8C 2D 8S CS 8D 7C AD BD".split(),
-            "dealer": "TS 2S TB 7D RS AS 9D 2B 8B".split(),
-            "stock": "CB AB AC RC 9B CC RB 9C 7S RD BC CD 7B TC TD 9S BB BS".split()}
-DEAL_DECLARATION = {"challenger": "8C BB RC BD RD AB TB 9C RB".split(),
-                    "dealer": "AC 8B 8S CC CS 9D 9S 2D 2C".split(),
-                    "stock": "BC 2S BS 9B TS CD CB 7C TC TD 7B 2B 7S RS 7D 8D AS AD".split()}
+DEAL_CHALLENGER_WINS = {
+    "challenger": "CD 9B 8C BB AB RC AD 2C 2S".split(),
+    "dealer": "7C CC RB TD 9D 8D CB BD 9C".split(),
+    "stock": "9S AC 7S CS TB 8S 2B RD TC 8B 7D BS TS 7B 2D AS RS BC".split(),
+}
+DEAL_TIE = {
+    "challenger": "2C 8C 2D 8S CS 8D 7C AD BD".split(),
+    "dealer": "TS 2S TB 7D RS AS 9D 2B 8B".split(),
+    "stock": "CB AB AC RC 9B CC RB 9C 7S RD BC CD 7B TC TD 9S BB BS".split(),
+}
+DEAL_DECLARATION = {
+    "challenger": "8C BB RC BD RD AB TB 9C RB".split(),
+    "dealer": "AC 8B 8S CC CS 9D 9S 2D 2C".split(),
+    "stock": "BC 2S BS 9B TS CD CB 7C TC TD 7B 2B 7S RS 7D 8D AS AD".split(),
+}
 
 
 def make_session(dealer, challenger, queue=(), max_parties=100, config=FORFEIT, **kw) -> Session:
     """A session with explicit seating; names are the seated names."""
     names = [challenger, *queue, dealer]
-    s = Session(names=names, seating=Seating.explicit(dealer, challenger, queue), max_parties=max_parties,
-                config=config, seed=0, **kw)
+    s = Session(
+        names=names,
+        seating=Seating.explicit(dealer, challenger, queue),
+        max_parties=max_parties,
+        config=config,
+        seed=0,
+        **kw,
+    )
     s.check()
     return s
 
@@ -140,7 +153,9 @@ def test_deal_challenger_wins_real_partie_and_settlement():
     # The next partie's stakes (B deals, C challenges) are paid at once.
     assert s.balances == {"A": -30, "B": -20, "C": -10} and s.bulka == 60
     assert {(d["player"], d["what"], d["tokens"]) for d in rec.details} == {
-        ("B", "trick 1 with a Two", 20), ("B", "last trick", 0)}
+        ("B", "trick 1 with a Two", 20),
+        ("B", "last trick", 0),
+    }
 
 
 def test_deal_tie_settles_bonus_payments_and_replays():

@@ -1,6 +1,7 @@
 """Seating by drawing cards (docs/rules.md section 8, Art. 3): the lowest rank
 deals, the highest challenges, the rest queue in descending order (highest
 first, waiting longest); equal ranks redraw among themselves only."""
+
 from __future__ import annotations
 
 import random
@@ -34,8 +35,7 @@ def test_suits_do_not_break_ties_only_ranks_count():
 
 
 def test_tie_for_highest_redraws_only_the_tied_and_orders_them_in_place():
-    rounds = [{"p0": "AS", "p1": "2C", "p2": "AD", "p3": "9B"},
-              {"p0": "7S", "p2": "CS"}]  # only p0 and p2 redraw
+    rounds = [{"p0": "AS", "p1": "2C", "p2": "AD", "p3": "9B"}, {"p0": "7S", "p2": "CS"}]  # only p0 and p2 redraw
     s = seating_from_draws(NAMES4, rounds)
     # p2 wins the redraw: challenger; p0 keeps its place above p3 in the queue.
     assert (s.dealer, s.challenger, s.queue) == ("p1", "p2", ("p0", "p3"))
@@ -43,36 +43,42 @@ def test_tie_for_highest_redraws_only_the_tied_and_orders_them_in_place():
 
 
 def test_tie_for_lowest_and_in_the_middle():
-    rounds = [{"p0": "2S", "p1": "2C", "p2": "9D", "p3": "9B"},
-              {"p2": "TS", "p3": "RS"},  # the higher tied group is redrawn first
-              {"p0": "AC", "p1": "8C"}]
+    rounds = [
+        {"p0": "2S", "p1": "2C", "p2": "9D", "p3": "9B"},
+        {"p2": "TS", "p3": "RS"},  # the higher tied group is redrawn first
+        {"p0": "AC", "p1": "8C"},
+    ]
     s = seating_from_draws(NAMES4, rounds)
     assert (s.dealer, s.challenger, s.queue) == ("p1", "p3", ("p2", "p0"))
 
 
 def test_tie_in_the_redraw_is_redrawn_recursively_among_those_still_tied():
-    rounds = [{"p0": "RS", "p1": "RC", "p2": "RD", "p3": "7B"},
-              {"p0": "AS", "p1": "AC", "p2": "2S"},  # p2 is now below p0 and p1
-              {"p0": "TS", "p1": "BS"}]
+    rounds = [
+        {"p0": "RS", "p1": "RC", "p2": "RD", "p3": "7B"},
+        {"p0": "AS", "p1": "AC", "p2": "2S"},  # p2 is now below p0 and p1
+        {"p0": "TS", "p1": "BS"},
+    ]
     s = seating_from_draws(NAMES4, rounds)
     assert (s.dealer, s.challenger, s.queue) == ("p3", "p1", ("p0", "p2"))
     assert len(s.draws) == 3
 
 
 def test_four_way_tie():
-    rounds = [{n: f"9{suit}" for n, suit in zip(NAMES4, "SCDB")},
-              {"p0": "7S", "p1": "8S", "p2": "TS", "p3": "BS"}]
+    rounds = [{n: f"9{suit}" for n, suit in zip(NAMES4, "SCDB")}, {"p0": "7S", "p1": "8S", "p2": "TS", "p3": "BS"}]
     s = seating_from_draws(NAMES4, rounds)
     assert (s.dealer, s.challenger, s.queue) == ("p0", "p3", ("p2", "p1"))
 
 
-@pytest.mark.parametrize("rounds, match", [
-    ([{"p0": "AS", "p1": "2C", "p2": "AD", "p3": "9B"}], "tied and must redraw"),
-    ([{"p0": "AS", "p1": "2C", "p2": "KD", "p3": "9B"}], "card"),
-    ([{"p0": "AS", "p1": "2C", "p2": "AD", "p3": "9B"}, {"p0": "7S", "p1": "8S"}], "exactly the players"),
-    ([{"p0": "AS", "p1": "2C", "p2": "7D", "p3": "9B"}, {"p0": "7S", "p2": "8S"}], "not needed"),
-    ([{"p0": "AS", "p1": "AS", "p2": "7D", "p3": "9B"}], "twice"),
-])
+@pytest.mark.parametrize(
+    "rounds, match",
+    [
+        ([{"p0": "AS", "p1": "2C", "p2": "AD", "p3": "9B"}], "tied and must redraw"),
+        ([{"p0": "AS", "p1": "2C", "p2": "KD", "p3": "9B"}], "card"),
+        ([{"p0": "AS", "p1": "2C", "p2": "AD", "p3": "9B"}, {"p0": "7S", "p1": "8S"}], "exactly the players"),
+        ([{"p0": "AS", "p1": "2C", "p2": "7D", "p3": "9B"}, {"p0": "7S", "p2": "8S"}], "not needed"),
+        ([{"p0": "AS", "p1": "AS", "p2": "7D", "p3": "9B"}], "twice"),
+    ],
+)
 def test_bad_scripted_draws_raise(rounds, match):
     with pytest.raises(ValueError, match=match):
         seating_from_draws(NAMES4, rounds)
@@ -110,13 +116,16 @@ def test_session_draws_with_its_seed_and_accepts_explicit_seating():
     assert s.seating.draws == ()
 
 
-@pytest.mark.parametrize("seating, match", [
-    ({"dealer": "player_2", "challenger": "player_0", "queue": []}, "does not seat exactly"),
-    ({"dealer": "player_2", "challenger": "player_2", "queue": ["player_1"]}, "twice"),
-    ({"dealer": "player_9", "challenger": "player_0", "queue": ["player_1"]}, "does not seat exactly"),
-    ({"challenger": "player_0", "queue": ["player_1", "player_2"]}, "lacks dealer;"),
-    ({"queue": ["player_1"]}, "lacks dealer and challenger"),
-])
+@pytest.mark.parametrize(
+    "seating, match",
+    [
+        ({"dealer": "player_2", "challenger": "player_0", "queue": []}, "does not seat exactly"),
+        ({"dealer": "player_2", "challenger": "player_2", "queue": ["player_1"]}, "twice"),
+        ({"dealer": "player_9", "challenger": "player_0", "queue": ["player_1"]}, "does not seat exactly"),
+        ({"challenger": "player_0", "queue": ["player_1", "player_2"]}, "lacks dealer;"),
+        ({"queue": ["player_1"]}, "lacks dealer and challenger"),
+    ],
+)
 def test_bad_explicit_seating_raises(seating, match):
     with pytest.raises(ValueError, match=match):
         Session(n_players=3, seating=seating)

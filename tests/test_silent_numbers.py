@@ -2,6 +2,7 @@
 with NaN weights, a non-integer action to ``SelfPlayEnv``, an in-place
 edit of a cached observation, a YAML key given twice, an oversized zip
 member; a checkpoint is read only as far as play needs."""
+
 from __future__ import annotations
 
 import zipfile

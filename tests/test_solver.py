@@ -6,6 +6,7 @@ and no shortcuts.  It plays every legal card sequence to the end and scores
 the finished partie from the complete trick record, so it shares no logic
 with the solver's incremental scoring.
 """
+
 from __future__ import annotations
 
 import random
@@ -63,7 +64,7 @@ def final_difference(pos, future):
     ``future`` (a list of (leader, led card, followed card)) to trick 9."""
     totals = list(pos.card_points)
     won = list(pos.tricks_won)
-    two = list(pos.two_winner)        # per trick: seat that won it with a Two, or -1
+    two = list(pos.two_winner)  # per trick: seat that won it with a Two, or -1
     failed = list(pos.aces_failed)
     last_winner = None
     for leader, led, followed in future:
@@ -76,7 +77,7 @@ def final_difference(pos, future):
         won[winner] += 1
         two.append(winner if is_two(winning_card) else -1)
         for seat, c in ((leader, led), (follower, followed)):
-            if is_ace(c) and winner != seat:   # an Ace that did not win its trick
+            if is_ace(c) and winner != seat:  # an Ace that did not win its trick
                 failed[seat] = True
         last_winner = winner
     assert len(two) == 9 and sum(won) == 9
@@ -88,7 +89,7 @@ def final_difference(pos, future):
         elif declared == 4:
             totals[seat] += 12 if failed[seat] else 40
         if won[seat] == 9:
-            totals[seat] += 30                              # 1: Marc
+            totals[seat] += 30  # 1: Marc
 
     # s: the largest k <= 3 such that tricks 10-k..9 were all won with a Two
     # by the same player (two[i] is trick i+1).
@@ -98,14 +99,14 @@ def final_difference(pos, future):
         while s < 3 and two[8 - s] == two[8]:
             s += 1
     if two[0] != -1:
-        totals[two[0]] += 52                                # 2: trick 1
+        totals[two[0]] += 52  # 2: trick 1
     for t in range(2, 9):
-        if two[t - 1] != -1 and t < 10 - s:                 # 3: not in the last s
+        if two[t - 1] != -1 and t < 10 - s:  # 3: not in the last s
             totals[two[t - 1]] += 10
     if s > 0:
-        totals[two[8]] += {1: 26, 2: 52, 3: 78}[s]          # 4a, 4b, 4c
+        totals[two[8]] += {1: 26, 2: 52, 3: 78}[s]  # 4a, 4b, 4c
     else:
-        totals[last_winner] += 6                            # 5
+        totals[last_winner] += 6  # 5
     return totals[0] - totals[1] + pos.base_diff
 
 
@@ -139,8 +140,9 @@ def reference_move_values(pos):
         return value(hands, winner, -1, future + [(leader, led, c)])
 
     hands = list(pos.hands)
-    return {c: value_after(hands, pos.to_move, pos.lead_card, [], c)
-            for c in legal_cards(hands[pos.to_move], pos.lead_card)}
+    return {
+        c: value_after(hands, pos.to_move, pos.lead_card, [], c) for c in legal_cards(hands[pos.to_move], pos.lead_card)
+    }
 
 
 def reference_value(pos):
@@ -152,6 +154,7 @@ def reference_value(pos):
 # Random positions
 # ---------------------------------------------------------------------------
 
+
 def random_position(rng, remaining, mid_trick):
     """A random endgame with ``remaining`` tricks left (counting the current one).
 
@@ -162,7 +165,7 @@ def random_position(rng, remaining, mid_trick):
     td = 9 - remaining
     # History: trick winners, the last one leads now.
     if td and rng.random() < 0.3:
-        winners = [rng.randrange(2)] * td               # Marc still possible
+        winners = [rng.randrange(2)] * td  # Marc still possible
     else:
         winners = [rng.randrange(2) for _ in range(td)]
     leader = winners[-1] if td else rng.randrange(2)
@@ -189,8 +192,7 @@ def random_position(rng, remaining, mid_trick):
             if len(hands[leader]) < sizes[leader]:
                 hands[leader].append(c)
         suits_allowed = rng.sample(range(4), rng.randrange(1, 3))
-        pool = [c for c in deck if suit(c) in suits_allowed and not is_two(c)
-                and not any(c in h for h in hands)]
+        pool = [c for c in deck if suit(c) in suits_allowed and not is_two(c) and not any(c in h for h in hands)]
         while len(hands[1 - leader]) < sizes[1 - leader] and pool:
             hands[1 - leader].append(pool.pop())
     rest = [c for c in deck if not any(c in h for h in hands)]
@@ -249,9 +251,17 @@ def played_position(rng, remaining, mid_trick):
         lead_card = rng.choice(legal_cards(hands[leader], -1))
         hands[leader] &= ~(1 << lead_card)
         to_move = 1 - leader
-    return Position(hands=tuple(hands), to_move=to_move, lead_card=lead_card, tricks_done=9 - remaining,
-                    card_points=tuple(points), tricks_won=tuple(won), two_winner=tuple(two),
-                    aces_declared=tuple(declared), aces_failed=tuple(f and d > 0 for f, d in zip(failed, declared)))
+    return Position(
+        hands=tuple(hands),
+        to_move=to_move,
+        lead_card=lead_card,
+        tricks_done=9 - remaining,
+        card_points=tuple(points),
+        tricks_won=tuple(won),
+        two_winner=tuple(two),
+        aces_declared=tuple(declared),
+        aces_failed=tuple(f and d > 0 for f, d in zip(failed, declared)),
+    )
 
 
 def random_deal(rng):
@@ -260,12 +270,19 @@ def random_deal(rng):
     rng.shuffle(deck)
     return Position(
         hands=(sum(1 << c for c in deck[:9]), sum(1 << c for c in deck[9:18])),
-        to_move=0, lead_card=-1, tricks_done=0, card_points=(0, 0), tricks_won=(0, 0), two_winner=())
+        to_move=0,
+        lead_card=-1,
+        tricks_done=0,
+        card_points=(0, 0),
+        tricks_won=(0, 0),
+        two_winner=(),
+    )
 
 
 # ---------------------------------------------------------------------------
 # Exactness against the reference
 # ---------------------------------------------------------------------------
+
 
 def check_against_reference(pos, table):
     expected = reference_move_values(pos)
@@ -283,7 +300,7 @@ def check_against_reference(pos, table):
 )
 def test_matches_reference_minimax(remaining, count):
     rng = random.Random(1000 + remaining)
-    table = new_table(14)   # small table: also exercises replacement
+    table = new_table(14)  # small table: also exercises replacement
     for i in range(count):
         check_against_reference(random_position(rng, remaining, mid_trick=(i % 2 == 1)), table)
 
@@ -342,12 +359,20 @@ def test_batch_matches_single_solves():
 # Hand-built positions, worked out by hand
 # ---------------------------------------------------------------------------
 
+
 def test_marc_on_the_last_trick():
     # Seat 0 won tricks 1-8 and leads AS against 7C: it takes 6 card points,
     # wins all 9 tricks (Marc +30) and the last trick without a Two (+6).
     # 40 + 6 + 30 + 6 = 82 against 0.
-    pos = Position(hands=(mask("AS"), mask("7C")), to_move=0, lead_card=-1, tricks_done=8,
-                   card_points=(40, 0), tricks_won=(8, 0), two_winner=(-1,) * 8)
+    pos = Position(
+        hands=(mask("AS"), mask("7C")),
+        to_move=0,
+        lead_card=-1,
+        tricks_done=8,
+        card_points=(40, 0),
+        tricks_won=(8, 0),
+        two_winner=(-1,) * 8,
+    )
     assert reference_value(pos) == solve(pos) == 82
 
 
@@ -357,9 +382,15 @@ def test_two_led_and_won_on_the_last_trick():
     # 4a pays seat 1 26 and trick 7 (outside the run) pays seat 0 10
     # (bonus 3); no bonus 5.  Seat 1 also takes RC's 5 points.
     # (20 + 10) - (10 + 5 + 26) = -11.
-    pos = Position(hands=(mask("RC"), 0), to_move=0, lead_card=card("2S"), tricks_done=8,
-                   card_points=(20, 10), tricks_won=(4, 4),
-                   two_winner=(-1, -1, -1, -1, -1, -1, 0, -1))
+    pos = Position(
+        hands=(mask("RC"), 0),
+        to_move=0,
+        lead_card=card("2S"),
+        tricks_done=8,
+        card_points=(20, 10),
+        tricks_won=(4, 4),
+        two_winner=(-1, -1, -1, -1, -1, -1, 0, -1),
+    )
     assert reference_value(pos) == solve(pos) == -11
 
 
@@ -367,8 +398,15 @@ def test_bonus_4b_and_4c():
     # Seat 1 leads 2S then 2C; seat 0 only has Denari and must discard:
     # tricks 8 and 9 are won with Twos by seat 1.  No card points move.
     # Trick 7 not won with a Two: s = 2, 4b: 30 - (20 + 52) = -42.
-    pos = Position(hands=(mask("7D", "8D"), mask("2S", "2C")), to_move=1, lead_card=-1,
-                   tricks_done=7, card_points=(30, 20), tricks_won=(4, 3), two_winner=(-1,) * 7)
+    pos = Position(
+        hands=(mask("7D", "8D"), mask("2S", "2C")),
+        to_move=1,
+        lead_card=-1,
+        tricks_done=7,
+        card_points=(30, 20),
+        tricks_won=(4, 3),
+        two_winner=(-1,) * 7,
+    )
     assert reference_value(pos) == solve(pos) == -42
     # Seat 1 also won trick 7 with a Two: s = 3, 4c: 30 - (20 + 78) = -68
     # (trick 7 is inside the run, so no bonus 3 for it).
@@ -376,8 +414,15 @@ def test_bonus_4b_and_4c():
     assert reference_value(pos) == solve(pos) == -68
     # Three tricks left: seat 1 leads 2S, 2C and 2D into seat 0's Bastoni and
     # wins tricks 7, 8 and 9 with Twos: s = 3, 4c: 30 - (20 + 78) = -68.
-    pos3 = Position(hands=(mask("7B", "8B", "9B"), mask("2S", "2C", "2D")), to_move=1, lead_card=-1,
-                    tricks_done=6, card_points=(30, 20), tricks_won=(3, 3), two_winner=(-1,) * 6)
+    pos3 = Position(
+        hands=(mask("7B", "8B", "9B"), mask("2S", "2C", "2D")),
+        to_move=1,
+        lead_card=-1,
+        tricks_done=6,
+        card_points=(30, 20),
+        tricks_won=(3, 3),
+        two_winner=(-1,) * 6,
+    )
     assert reference_value(pos3) == solve(pos3) == -68
     # (Seat 0 cannot have won trick 7 with a Two here: seat 1 leads trick 8,
     # so seat 1 won trick 7.  Two-wins in consecutive tricks always belong to
@@ -388,15 +433,29 @@ def test_ace_thrown_off_suit_breaks_the_declaration():
     # Seat 1 declared 3 Aces (intact). Seat 0 leads 7S; seat 1 has only AC and
     # must throw it: the Ace loses, so the declaration is worth 6, not 30.
     # Seat 0: 30 + 6 (the Ace) + 6 (bonus 5) = 42; seat 1: 30 + 6 = 36.
-    pos = Position(hands=(mask("7S"), mask("AC")), to_move=0, lead_card=-1, tricks_done=8,
-                   card_points=(30, 30), tricks_won=(5, 3), two_winner=(-1,) * 8,
-                   aces_declared=(0, 3))
+    pos = Position(
+        hands=(mask("7S"), mask("AC")),
+        to_move=0,
+        lead_card=-1,
+        tricks_done=8,
+        card_points=(30, 30),
+        tricks_won=(5, 3),
+        two_winner=(-1,) * 8,
+        aces_declared=(0, 3),
+    )
     assert reference_value(pos) == solve(pos) == 6
     # Had seat 1 led the Ace instead, it would have won: 30 + 6 + 6 + 30
     # for seat 1 against 30 for seat 0.
-    pos2 = Position(hands=(mask("7S"), mask("AC")), to_move=1, lead_card=-1, tricks_done=8,
-                    card_points=(30, 30), tricks_won=(4, 4), two_winner=(-1,) * 8,
-                    aces_declared=(0, 3))
+    pos2 = Position(
+        hands=(mask("7S"), mask("AC")),
+        to_move=1,
+        lead_card=-1,
+        tricks_done=8,
+        card_points=(30, 30),
+        tricks_won=(4, 4),
+        two_winner=(-1,) * 8,
+        aces_declared=(0, 3),
+    )
     assert reference_value(pos2) == solve(pos2) == 30 - 72
 
 
@@ -406,8 +465,15 @@ def test_save_the_two_for_the_last_trick():
     # then AC wins trick 9 (6 points, bonus 5: +6): 22.  Leading AC first
     # (seat 1 must follow with 7C: +6) and then 2S wins trick 9 with a Two:
     # s = 1, 4a: +26, so 32.  Final: 20 + 32 - 25 = 27, or 17 after 2S.
-    pos = Position(hands=(mask("2S", "AC"), mask("7C", "8D")), to_move=0, lead_card=-1,
-                   tricks_done=7, card_points=(20, 25), tricks_won=(4, 3), two_winner=(-1,) * 7)
+    pos = Position(
+        hands=(mask("2S", "AC"), mask("7C", "8D")),
+        to_move=0,
+        lead_card=-1,
+        tricks_done=7,
+        card_points=(20, 25),
+        tricks_won=(4, 3),
+        two_winner=(-1,) * 7,
+    )
     assert reference_move_values(pos) == solve_moves(pos) == {card("2S"): 17, card("AC"): 27}
     # With a Marc alive (seat 0 won tricks 1-7) both lines add 30.
     pos.tricks_won = (7, 0)
@@ -416,19 +482,44 @@ def test_save_the_two_for_the_last_trick():
 
 def test_trick_one_two_bonus_in_history():
     # Trick 1 was won with a Two by seat 1: +52 for it, whatever follows.
-    pos = Position(hands=(mask("AS"), mask("7S")), to_move=0, lead_card=-1, tricks_done=8,
-                   card_points=(0, 0), tricks_won=(7, 1), two_winner=(1,) + (-1,) * 7)
+    pos = Position(
+        hands=(mask("AS"), mask("7S")),
+        to_move=0,
+        lead_card=-1,
+        tricks_done=8,
+        card_points=(0, 0),
+        tricks_won=(7, 1),
+        two_winner=(1,) + (-1,) * 7,
+    )
     # Seat 0 wins trick 9: 6 points + 6 (bonus 5); seat 1 has 52.
     assert reference_value(pos) == solve(pos) == 12 - 52
 
 
 def test_invalid_positions_are_rejected():
     with pytest.raises(ValueError):
-        solve(Position(hands=(mask("AS"), mask("AS")), to_move=0, lead_card=-1, tricks_done=8,
-                       card_points=(0, 0), tricks_won=(8, 0), two_winner=(-1,) * 8))
+        solve(
+            Position(
+                hands=(mask("AS"), mask("AS")),
+                to_move=0,
+                lead_card=-1,
+                tricks_done=8,
+                card_points=(0, 0),
+                tricks_won=(8, 0),
+                two_winner=(-1,) * 8,
+            )
+        )
     with pytest.raises(ValueError):
-        solve(Position(hands=(mask("AS", "7S"), mask("8S")), to_move=0, lead_card=-1, tricks_done=8,
-                       card_points=(0, 0), tricks_won=(8, 0), two_winner=(-1,) * 8))
+        solve(
+            Position(
+                hands=(mask("AS", "7S"), mask("8S")),
+                to_move=0,
+                lead_card=-1,
+                tricks_done=8,
+                card_points=(0, 0),
+                tricks_won=(8, 0),
+                two_winner=(-1,) * 8,
+            )
+        )
 
 
 def test_marc_by_the_player_who_follows_to_trick_one():
@@ -438,9 +529,17 @@ def test_marc_by_the_player_who_follows_to_trick_one():
     # seat 0 (no spade) cannot follow: a Two wins trick 9 (s = 1, 4a).
     # Seat 1: 36 card points + 30 (Marc) + 26 (4a) = 92, the most possible.
     pos = Position(
-        hands=(mask("2C", "7C", "8C", "9C", "TC", "2D", "7D", "8D", "9D"),
-               mask("BC", "CC", "RC", "AC", "BD", "CD", "RD", "AD", "2S")),
-        to_move=0, lead_card=-1, tricks_done=0, card_points=(0, 0), tricks_won=(0, 0), two_winner=())
+        hands=(
+            mask("2C", "7C", "8C", "9C", "TC", "2D", "7D", "8D", "9D"),
+            mask("BC", "CC", "RC", "AC", "BD", "CD", "RD", "AD", "2S"),
+        ),
+        to_move=0,
+        lead_card=-1,
+        tricks_done=0,
+        card_points=(0, 0),
+        tricks_won=(0, 0),
+        two_winner=(),
+    )
     assert solve(pos) == -92
 
 

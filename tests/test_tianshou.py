@@ -1,6 +1,7 @@
 """Tianshou takes the PettingZoo environments as they are: its Collector
 plays whole Bulka sessions (and parties in token rewards) with masked
 random policies, and each agent's return is its token balance."""
+
 import numpy as np
 import pytest
 
@@ -35,8 +36,9 @@ def collect(make_env, episodes: int, seed: int) -> tuple[np.ndarray, list]:
     Recording.finals = []
     Recording.advised = []
     env = Recording(make_env())
-    policy = MultiAgentPolicy({a: MARLRandomDiscreteMaskedOffPolicyAlgorithm(env.action_space).policy
-                               for a in env.agents})
+    policy = MultiAgentPolicy(
+        {a: MARLRandomDiscreteMaskedOffPolicyAlgorithm(env.action_space).policy for a in env.agents}
+    )
     venv = DummyVectorEnv([lambda: env])
     venv.seed(seed)
     np.random.seed(seed)  # the random policies draw from numpy's global generator
@@ -47,8 +49,9 @@ def collect(make_env, episodes: int, seed: int) -> tuple[np.ndarray, list]:
 
 @pytest.mark.parametrize("n_players,parties", [(2, 20), (3, 6)])
 def test_bulka_session_returns_are_balances(n_players, parties):
-    returns, finals = collect(lambda: bulka_v0.env(n_players=n_players, max_parties=parties), episodes=4,
-                              seed=n_players)
+    returns, finals = collect(
+        lambda: bulka_v0.env(n_players=n_players, max_parties=parties), episodes=4, seed=n_players
+    )
     assert returns.shape == (4, n_players)
     assert np.allclose(returns, np.asarray(finals[:4], dtype=float))
     assert np.allclose(returns.sum(axis=1), 0.0)  # tokens only change hands; the Bulka is split at the end

@@ -4,6 +4,7 @@ test_selfplay_adapters.py): observations, masks, full deals and results
 equal to the reference engine's, the torch forward pass and batched
 sampling, the SB3 VecEnv API with action_masks(), a short MaskablePPO run,
 and a network opponent batched."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -19,8 +20,7 @@ def test_games_follow_the_reference_engine():
     # Against a per-game player each game keeps a reference Partie: the
     # observations, masks, full deals and results must equal the reference engine's.
     n = 16
-    env = BatchedSelfPlayVecEnv(n, pool={"rule": 1.0}, reward_mode="win", seed=11, alifer_value="zero",
-                                full_deal=True)
+    env = BatchedSelfPlayVecEnv(n, pool={"rule": 1.0}, reward_mode="win", seed=11, alifer_value="zero", full_deal=True)
     rng = np.random.default_rng(0)
     obs = env.reset()
     ends, episodes = set(), 0
@@ -75,8 +75,16 @@ def test_vec_env_api_and_short_maskable_ppo_run(tmp_path):
 
     venv = VecMonitor(BatchedSelfPlayVecEnv(32, pool={"self": 0.5, "random": 0.5}, seed=0))
     assert is_masking_supported(venv)
-    model = MaskablePPO("MlpPolicy", venv, n_steps=16, batch_size=128, n_epochs=1, seed=0, device="cpu",
-                        policy_kwargs=dict(net_arch=[32]))
+    model = MaskablePPO(
+        "MlpPolicy",
+        venv,
+        n_steps=16,
+        batch_size=128,
+        n_epochs=1,
+        seed=0,
+        device="cpu",
+        policy_kwargs=dict(net_arch=[32]),
+    )
     cb = SelfPlayCallback(snapshot_every=256, activation="tanh")
     model.learn(1024, callback=cb)
     assert model.num_timesteps >= 1024 and cb.n_snapshots >= 2
@@ -92,9 +100,25 @@ def test_train_runs_on_the_batched_vec_env_by_default(tmp_path):
     from trappola.train.sb3.vec import make_vec_env
 
     assert TrainConfig().vec_env == "batched"
-    cfg = load_config(None, ["n_envs=8", "n_steps=16", "batch_size=64", "n_epochs=1", "total_timesteps=256",
-                             "net_arch=[32]", "bc=false", "eval_every=128", "eval_deals=2", "snapshot_every=64",
-                             "checkpoint_every=0", "progress_bar=false", f"out_dir={tmp_path}", "run_name=b"])
+    cfg = load_config(
+        None,
+        [
+            "n_envs=8",
+            "n_steps=16",
+            "batch_size=64",
+            "n_epochs=1",
+            "total_timesteps=256",
+            "net_arch=[32]",
+            "bc=false",
+            "eval_every=128",
+            "eval_deals=2",
+            "snapshot_every=64",
+            "checkpoint_every=0",
+            "progress_bar=false",
+            f"out_dir={tmp_path}",
+            "run_name=b",
+        ],
+    )
     venv = make_vec_env(cfg)
     assert isinstance(venv.venv, BatchedSelfPlayVecEnv) and venv.num_envs == 8
     summary = train(cfg, log=lambda m: None)

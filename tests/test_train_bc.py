@@ -1,5 +1,6 @@
 """Behaviour cloning: the teacher data are legal, reproducible whatever the
 number of workers, Alifers carry the replay value, and cloning fits them."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -42,9 +43,15 @@ def test_clone_fits_the_teacher(data):
 
     from trappola.train.sb3.selfplay_env import SelfPlayEnv
 
-    model = MaskablePPO("MlpPolicy", DummyVecEnv([lambda: SelfPlayEnv(pool={"random": 1.0}, seed=0)]),
-                        n_steps=32, batch_size=32, seed=0, device="cpu",
-                        policy_kwargs=dict(net_arch=dict(pi=[64], vf=[64])))
+    model = MaskablePPO(
+        "MlpPolicy",
+        DummyVecEnv([lambda: SelfPlayEnv(pool={"random": 1.0}, seed=0)]),
+        n_steps=32,
+        batch_size=32,
+        seed=0,
+        device="cpu",
+        policy_kwargs=dict(net_arch=dict(pi=[64], vf=[64])),
+    )
     first = clone(model, data, epochs=1, batch_size=128, learning_rate=1e-3, log=lambda m: None)
     later = clone(model, data, epochs=6, batch_size=128, learning_rate=1e-3, log=lambda m: None)
     assert later["ce"] < first["ce"] and later["acc"] > first["acc"] and later["acc"] > 0.5

@@ -1,5 +1,6 @@
 """What training logs from the evaluator: the figures of a duplicate
 ``head_to_head`` and the pool member an opponent name belongs to."""
+
 from __future__ import annotations
 
 import pytest

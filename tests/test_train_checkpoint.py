@@ -1,5 +1,6 @@
 """Checkpoints: round trip with metadata, and each refusal (missing,
 corrupt, not ours, incompatible layout or action table)."""
+
 from __future__ import annotations
 
 import json
@@ -30,8 +31,15 @@ def tiny_model():
     from trappola.train.sb3.selfplay_env import SelfPlayEnv
 
     env = DummyVecEnv([lambda: SelfPlayEnv(pool={"random": 1.0}, seed=0)])
-    model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=32, seed=0, device="cpu",
-                        policy_kwargs=dict(net_arch=dict(pi=[16, 8], vf=[16])))
+    model = MaskablePPO(
+        "MlpPolicy",
+        env,
+        n_steps=32,
+        batch_size=32,
+        seed=0,
+        device="cpu",
+        policy_kwargs=dict(net_arch=dict(pi=[16, 8], vf=[16])),
+    )
     model.num_timesteps = 1234
     return model
 
@@ -112,12 +120,15 @@ def test_foreign_zip_refused(tiny_model, tmp_path):
         load_policy(plain)
 
 
-@pytest.mark.parametrize("part, key, value, message", [
-    ("observation", "dim", 300, "observation layout dim"),
-    ("observation", "hash", "0000", "observation layout hash"),
-    ("observation", "version", "v9", "observation layout version"),
-    ("actions", "hash", "ffff", "action table"),
-])
+@pytest.mark.parametrize(
+    "part, key, value, message",
+    [
+        ("observation", "dim", 300, "observation layout dim"),
+        ("observation", "hash", "0000", "observation layout hash"),
+        ("observation", "version", "v9", "observation layout version"),
+        ("actions", "hash", "ffff", "action table"),
+    ],
+)
 def test_incompatible_layout_refused(saved, part, key, value, message):
     meta = read_metadata(saved)
     meta["signature"][part][key] = value
@@ -220,9 +231,14 @@ def test_action_head_of_the_wrong_size_refused(saved):
         load_policy(saved)
 
 
-@pytest.mark.parametrize("key, value", [("action_net.weight", float("nan")),
-                                        ("mlp_extractor.policy_net.0.bias", float("inf")),
-                                        ("value_net.bias", float("nan"))])
+@pytest.mark.parametrize(
+    "key, value",
+    [
+        ("action_net.weight", float("nan")),
+        ("mlp_extractor.policy_net.0.bias", float("inf")),
+        ("value_net.bias", float("nan")),
+    ],
+)
 def test_non_finite_weights_refused(saved, key, value):
     def poison(state):
         state[key].view(-1)[0] = value

@@ -1,6 +1,7 @@
 """``trappola train``: its options are the config's fields, for both
 trainers: ``--help`` shows each field's help, a bad value is refused in one
 line naming the field, and a removed setting is an unknown key."""
+
 from __future__ import annotations
 
 from dataclasses import fields
@@ -37,16 +38,19 @@ def test_a_subclass_changes_a_default_and_keeps_the_help(capsys):
     assert "decisions sampled, all seats together" in field_help(RLlibConfig, "total_timesteps")
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--gamma", "1.5"], "gamma must be in (0, 1]"),
-    (["--n_envs=0"], "n_envs must be >= 1, got 0"),
-    (["seed=abc"], "config key 'seed' expects int, got 'abc'"),
-    (["--vec_env", "gpu"], "vec_env must be one of ('batched', 'subproc', 'dummy'), got 'gpu'"),
-    (["--config", "rllib_selfplay", "--league_size", "0"], "league_size must be >= 1, got 0"),
-    (["--config", "rllib_selfplay", "env=chess"], "env must be one of ('trappola_v0', 'bulka_v0'), got 'chess'"),
-    (["--config", "rllib_selfplay", "eval_opponent=nobody"], "eval_opponent: unknown player 'nobody'"),
-    (["--config", "rllib_selfplay", "--ent_coef", "-1"], "ent_coef must be >= 0, got -1.0"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--gamma", "1.5"], "gamma must be in (0, 1]"),
+        (["--n_envs=0"], "n_envs must be >= 1, got 0"),
+        (["seed=abc"], "config key 'seed' expects int, got 'abc'"),
+        (["--vec_env", "gpu"], "vec_env must be one of ('batched', 'subproc', 'dummy'), got 'gpu'"),
+        (["--config", "rllib_selfplay", "--league_size", "0"], "league_size must be >= 1, got 0"),
+        (["--config", "rllib_selfplay", "env=chess"], "env must be one of ('trappola_v0', 'bulka_v0'), got 'chess'"),
+        (["--config", "rllib_selfplay", "eval_opponent=nobody"], "eval_opponent: unknown player 'nobody'"),
+        (["--config", "rllib_selfplay", "--ent_coef", "-1"], "ent_coef must be >= 0, got -1.0"),
+    ],
+)
 def test_a_bad_value_is_refused_in_one_line_naming_the_field(capsys, argv, message):
     assert main(["train", *argv]) == 2
     err = capsys.readouterr().err

@@ -1,12 +1,27 @@
 """``make demo``'s function, shrunk to seconds: it trains, then prints the
 Bulka-session table of the new checkpoint, the shipped one, rule and random."""
+
 from __future__ import annotations
 
 from trappola.train.demo import run_demo
 
-TINY = {"bc_deals": 30, "bc_epochs": 1, "total_timesteps": 256, "n_envs": 2, "vec_env": "dummy", "n_steps": 64,
-        "batch_size": 64, "n_epochs": 1, "net_arch": [32], "eval_every": 256, "eval_deals": 3, "snapshot_every": 128,
-        "checkpoint_every": 256, "progress_bar": False, "tensorboard": False}
+TINY = {
+    "bc_deals": 30,
+    "bc_epochs": 1,
+    "total_timesteps": 256,
+    "n_envs": 2,
+    "vec_env": "dummy",
+    "n_steps": 64,
+    "batch_size": 64,
+    "n_epochs": 1,
+    "net_arch": [32],
+    "eval_every": 256,
+    "eval_deals": 3,
+    "snapshot_every": 128,
+    "checkpoint_every": 256,
+    "progress_bar": False,
+    "tensorboard": False,
+}
 
 
 def test_demo_trains_then_prints_the_session_table(tmp_path, capsys):

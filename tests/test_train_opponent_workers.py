@@ -1,4 +1,5 @@
 """Per-game opponents played in worker processes (``opponent_workers``)."""
+
 from __future__ import annotations
 
 import multiprocessing
@@ -24,17 +25,23 @@ def play(workers: int, pool: dict, players: dict | None = None, steps: int = 60,
     try:
         for _ in range(steps):
             obs, r, d, infos = env.step(np.array([rng.choice(np.flatnonzero(m)) for m in env.action_masks()]))
-            out.append((obs.tobytes(), r.tobytes(), d.tobytes(),
-                        [(i.get("opponent"), i.get("result"), i.get("points_diff")) for i in infos]))
+            out.append(
+                (
+                    obs.tobytes(),
+                    r.tobytes(),
+                    d.tobytes(),
+                    [(i.get("opponent"), i.get("result"), i.get("points_diff")) for i in infos],
+                )
+            )
     finally:
         env.close()
     return out
 
 
-
 def opponent_workers_alive() -> list:
     """This process's live opponent workers, found by the name their error messages use."""
     return [p for p in multiprocessing.active_children() if p.name.startswith("opponent worker")]
+
 
 def test_workers_play_the_same_games_as_this_process_for_a_deterministic_player():
     # ``Lowest`` draws nothing at random, so where the games are played must not matter.

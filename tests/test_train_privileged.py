@@ -1,5 +1,6 @@
 """The privileged critic: the critic reads the whole deal, the actor only
 the trappola_v0 observation, and what is shipped for play is the actor."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -25,8 +26,15 @@ from test_train_smoke import TINY
 @pytest.fixture(scope="module")
 def model():
     env = SelfPlayEnv(pool={"random": 1.0}, seed=3, privileged=True)
-    return MaskablePPO(PrivilegedCriticPolicy, env, n_steps=64, batch_size=32, seed=0, device="cpu",
-                       policy_kwargs=dict(net_arch=dict(pi=[32], vf=[32]), activation_fn=torch.nn.ReLU))
+    return MaskablePPO(
+        PrivilegedCriticPolicy,
+        env,
+        n_steps=64,
+        batch_size=32,
+        seed=0,
+        device="cpu",
+        policy_kwargs=dict(net_arch=dict(pi=[32], vf=[32]), activation_fn=torch.nn.ReLU),
+    )
 
 
 def batch(seed: int, n: int = 8) -> torch.Tensor:
@@ -105,14 +113,24 @@ def test_the_batched_env_appends_the_same_full_deal():
         np.testing.assert_array_equal(b, np.concatenate([a, full], axis=1))
         for x, y in zip(ended_a, ended_b):
             np.testing.assert_array_equal(
-                y["terminal_observation"], np.concatenate([x["terminal_observation"], x["terminal_full_deal"]]))
+                y["terminal_observation"], np.concatenate([x["terminal_observation"], x["terminal_full_deal"]])
+            )
 
 
 @pytest.mark.parametrize("vec_env", ["dummy", "batched"])
 def test_a_privileged_run_ships_an_actor_the_policy_player_plays(tmp_path, vec_env):
-    cfg = load_config(None, TINY + [f"out_dir={tmp_path}", "run_name=priv", "privileged_critic=true",
-                                    f"vec_env={vec_env}",
-                                    "eval_search_deals=2", "eval_search_opponent=pimc:samples=2"])
+    cfg = load_config(
+        None,
+        TINY
+        + [
+            f"out_dir={tmp_path}",
+            "run_name=priv",
+            "privileged_critic=true",
+            f"vec_env={vec_env}",
+            "eval_search_deals=2",
+            "eval_search_opponent=pimc:samples=2",
+        ],
+    )
     summary = train(cfg, log=lambda m: None)
     policy, meta = load_policy(summary["final"])
     assert policy.obs_dim == OBS_SIZE and meta["config"]["privileged_critic"] is True

@@ -1,6 +1,7 @@
 """The learned Pro decision: features of both decision views, the
 threshold family, serialisation, the policy player's use of it, and a
 small simulated-session comparison."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -17,9 +18,17 @@ from trappola.train.pro.rollouts import pro_advantages
 
 
 def view(bulka, parties_left=30, stake_multiple=1, multiplier=1):
-    return ProView(player=0, players=("a", "b", "c", "d"), balances=(0, 0, 0, 0), streaks=(2, 0, 0, 0),
-                   bulka=bulka, opponent="rule", multiplier=multiplier, stake_multiple=stake_multiple,
-                   parties_left=parties_left)
+    return ProView(
+        player=0,
+        players=("a", "b", "c", "d"),
+        balances=(0, 0, 0, 0),
+        streaks=(2, 0, 0, 0),
+        bulka=bulka,
+        opponent="rule",
+        multiplier=multiplier,
+        stake_multiple=stake_multiple,
+        parties_left=parties_left,
+    )
 
 
 def decision(bulka, extra_stake=10, parties_left=30):
@@ -149,8 +158,29 @@ def test_cli_trains_compares_and_writes_the_table(tmp_path, capsys):
     from trappola.train.pro.__main__ import main
 
     out = tmp_path / "pro.json"
-    assert main(["--rate-parties", "20", "--scan-sessions", "3", "--test-sessions", "4", "--baseline-sessions", "2",
-                 "--parties", "6", "--workers", "1", "--thresholds", "3,5", "--json", str(out)]) == 0
+    assert (
+        main(
+            [
+                "--rate-parties",
+                "20",
+                "--scan-sessions",
+                "3",
+                "--test-sessions",
+                "4",
+                "--baseline-sessions",
+                "2",
+                "--parties",
+                "6",
+                "--workers",
+                "1",
+                "--thresholds",
+                "3,5",
+                "--json",
+                str(out),
+            ]
+        )
+        == 0
+    )
     saved = json.loads(out.read_text())
     best = max(saved["scan"], key=saved["scan"].get)
     assert set(saved["table"]) == {"learned", "always", "never", f"threshold:{float(best):g}"}

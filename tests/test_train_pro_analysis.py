@@ -1,14 +1,24 @@
 """The Pro-decision analysis: paired-rollout records, the cell table, the
 cross-fitted gain of a cell rule over "always declare" and the detectable
 gain of a session comparison."""
+
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
 from trappola.train.pro.bench import SessionBench
-from trappola.train.pro.analysis import (FIELDS, OneTable, as_arrays, collect, cross_fitted_gain, detectable_gain,
-                                         load, save, table)
+from trappola.train.pro.analysis import (
+    FIELDS,
+    OneTable,
+    as_arrays,
+    collect,
+    cross_fitted_gain,
+    detectable_gain,
+    load,
+    save,
+    table,
+)
 
 
 def records(rows):
@@ -36,14 +46,24 @@ def test_cross_fitted_gain_finds_the_cell_where_waiting_pays():
 
 def test_cross_fitted_gain_of_pure_noise_is_about_zero():
     rng = np.random.default_rng(3)
-    rows = [(s, float(rng.uniform(2, 60)), int(rng.integers(1, 60)), str(rng.choice(["rule", "random"])),
-             str(rng.choice(["rule", "random"])), float(rng.standard_normal() * 10)) for s in range(400)
-            for _ in range(4)]
+    rows = [
+        (
+            s,
+            float(rng.uniform(2, 60)),
+            int(rng.integers(1, 60)),
+            str(rng.choice(["rule", "random"])),
+            str(rng.choice(["rule", "random"])),
+            float(rng.standard_normal() * 10),
+        )
+        for s in range(400)
+        for _ in range(4)
+    ]
     cf = cross_fitted_gain(records(rows), repeats=10)
     assert abs(cf["gain"]) < 3 * cf["se"]
     # With the advantage positive everywhere, the cell rule is "always declare".
     assert cross_fitted_gain(synthetic(+1.0), repeats=3) == pytest.approx(
-        {"gain": 0.0, "se": 0.0, "declined_share": 0.0, "sessions": 200, "repeats": 3})
+        {"gain": 0.0, "se": 0.0, "declined_share": 0.0, "sessions": 200, "repeats": 3}
+    )
 
 
 def test_table_groups_offers_by_challenger_next_and_bulka():

@@ -1,5 +1,6 @@
 """The shipped Pro decision: one-partie lookahead on learned win rates
 (agents/pro_learned.py, learned by train/pro/lookahead.py), and the public information it reads."""
+
 from __future__ import annotations
 
 import pytest
@@ -33,8 +34,7 @@ def test_waits_for_an_easier_next_challenger_only_while_the_bulka_is_small(bulka
     assert RATES.decide(offer(bulka)) is declares
 
 
-@pytest.mark.parametrize("challenger, nxt", [("random", "rule"), ("rule", "rule#2"), ("pimc", "bot"),
-                                             ("rule", None)])
+@pytest.mark.parametrize("challenger, nxt", [("random", "rule"), ("rule", "rule#2"), ("pimc", "bot"), ("rule", None)])
 def test_declares_unless_the_next_challenger_is_easier(challenger, nxt):
     # A harder or equal next challenger (or an unknown one: the default rate both times) never
     # makes waiting pay.
@@ -47,8 +47,16 @@ def test_declares_when_no_partie_follows():
 
 
 def test_reads_proview_and_prodecision_alike():
-    view = ProView(player=0, players=("me", "rule", "random", "x"), balances=(0,) * 4, streaks=(2, 0, 0, 0),
-                   bulka=40, opponent="rule:declare=never", next_opponent="random#2", parties_left=30)
+    view = ProView(
+        player=0,
+        players=("me", "rule", "random", "x"),
+        balances=(0,) * 4,
+        streaks=(2, 0, 0, 0),
+        bulka=40,
+        opponent="rule:declare=never",
+        next_opponent="random#2",
+        parties_left=30,
+    )
     assert matchup(view) == ("rule:declare=never", "random#2")
     assert RATES.values(view) == RATES.values(offer(40))
     assert opponent_kind("rule:declare=never") == "rule" and opponent_kind("random#2") == "random"
@@ -66,12 +74,14 @@ def test_serialisation_dispatch_and_validation():
 
 
 def test_measured_win_rates_order_the_opponents():
-    rates = measure_win_rates(make_player("rule"), {"random": make_player("random"), "rule": make_player("rule")},
-                              parties=150, seed=1)
+    rates = measure_win_rates(
+        make_player("rule"), {"random": make_player("random"), "rule": make_player("rule")}, parties=150, seed=1
+    )
     assert set(rates) == {"random", "rule"}
     assert rates["random"] > 0.7 > rates["rule"] > 0.3
-    assert rates == measure_win_rates(make_player("rule"), {"random": make_player("random"),
-                                                            "rule": make_player("rule")}, parties=150, seed=1)
+    assert rates == measure_win_rates(
+        make_player("rule"), {"random": make_player("random"), "rule": make_player("rule")}, parties=150, seed=1
+    )
     with pytest.raises(ValueError, match="positive"):
         measure_win_rates(make_player("rule"), {}, parties=0)
 
@@ -106,9 +116,27 @@ def test_shipped_model_holds_a_lookahead_pro_policy():
     # Learned by play: the model beats `random` far more often than `rule`, so it waits for a
     # `random` challenger behind a `rule` one while the Bulka is small, and declares otherwise.
     assert pro.win_rates["random"] > pro.win_rates["rule"] > 0.5
-    assert not player.decide_pro(ProView(player=0, players=("policy", "rule", "random", "rule#2"),
-                                         balances=(0,) * 4, streaks=(2, 0, 0, 0), bulka=40, opponent="rule",
-                                         next_opponent="random", parties_left=30))
-    assert player.decide_pro(ProView(player=0, players=("policy", "rule", "random", "rule#2"),
-                                     balances=(0,) * 4, streaks=(2, 0, 0, 0), bulka=40, opponent="random",
-                                     next_opponent="rule", parties_left=30))
+    assert not player.decide_pro(
+        ProView(
+            player=0,
+            players=("policy", "rule", "random", "rule#2"),
+            balances=(0,) * 4,
+            streaks=(2, 0, 0, 0),
+            bulka=40,
+            opponent="rule",
+            next_opponent="random",
+            parties_left=30,
+        )
+    )
+    assert player.decide_pro(
+        ProView(
+            player=0,
+            players=("policy", "rule", "random", "rule#2"),
+            balances=(0,) * 4,
+            streaks=(2, 0, 0, 0),
+            bulka=40,
+            opponent="random",
+            next_opponent="rule",
+            parties_left=30,
+        )
+    )

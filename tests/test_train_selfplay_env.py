@@ -2,6 +2,7 @@
 it shares with the other adapters are tested in test_selfplay_adapters.py):
 the gymnasium and SB3 checkers, seeded resets, illegal actions, a step
 after the end."""
+
 from __future__ import annotations
 
 import numpy as np

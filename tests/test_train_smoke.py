@@ -1,5 +1,6 @@
 """A tiny end-to-end training run (a few hundred steps): files, metadata,
 best model, resume, and that a fixed seed reproduces the run."""
+
 from __future__ import annotations
 
 import json
@@ -12,9 +13,24 @@ from trappola.train.config_file import load_config
 from trappola.train.sb3.ppo_selfplay import train
 from trappola.train.train_command import cli_main
 
-TINY = ["n_envs=2", "vec_env=dummy", "n_steps=64", "batch_size=64", "n_epochs=1", "total_timesteps=256",
-        "net_arch=[32]", "bc_deals=30", "bc_epochs=1", "bc_batch_size=64", "eval_every=128", "eval_deals=3",
-        "snapshot_every=64", "checkpoint_every=128", "progress_bar=false", "max_minutes=0"]
+TINY = [
+    "n_envs=2",
+    "vec_env=dummy",
+    "n_steps=64",
+    "batch_size=64",
+    "n_epochs=1",
+    "total_timesteps=256",
+    "net_arch=[32]",
+    "bc_deals=30",
+    "bc_epochs=1",
+    "bc_batch_size=64",
+    "eval_every=128",
+    "eval_deals=3",
+    "snapshot_every=64",
+    "checkpoint_every=128",
+    "progress_bar=false",
+    "max_minutes=0",
+]
 
 
 def tiny(tmp_path, name, *extra):
@@ -59,8 +75,7 @@ def test_same_seed_reproduces_the_run(runs):
 
 def test_resume_continues_from_checkpoint(runs, tmp_path):
     tmp, a, _ = runs
-    cfg = tiny(tmp_path, "resumed", f"resume={tmp / 'a' / 'final.zip'}", "total_timesteps=128",
-               "keep_checkpoints=true")
+    cfg = tiny(tmp_path, "resumed", f"resume={tmp / 'a' / 'final.zip'}", "total_timesteps=128", "keep_checkpoints=true")
     out = train(cfg, log=lambda m: None)
     assert out["timesteps"] >= a["timesteps"] + 128
     kept = sorted((tmp_path / "resumed" / "checkpoints").glob("*.zip"))  # the learning curve's checkpoints

@@ -4,6 +4,7 @@ malformed deals, what an agent may see, seeding and rendering.
 
 PettingZoo's max_cycles_test does not apply: the env has no max_cycles (a
 partie ends by itself within 9 tricks)."""
+
 import random
 import subprocess
 import sys
@@ -46,8 +47,28 @@ S1_DE = "2S 7S 8S BS CS AC BB CB RB"
 # Tokens (stake 10 * stake_multiple * m each): the dealer pays the
 # challenger 5 units for the Figura; the last-trick bonus costs nothing.
 #   ch: -10 + 5 = -5,  de: -10 - 5 = -15   (times stake_multiple * m)
-S1 = ["declare Figura Re", "AS", "2S", "RS", "ask Manko", "CS", "RC", "AC", "BB", "7D", "7S", "8D",
-      "8S", "9D", "BS", "TD", "CB", "RD", "RB", "2C"]
+S1 = [
+    "declare Figura Re",
+    "AS",
+    "2S",
+    "RS",
+    "ask Manko",
+    "CS",
+    "RC",
+    "AC",
+    "BB",
+    "7D",
+    "7S",
+    "8D",
+    "8S",
+    "9D",
+    "BS",
+    "TD",
+    "CB",
+    "RD",
+    "RB",
+    "2C",
+]
 S1_DEAL = make_deal_spec(S1_CH, S1_DE)
 
 # ---------------------------------------------------------------- partie T1
@@ -59,8 +80,7 @@ T1_DE = "8B CD 9C AC BC TD CB 7C 8S"
 #  3: de 9C, ch CC -> ch (4)     6: ch 2D, de TD -> de (0)      9: de CB, ch AD -> de (4 + 6)
 # ch 4 + 7 + 12 = 23; de 4 + 3 + 10 = 17 + 6 (last trick) = 23: a tie, an
 # automatic Alifer. Payments are settled but there are none: -10 each.
-T1 = ["7S", "8S", "7C", "2C", "9C", "CC", "CS", "BC", "AS", "AC", "2D", "TD", "CD", "7D", "8B", "BD",
-      "CB", "AD"]
+T1 = ["7S", "8S", "7C", "2C", "9C", "CC", "CS", "BC", "AS", "AC", "2D", "TD", "CD", "7D", "8B", "BD", "CB", "AD"]
 T1_DEAL = make_deal_spec(T1_CH, T1_DE)
 
 
@@ -115,18 +135,23 @@ def test_env_is_raw_env_in_order_enforcing_wrapper_only():
 
 
 def test_from_package_import_and_engine_import_stays_cheap():
-    code = ("import sys, trappola_env; assert 'pettingzoo' not in sys.modules; "
-            "from trappola_env import trappola_v0; assert trappola_v0.raw_env")
+    code = (
+        "import sys, trappola_env; assert 'pettingzoo' not in sys.modules; "
+        "from trappola_env import trappola_v0; assert trappola_v0.raw_env"
+    )
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
-@pytest.mark.parametrize("kwargs", [
-    {},
-    {"illegal_action": "forfeit"},
-    {"reward_mode": "points"},
-    {"reward_mode": "tokens", "stake_multiple": 3},
-    {"ace_declaration": "first_card"},
-])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {},
+        {"illegal_action": "forfeit"},
+        {"reward_mode": "points"},
+        {"reward_mode": "tokens", "stake_multiple": 3},
+        {"ace_declaration": "first_card"},
+    ],
+)
 def test_pettingzoo_api_test(kwargs):
     with warnings.catch_warnings():
         # api_test resets with options={"options": 1}: an unknown key, which we warn about.
@@ -153,8 +178,9 @@ def test_spaces():
 def test_env_pickles_with_its_arguments():
     import pickle
 
-    env = pickle.loads(pickle.dumps(trappola_v0.raw_env(reward_mode="tokens", stake_multiple=4,
-                                                        illegal_action="forfeit")))
+    env = pickle.loads(
+        pickle.dumps(trappola_v0.raw_env(reward_mode="tokens", stake_multiple=4, illegal_action="forfeit"))
+    )
     assert (env.reward_mode, env.stake_multiple, env.config.illegal_action) == ("tokens", 4, "forfeit")
 
 
@@ -183,14 +209,17 @@ def test_observation_space_for_a_longer_vector():
         observation_space(OBS_SIZE - 1)
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"reward_mode": "chips"}, "reward_mode"),
-    ({"stake_multiple": 0}, "stake_multiple"),
-    ({"stake_multiple": 1.5}, "stake_multiple"),
-    ({"ace_declaration": "never"}, "ace_declaration"),
-    ({"illegal_action": "ignore"}, "illegal_action"),
-    ({"render_mode": "rgb_array"}, "render_mode"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"reward_mode": "chips"}, "reward_mode"),
+        ({"stake_multiple": 0}, "stake_multiple"),
+        ({"stake_multiple": 1.5}, "stake_multiple"),
+        ({"ace_declaration": "never"}, "ace_declaration"),
+        ({"illegal_action": "ignore"}, "illegal_action"),
+        ({"render_mode": "rgb_array"}, "render_mode"),
+    ],
+)
 def test_bad_constructor_arguments_raise_value_error(kwargs, match):
     with pytest.raises(ValueError, match=match):
         trappola_v0.env(**kwargs)
@@ -236,20 +265,25 @@ def test_s1_full_partie_scores_tokens_and_turns():
     assert env.agents == []
 
 
-@pytest.mark.parametrize("reward_mode, stake_multiple, multiplier, expected", [
-    ("win", 1, 1, (-1.0, 1.0)),
-    ("win", 2, 4, (-1.0, 1.0)),
-    ("points", 1, 1, (-16.0, 16.0)),  # 21 - 37; points are never multiplied
-    ("points", 2, 4, (-16.0, 16.0)),
-    ("tokens", 1, 1, (-5.0, -15.0)),
-    ("tokens", 2, 4, (-40.0, -120.0)),  # unit 8: stake 80, Figura payment 40
-])
+@pytest.mark.parametrize(
+    "reward_mode, stake_multiple, multiplier, expected",
+    [
+        ("win", 1, 1, (-1.0, 1.0)),
+        ("win", 2, 4, (-1.0, 1.0)),
+        ("points", 1, 1, (-16.0, 16.0)),  # 21 - 37; points are never multiplied
+        ("points", 2, 4, (-16.0, 16.0)),
+        ("tokens", 1, 1, (-5.0, -15.0)),
+        ("tokens", 2, 4, (-40.0, -120.0)),  # unit 8: stake 80, Figura payment 40
+    ],
+)
 def test_s1_rewards_in_each_mode(reward_mode, stake_multiple, multiplier, expected):
     env = make(reward_mode=reward_mode, stake_multiple=stake_multiple, multiplier=multiplier)
     play(env, *S1)
     assert (env.rewards[P0], env.rewards[P1]) == expected
-    assert (env.infos[P0]["tokens"], env.infos[P1]["tokens"]) == (-5 * stake_multiple * multiplier,
-                                                                   -15 * stake_multiple * multiplier)
+    assert (env.infos[P0]["tokens"], env.infos[P1]["tokens"]) == (
+        -5 * stake_multiple * multiplier,
+        -15 * stake_multiple * multiplier,
+    )
     assert finish(env) == {P1: expected[1], P0: expected[0]}
 
 
@@ -352,14 +386,17 @@ def test_declined_alifer_returns_the_turn_to_the_proposer():
 # --------------------------------------------------------- illegal actions
 
 
-@pytest.mark.parametrize("prefix, bad, named", [
-    (0, "2S", "2S"),  # not in hand
-    (2, "AC", "AC"),  # revoke: the dealer holds Spades
-    (0, "accept Alifer", "accept Alifer"),  # nothing to answer
-    (3, "declare Figura Re", "declare Figura Re"),  # spent, and only at the 1st card
-    (0, 49, "49"),  # outside the action table
-    (0, 47, "declare Pro"),  # session environment only
-])
+@pytest.mark.parametrize(
+    "prefix, bad, named",
+    [
+        (0, "2S", "2S"),  # not in hand
+        (2, "AC", "AC"),  # revoke: the dealer holds Spades
+        (0, "accept Alifer", "accept Alifer"),  # nothing to answer
+        (3, "declare Figura Re", "declare Figura Re"),  # spent, and only at the 1st card
+        (0, 49, "49"),  # outside the action table
+        (0, 47, "declare Pro"),  # session environment only
+    ],
+)
 def test_illegal_action_raises_naming_it_and_leaves_the_state_unchanged(prefix, bad, named):
     env = make()
     play(env, *S1[:prefix])
@@ -393,12 +430,15 @@ def test_numpy_integer_actions_are_accepted():
     assert env.agent_selection == P1
 
 
-@pytest.mark.parametrize("reward_mode, expected", [
-    ("win", {P0: 1.0, P1: -1.0}),
-    # Points as they stand: ch 6 (its Figura), de 0; the offender is the dealer.
-    ("points", {P0: 6.0, P1: -6.0}),
-    ("tokens", {P0: -10.0, P1: -10.0}),  # no payments are settled on a forfeit
-])
+@pytest.mark.parametrize(
+    "reward_mode, expected",
+    [
+        ("win", {P0: 1.0, P1: -1.0}),
+        # Points as they stand: ch 6 (its Figura), de 0; the offender is the dealer.
+        ("points", {P0: 6.0, P1: -6.0}),
+        ("tokens", {P0: -10.0, P1: -10.0}),  # no payments are settled on a forfeit
+    ],
+)
 def test_forfeit_ends_the_partie_as_a_loss_for_the_offender(reward_mode, expected):
     env = make(illegal_action="forfeit", reward_mode=reward_mode)
     play(env, "declare Figura Re", "AS", "AC")  # the dealer revokes
@@ -429,26 +469,32 @@ def test_forfeit_while_answering_an_alifer_proposal():
 # ------------------------------------------------------------ reset options
 
 
-@pytest.mark.parametrize("deal, match", [
-    ({**S1_DEAL, "dealer": S1_DEAL["dealer"][:8] + ["ZZ"]}, "unknown card 'ZZ'"),
-    ({**S1_DEAL, "dealer": S1_DEAL["dealer"][:8] + ["RS"]}, "RS appears twice"),
-    ({**S1_DEAL, "challenger": S1_DEAL["challenger"][:8]}, r"deal\['challenger'\] must have 9 cards, got 8"),
-    ({**S1_DEAL, "stock": S1_DEAL["stock"] + ["AB"]}, r"must have 18 cards, got 19"),
-    ({"challenger": S1_DEAL["challenger"], "dealer": S1_DEAL["dealer"]}, "missing 'stock'"),
-    ({**S1_DEAL, "table": []}, "unknown keys"),
-    (["2S"] * 36, "deal must be a dict"),
-])
+@pytest.mark.parametrize(
+    "deal, match",
+    [
+        ({**S1_DEAL, "dealer": S1_DEAL["dealer"][:8] + ["ZZ"]}, "unknown card 'ZZ'"),
+        ({**S1_DEAL, "dealer": S1_DEAL["dealer"][:8] + ["RS"]}, "RS appears twice"),
+        ({**S1_DEAL, "challenger": S1_DEAL["challenger"][:8]}, r"deal\['challenger'\] must have 9 cards, got 8"),
+        ({**S1_DEAL, "stock": S1_DEAL["stock"] + ["AB"]}, r"must have 18 cards, got 19"),
+        ({"challenger": S1_DEAL["challenger"], "dealer": S1_DEAL["dealer"]}, "missing 'stock'"),
+        ({**S1_DEAL, "table": []}, "unknown keys"),
+        (["2S"] * 36, "deal must be a dict"),
+    ],
+)
 def test_malformed_deal_raises_value_error_saying_what(deal, match):
     env = trappola_v0.env()
     with pytest.raises(ValueError, match=match):
         env.reset(options={"deal": deal})
 
 
-@pytest.mark.parametrize("options, match", [
-    ({"dealer": "player_2"}, "dealer"),
-    ({"multiplier": 0}, "multiplier"),
-    ({"multiplier": "2"}, "multiplier"),
-])
+@pytest.mark.parametrize(
+    "options, match",
+    [
+        ({"dealer": "player_2"}, "dealer"),
+        ({"multiplier": 0}, "multiplier"),
+        ({"multiplier": "2"}, "multiplier"),
+    ],
+)
 def test_bad_reset_options_raise_value_error(options, match):
     with pytest.raises(ValueError, match=match):
         trappola_v0.env().reset(options=options)
@@ -525,8 +571,10 @@ def test_hidden_cards_do_not_change_what_an_agent_sees():
         np.testing.assert_array_equal(x["observation"], y["observation"])
         np.testing.assert_array_equal(x["action_mask"], y["action_mask"])
     # The dealer itself sees the difference.
-    assert not np.array_equal(_replay_observations(S1_DEAL, prefix, P1)[0]["observation"],
-                              _replay_observations(deal_b, prefix, P1)[0]["observation"])
+    assert not np.array_equal(
+        _replay_observations(S1_DEAL, prefix, P1)[0]["observation"],
+        _replay_observations(deal_b, prefix, P1)[0]["observation"],
+    )
 
 
 def test_own_hand_changes_what_an_agent_sees():
@@ -552,9 +600,11 @@ def test_decoded_view_after_trick_three():
     assert me["played_by_me"] == {"AS": 1, "RS": 2, "RC": 3}
     assert me["played_by_opponent"] == {"2S": 1, "CS": 2, "AC": 3, "BB": 4}
     assert me["table_lead"] == "BB"
-    assert me["tricks"] == [{"trick": 1, "led_by": "me", "won_by": "me"},
-                            {"trick": 2, "led_by": "me", "won_by": "me"},
-                            {"trick": 3, "led_by": "me", "won_by": "opponent"}]
+    assert me["tricks"] == [
+        {"trick": 1, "led_by": "me", "won_by": "me"},
+        {"trick": 2, "led_by": "me", "won_by": "me"},
+        {"trick": 3, "led_by": "me", "won_by": "opponent"},
+    ]
     assert me["declarations"] == {"me": {"Figura Re": 3}, "opponent": {}}
     assert me["manko_asked"] == {"me": False, "opponent": True}
     assert me["manko_answers"] == {"me": {"Re": "B"}, "opponent": {}}
@@ -586,7 +636,9 @@ def test_masks_match_the_engine_and_are_never_empty_while_running(ace_declaratio
             assert legal_ids, "empty mask in a running partie"
             assert legal_ids == cards_of(partie.legal_mask())
             assert env.observe(other)["action_mask"].sum() == 0
-            assert info["role"] == trappola_v0.ROLES[partie.to_act]  # the agent selected is the seat the engine says acts
+            assert (
+                info["role"] == trappola_v0.ROLES[partie.to_act]
+            )  # the agent selected is the seat the engine says acts
             env.step(rng.choice(legal_ids))
             steps += 1
     assert steps > 1000

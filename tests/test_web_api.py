@@ -2,6 +2,7 @@
 played through it, the person never shown the opponent's cards, the
 opponent thinking while the page keeps polling, and every bad input
 answered with a 4xx and a message while the server carries on."""
+
 import json
 import threading
 import time
@@ -53,7 +54,9 @@ def _play_through(client, st, choose=lambda legal: legal[0]):
         if not st["your_turn"]:
             st = _wait(client, st["id"], lambda s: s["your_turn"] or s["paused"] or s["phase"] == "over")
             continue
-        assert "hands" not in st["partie"] and len(st["partie"]["hand"]) == st["partie"]["cards_left"][st["partie"]["me"]]
+        assert (
+            "hands" not in st["partie"] and len(st["partie"]["hand"]) == st["partie"]["cards_left"][st["partie"]["me"]]
+        )
         legal = st["legal"]["cards"] or [b["action"] for b in st["legal"]["buttons"] if b["action"] != 44]
         action = choose(legal)
         r = client.post(f"/api/tables/{st['id']}/action", json={"action": action})
@@ -89,8 +92,9 @@ def test_a_whole_partie_through_the_api(client):
     assert lp["names"] == ["rule", "you"] and len(dealt[0]) == len(dealt[1]) == 9 and not dealt[0] & dealt[1]
     assert set(played) <= dealt[me]
     res = lp["result"]
-    assert [s["total"] for s in res["scores"]] == [s["card_points"] + s["declaration_points"] + s["bonus_points"]
-                                                    for s in res["scores"]]
+    assert [s["total"] for s in res["scores"]] == [
+        s["card_points"] + s["declaration_points"] + s["bonus_points"] for s in res["scores"]
+    ]
     # One partie: the session of one settles the partie, then splits the Bulka.
     assert st["ledger"]["history"][0]["tokens"]["you"] == res["tokens"][me]
     assert sum(st["ledger"]["balances"].values()) == 0
@@ -140,8 +144,13 @@ def test_bad_requests_get_4xx_and_the_server_carries_on(client):
 
     st = client.post("/api/tables", json={"opponent": "rule", "seed": 4}).json()
     illegal = next(a for a in range(36) if a not in st["legal"]["cards"])
-    for action, text in ((illegal, f"illegal action {illegal} (play "), (47, "illegal action 47 (declare Pro)"),
-                         ("AS", "illegal action 'AS'"), (True, "illegal action True"), (99, "illegal action 99")):
+    for action, text in (
+        (illegal, f"illegal action {illegal} (play "),
+        (47, "illegal action 47 (declare Pro)"),
+        ("AS", "illegal action 'AS'"),
+        (True, "illegal action True"),
+        (99, "illegal action 99"),
+    ):
         r = client.post(f"/api/tables/{st['id']}/action", json={"action": action})
         assert r.status_code == 400 and text in r.json()["detail"], r.text
     assert client.post(f"/api/tables/{st['id']}/action", json={}).status_code == 400
@@ -180,8 +189,12 @@ def test_replay_of_a_saved_session_shows_the_session_and_the_advice(client):
     from trappola_env.engine.session import Session
     from trappola_env.referee import play_session
 
-    players = {"A": make_player("rule:pro=always,answer_rollouts=0"), "B": make_player("random"),
-               "C": make_player("random"), "D": make_player("random:pro=always")}
+    players = {
+        "A": make_player("rule:pro=always,answer_rollouts=0"),
+        "B": make_player("random"),
+        "C": make_player("random"),
+        "D": make_player("random:pro=always"),
+    }
     session = Session(names=list(players), max_parties=30, seed=2, advice=True)
     recorder = SessionRecorder(session, {"session": 5})
     play_session(players, session=session, on_partie=recorder.on_partie)
@@ -200,9 +213,12 @@ def test_replay_of_a_saved_session_shows_the_session_and_the_advice(client):
 
 def test_malformed_replays_get_400(client, saved_games):
     bad = dict(saved_games[0], actions=saved_games[0]["actions"][:3])
-    for text, message in (("{", "line 1: not JSON"), ("", "no games"),
-                          (json.dumps(saved_games[0]) + "\n" + json.dumps(bad), "line 2: the actions stop"),
-                          ("[1, 2]", "line 1: a game is a JSON object")):
+    for text, message in (
+        ("{", "line 1: not JSON"),
+        ("", "no games"),
+        (json.dumps(saved_games[0]) + "\n" + json.dumps(bad), "line 2: the actions stop"),
+        ("[1, 2]", "line 1: a game is a JSON object"),
+    ):
         r = client.post("/api/replays", content=text, headers=NDJSON)
         assert r.status_code == 400 and message in r.json()["detail"], r.text
     r = client.post("/api/replays", content=b"\xff\xfe", headers=NDJSON)
@@ -216,10 +232,16 @@ def test_leaderboard_tables(client):
     assert [r[1] for r in ratings["rows"]] == [e["player"] for e in summary["ratings"]]
     best = summary["ratings"][0]
     assert ratings["rows"][0][2] == f"{best['ordinal']:.2f}"
-    assert ratings["rows"][0][4] == f"[{best['mu'] - 1.96 * best['sigma']:.2f}, {best['mu'] + 1.96 * best['sigma']:.2f}]"
+    assert (
+        ratings["rows"][0][4] == f"[{best['mu'] - 1.96 * best['sigma']:.2f}, {best['mu'] + 1.96 * best['sigma']:.2f}]"
+    )
     assert len(pairs["rows"]) == 3 and all("[" in r[1] for r in pairs["rows"])
-    for text, message in (("nope", "not JSON"), ('{"kind": "x"}', "unknown summary kind 'x'"),
-                          ('{"kind": "session_tournament", "players": ["a"]}', "missing field 'settings'"), ("[]", "JSON object")):
+    for text, message in (
+        ("nope", "not JSON"),
+        ('{"kind": "x"}', "unknown summary kind 'x'"),
+        ('{"kind": "session_tournament", "players": ["a"]}', "missing field 'settings'"),
+        ("[]", "JSON object"),
+    ):
         r = client.post("/api/leaderboard", content=text, headers=JSON)
         assert r.status_code == 400 and message in r.json()["detail"], r.text
 
@@ -239,8 +261,13 @@ def test_trappola_serve_binds_localhost_and_serves_the_page(capsys):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     root = Path(__file__).resolve().parents[1]
-    proc = subprocess.Popen([sys.executable, "-m", "trappola.cli", "serve", "--port", str(port)], cwd=root,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "trappola.cli", "serve", "--port", str(port)],
+        cwd=root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         end = time.monotonic() + 20
         while True:
@@ -351,14 +378,18 @@ class SpyAdviser:
 
 
 def test_advisers_in_the_api_are_checked(client):
-    st = client.post("/api/tables", json={"opponent": "random", "seed": 4, "parties": 3,
-                                          "advisers": ["rule:advice_worlds=4", "random"]}).json()
+    st = client.post(
+        "/api/tables",
+        json={"opponent": "random", "seed": 4, "parties": 3, "advisers": ["rule:advice_worlds=4", "random"]},
+    ).json()
     assert st["ledger"]["players"] == ["you", "random", "rule:advice_worlds=4", "random#2"]
-    for body, words in [({"advisers": "rule"}, "list of player specs"),
-                        ({"advisers": ["rule"] * 3}, "at most 2 advisers"),
-                        ({"advisers": ["rule"], "parties": 1}, "parties to 2 or more"),
-                        ({"advisers": ["nosuch"], "parties": 3}, "unknown player 'nosuch'"),
-                        ({"advisers": ["pimc:advice_worlds=9"], "parties": 3}, "takes 0 to 8")]:
+    for body, words in [
+        ({"advisers": "rule"}, "list of player specs"),
+        ({"advisers": ["rule"] * 3}, "at most 2 advisers"),
+        ({"advisers": ["rule"], "parties": 1}, "parties to 2 or more"),
+        ({"advisers": ["nosuch"], "parties": 3}, "unknown player 'nosuch'"),
+        ({"advisers": ["pimc:advice_worlds=9"], "parties": 3}, "takes 0 to 8"),
+    ]:
         r = client.post("/api/tables", json={"opponent": "rule", **body})
         assert r.status_code == 400 and words in r.json()["detail"], r.text
 
@@ -409,8 +440,9 @@ def test_the_human_defender_of_a_pro_partie_sees_the_advice_and_no_hidden_card()
             # (last_partie is the partie before, its dealt hands shown once it ended.)
             now = {k: v for k, v in st.items() if k != "last_partie"}
             assert not _card_ids(now) & hidden, "a card the person may not see was sent"
-            assert {c["id"] for c in p["hand"]} == {c for c in range(36)
-                                                    if s.partie.hands[s.table.index("you")] >> c & 1}
+            assert {c["id"] for c in p["hand"]} == {
+                c for c in range(36) if s.partie.hands[s.table.index("you")] >> c & 1
+            }
             if p["pro_declarer"] == opp.name and p["me"] == 0:
                 # Each adviser's latest advice, from a view with no hand, in queue order.
                 expected = [{"adviser": spy.name, "advice": advice_name(spy.given[-1][1])} for spy in spies]

@@ -10,6 +10,7 @@ Skipped without Chromium (Debian: ``apt-get install chromium
 chromium-driver``). Screenshots go to a temporary folder; to refresh the
 README's, run with ``TRAPPOLA_SCREENSHOTS=docs/img``.
 """
+
 import http.server
 import json
 import os
@@ -37,7 +38,8 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")
 pytestmark = pytest.mark.skipif(
     not (CHROMIUM and CHROMEDRIVER),
-    reason="Chromium and chromedriver not found: apt-get install chromium chromium-driver")
+    reason="Chromium and chromedriver not found: apt-get install chromium chromium-driver",
+)
 
 
 DESKTOP = (1320, 900)
@@ -75,9 +77,18 @@ def browser():
     opts = webdriver.ChromeOptions()
     opts.binary_location = CHROMIUM
     profile = tempfile.mkdtemp(prefix="trappola-chromium-")
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--no-first-run", f"--user-data-dir={profile}", f"--window-size={DESKTOP[0]},{DESKTOP[1]}"):
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        f"--user-data-dir={profile}",
+        f"--window-size={DESKTOP[0]},{DESKTOP[1]}",
+    ):
         opts.add_argument(arg)
     opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(options=opts, service=webdriver.ChromeService(executable_path=CHROMEDRIVER))
@@ -153,17 +164,24 @@ def click_and_wait(browser, element):
     wait(browser, lambda d: d.find_element(By.ID, "table").get_attribute("data-version") != version)
 
 
-def play_on(browser, pick=lambda cards: cards[0], until=lambda d: False, shot=None, clicks_before_shot=4,
-            tricks_held=None):
+def play_on(
+    browser, pick=lambda cards: cards[0], until=lambda d: False, shot=None, clicks_before_shot=4, tricks_held=None
+):
     """Click legal cards (``pick`` of them; an Alifer proposal is declined)
     until the end box shows or ``until(driver)``; returns the clicks made.
     ``tricks_held``: a list to which each completed trick's text on the
     felt is added, as the click that completed it left it."""
     clicks = 0
     while True:
-        found = wait(browser, lambda d: until(d) or visible(d, "partie-end") or
-                     d.find_elements(By.CSS_SELECTOR, "#hand button.legal:not([disabled])") or
-                     d.find_elements(By.CSS_SELECTOR, "#buttons button[data-action='46']:not([disabled])"))
+        found = wait(
+            browser,
+            lambda d: (
+                until(d)
+                or visible(d, "partie-end")
+                or d.find_elements(By.CSS_SELECTOR, "#hand button.legal:not([disabled])")
+                or d.find_elements(By.CSS_SELECTOR, "#buttons button[data-action='46']:not([disabled])")
+            ),
+        )
         if found is True:
             return clicks
         if shot is not None and clicks == clicks_before_shot:
@@ -172,8 +190,11 @@ def play_on(browser, pick=lambda cards: cards[0], until=lambda d: False, shot=No
         done = len(browser.find_elements(By.CSS_SELECTOR, "#tricks li"))
         click_and_wait(browser, pick(cards) if cards else found[0])
         clicks += 1
-        if tricks_held is not None and len(browser.find_elements(By.CSS_SELECTOR, "#tricks li")) > done \
-                and not visible(browser, "partie-end"):
+        if (
+            tricks_held is not None
+            and len(browser.find_elements(By.CSS_SELECTOR, "#tricks li")) > done
+            and not visible(browser, "partie-end")
+        ):
             tricks_held.append(browser.find_element(By.ID, "trick").text)
 
 
@@ -182,8 +203,9 @@ def test_play_a_whole_partie_by_clicking(browser, base_url, shots):
     try:
         start_game(browser, base_url, "rule", 21)
         held = []
-        clicks = play_on(browser, shot=lambda: (shots / "play.png").write_bytes(browser.get_screenshot_as_png()),
-                         tricks_held=held)
+        clicks = play_on(
+            browser, shot=lambda: (shots / "play.png").write_bytes(browser.get_screenshot_as_png()), tricks_held=held
+        )
         # A trick the person completes stays on the felt a moment, with its winner.
         assert held and all("trick to " in t for t in held), held
         assert "Alifer" in browser.find_element(By.ID, "stakes-row").get_attribute("title")
@@ -215,8 +237,9 @@ def test_the_end_box_and_pro_offered_to_you(browser, base_url, shots):
         tokens = browser.find_element(By.ID, "end-tokens").text
         assert "Your tokens from this partie" in tokens and "Why" in end and "last trick, 6 points" in end
         balance = float(tokens.rsplit("Balance: ", 1)[1].rstrip("."))
-        ledger_you = [r for r in browser.find_elements(By.CSS_SELECTOR, "#ledger table tr")
-                      if r.text.startswith("you ")]
+        ledger_you = [
+            r for r in browser.find_elements(By.CSS_SELECTOR, "#ledger table tr") if r.text.startswith("you ")
+        ]
         assert float(ledger_you[0].text.split()[1]) == balance
         assert browser.find_elements(By.CSS_SELECTOR, "#hand .card") == []
         assert browser.find_elements(By.ID, "next-partie"), end
@@ -261,8 +284,10 @@ def test_what_pimc_thinks(browser, base_url):
     start_game(browser, base_url, "rule", 4)
     browser.find_element(By.ID, "hint-on").click()
     legal = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#hand button.legal"))
-    rows = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#hint table.values tr.chosen ~ tr, "
-                                                                    "#hint table.values tr.chosen"))
+    rows = wait(
+        browser,
+        lambda d: d.find_elements(By.CSS_SELECTOR, "#hint table.values tr.chosen ~ tr, #hint table.values tr.chosen"),
+    )
     assert len(rows) == len(legal) > 1
     assert len(browser.find_elements(By.CSS_SELECTOR, "#hand button.legal .value-badge")) == len(legal)
     assert "from your seat" in browser.find_element(By.ID, "hint").text
@@ -313,12 +338,16 @@ def wide_elements(browser):
     mobile browser widens its layout to the widest element)."""
     return browser.execute_script(
         "return [...document.querySelectorAll('*')].filter((e) => e.getBoundingClientRect().right > arguments[0] + 0.5)"
-        ".map((e) => `${e.tagName}#${e.id}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`)", PHONE[0])
+        ".map((e) => `${e.tagName}#${e.id}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`)",
+        PHONE[0],
+    )
 
 
 def test_the_phone_width(browser, base_url, shots, saved_games):
-    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                            {"width": PHONE[0], "height": PHONE[1], "deviceScaleFactor": 2, "mobile": True})
+    browser.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": PHONE[0], "height": PHONE[1], "deviceScaleFactor": 2, "mobile": True},
+    )
     try:
         start_game(browser, base_url, "rule", 21)
         play_on(browser, until=lambda d: len(d.find_elements(By.CSS_SELECTOR, "#tricks li")) >= 1)
@@ -350,13 +379,15 @@ def test_the_phone_width(browser, base_url, shots, saved_games):
 def test_another_sites_page_cannot_start_a_table(browser, base_url, app):
     """A page from another origin (here: another port) posts to the API the
     way a no-cors fetch and a cors fetch can; the server starts nothing."""
-    page = ("<!doctype html><title>elsewhere</title><script>"
-            f"const api = '{base_url}/api/tables';"
-            "const body = JSON.stringify({opponent: 'rule'});"
-            "Promise.allSettled(["
-            " fetch(api, {method: 'POST', mode: 'no-cors', headers: {'Content-Type': 'text/plain'}, body}),"
-            " fetch(api, {method: 'POST', headers: {'Content-Type': 'application/json'}, body}),"
-            "]).then(() => { document.title = 'sent'; });</script>")
+    page = (
+        "<!doctype html><title>elsewhere</title><script>"
+        f"const api = '{base_url}/api/tables';"
+        "const body = JSON.stringify({opponent: 'rule'});"
+        "Promise.allSettled(["
+        " fetch(api, {method: 'POST', mode: 'no-cors', headers: {'Content-Type': 'text/plain'}, body}),"
+        " fetch(api, {method: 'POST', headers: {'Content-Type': 'application/json'}, body}),"
+        "]).then(() => { document.title = 'sent'; });</script>"
+    )
 
     class Page(http.server.BaseHTTPRequestHandler):
         def do_GET(self):
@@ -409,8 +440,10 @@ def test_replay_a_saved_game_to_its_end(browser, base_url, shots, saved_games):
         steps += 1
         if steps == 9:
             # Mid-game, after a searched card when there is one: the screenshot.
-            while not browser.find_elements(By.CSS_SELECTOR, "#r-values table") and \
-                    browser.find_element(By.ID, "next").is_enabled():
+            while (
+                not browser.find_elements(By.CSS_SELECTOR, "#r-values table")
+                and browser.find_element(By.ID, "next").is_enabled()
+            ):
                 browser.find_element(By.ID, "next").click()
                 steps += 1
             assert browser.find_elements(By.CSS_SELECTOR, "#r-values tr.chosen")
@@ -428,8 +461,9 @@ def test_replay_a_saved_game_to_its_end(browser, base_url, shots, saved_games):
     browser.refresh()
     wait(browser, lambda d: visible(d, "replay") and d.find_element(By.ID, "step-label").text == f"step {n} of {n}")
     # The slider moves to any step; auto-play runs on to the end by itself.
-    browser.execute_script("const s = document.getElementById('step-slider'); s.value = 2;"
-                           "s.dispatchEvent(new Event('input'));")
+    browser.execute_script(
+        "const s = document.getElementById('step-slider'); s.value = 2;s.dispatchEvent(new Event('input'));"
+    )
     assert browser.find_element(By.ID, "step-label").text == f"step 2 of {n}"
     browser.find_element(By.CSS_SELECTOR, "#speed option[value='4']").click()
     browser.find_element(By.ID, "autoplay").click()
@@ -438,8 +472,9 @@ def test_replay_a_saved_game_to_its_end(browser, base_url, shots, saved_games):
 
 
 def test_leaderboard_and_bad_input_in_the_page(browser, base_url, shots, tmp_path):
-    rated = rate_pool(["rule", "random", "rule:declare=never", "random:alifer=false"], 30, seed=0,
-                      workers=1, record_games=True)
+    rated = rate_pool(
+        ["rule", "random", "rule:declare=never", "random:alifer=false"], 30, seed=0, workers=1, record_games=True
+    )
     summary = rated.summary
     path = tmp_path / "ratings.json"
     path.write_text(json.dumps(summary))
@@ -495,8 +530,12 @@ def saved_session_with_advice(path: Path) -> list[dict]:
     from trappola_env.engine.session import Session
     from trappola_env.referee import play_session
 
-    players = {"A": make_player("rule:pro=always,answer_rollouts=0"), "B": make_player("random"),
-               "C": make_player("random"), "D": make_player("random:pro=always")}
+    players = {
+        "A": make_player("rule:pro=always,answer_rollouts=0"),
+        "B": make_player("random"),
+        "C": make_player("random"),
+        "D": make_player("random:pro=always"),
+    }
     for i, p in enumerate(players.values()):
         p.reset(i)
     session = Session(names=list(players), max_parties=30, seed=2, advice=True)
@@ -564,8 +603,13 @@ def test_the_human_defender_sees_the_advice_of_the_waiting_players(browser, base
     table = PlayTable(opp, parties=3, seed=7, advisers=advisers, streaks={opp.name: 2}, submit=app.state.pool.submit)
     app.state.tables.add(table)
     open_page(browser, base_url + f"/#play/{table.id}")
-    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#advice-list li")
-         and d.find_elements(By.CSS_SELECTOR, "#hand button.legal:not([disabled])"))
+    wait(
+        browser,
+        lambda d: (
+            d.find_elements(By.CSS_SELECTOR, "#advice-list li")
+            and d.find_elements(By.CSS_SELECTOR, "#hand button.legal:not([disabled])")
+        ),
+    )
     assert "declared Pro" in browser.find_element(By.ID, "pro-banner").text
     state = table.state()
     items = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#advice-list li")]

@@ -4,6 +4,7 @@ from a bounded list and think on a bounded pool that stops when their
 table closes, no request opens a file, uploads stay within their limit
 while they arrive and are parsed off the event loop, and deeply nested
 JSON is a 4xx."""
+
 import json
 import os
 import threading
@@ -100,11 +101,13 @@ def test_a_foreign_host_is_refused_everywhere(client):
 def test_another_sites_page_cannot_start_a_table(client):
     body = json.dumps({"opponent": "rule", "seed": 1})
     # What a no-cors fetch from another origin sends: a simple content type and that origin.
-    for headers in ({"Origin": "http://evil.example", "Content-Type": "text/plain"},
-                    {"Origin": "http://evil.example", "Content-Type": "application/json"},
-                    {"Origin": "null", "Content-Type": "application/json"},
-                    {"Sec-Fetch-Site": "cross-site", "Content-Type": "application/json"},
-                    {"Origin": "http://127.0.0.1:3000", "Content-Type": "application/json"}):
+    for headers in (
+        {"Origin": "http://evil.example", "Content-Type": "text/plain"},
+        {"Origin": "http://evil.example", "Content-Type": "application/json"},
+        {"Origin": "null", "Content-Type": "application/json"},
+        {"Sec-Fetch-Site": "cross-site", "Content-Type": "application/json"},
+        {"Origin": "http://127.0.0.1:3000", "Content-Type": "application/json"},
+    ):
         r = client.post("/api/tables", content=body, headers=headers)
         assert r.status_code == 403 and "another site" in r.json()["detail"], headers
     # The page itself, and clients that are no browser, may.
@@ -114,8 +117,9 @@ def test_another_sites_page_cannot_start_a_table(client):
     assert len(client.app.state.tables) == 2
 
 
-@pytest.mark.parametrize("content_type", [None, "text/plain", "application/x-www-form-urlencoded",
-                                          "multipart/form-data; boundary=x"])
+@pytest.mark.parametrize(
+    "content_type", [None, "text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"]
+)
 def test_api_posts_need_a_json_body_type(client, content_type):
     headers = {} if content_type is None else {"Content-Type": content_type}
     r = client.post("/api/tables", content=json.dumps({"opponent": "rule"}), headers=headers)
@@ -128,16 +132,19 @@ def test_api_posts_need_a_json_body_type(client, content_type):
     assert len(client.app.state.tables) == 1
 
 
-@pytest.mark.parametrize("spec, what", [
-    ("pimc:samples=1000000,exact=1000000", "samples=1000000"),
-    ("pimc:exact=100000", "exact=100000"),
-    ("pimc:belief_draws=1000000", "belief_draws"),
-    ("rule:answer_rollouts=100000", "answer_rollouts"),
-    ("policy:endgame_samples=5000", "endgame_samples"),
-    ("pimc:pro_vs=rule", "'pro_vs'"),
-    ("human", "unknown player 'human'"),
-    ("x" * 300, "longer than 200"),
-])
+@pytest.mark.parametrize(
+    "spec, what",
+    [
+        ("pimc:samples=1000000,exact=1000000", "samples=1000000"),
+        ("pimc:exact=100000", "exact=100000"),
+        ("pimc:belief_draws=1000000", "belief_draws"),
+        ("rule:answer_rollouts=100000", "answer_rollouts"),
+        ("policy:endgame_samples=5000", "endgame_samples"),
+        ("pimc:pro_vs=rule", "'pro_vs'"),
+        ("human", "unknown player 'human'"),
+        ("x" * 300, "longer than 200"),
+    ],
+)
 def test_only_bounded_opponents(client, spec, what):
     before = set(_thinking_threads())  # other tests' apps may have left idle pools
     r = client.post("/api/tables", json={"opponent": spec})
@@ -155,8 +162,10 @@ def test_opponents_think_on_a_bounded_pool_that_stops_closed_tables():
     others = set(_thinking_threads())
     app = create_app(make_player=lambda spec: slow(release), workers=2)
     with local(app) as client:
-        ids = [client.post("/api/tables", json={"opponent": "slow", "seat": "dealer", "seed": k}).json()["id"]
-               for k in range(12)]
+        ids = [
+            client.post("/api/tables", json={"opponent": "slow", "seat": "dealer", "seed": k}).json()["id"]
+            for k in range(12)
+        ]
         _wait_for(lambda: slow.running == 2)
         time.sleep(0.2)
         ours = [t for t in _thinking_threads() if t not in others]
@@ -206,9 +215,18 @@ def test_tables_make_room_only_from_idle_ones_and_say_why_a_game_is_gone():
 
 
 # --------------------------------------------------------- 2. no file opened
-@pytest.mark.parametrize("spec", ["policy:/etc/shadow", "policy:../../x", "policy:~root/x",
-                                  "policy:path=/etc/passwd", "pimc:belief=/etc/passwd",
-                                  "policy:endgame_belief=../x.npz", "pimc:belief=~/x"])
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "policy:/etc/shadow",
+        "policy:../../x",
+        "policy:~root/x",
+        "policy:path=/etc/passwd",
+        "pimc:belief=/etc/passwd",
+        "policy:endgame_belief=../x.npz",
+        "pimc:belief=~/x",
+    ],
+)
 def test_player_specs_never_reach_the_file_system(client, monkeypatch, spec):
     def no_building(spec):
         raise AssertionError(f"{spec} was built")
@@ -230,9 +248,20 @@ def _post_chunks(app, path, content_type, chunks, length=None):
     headers = [(b"host", b"127.0.0.1:8000"), (b"content-type", content_type.encode())]
     if length is not None:
         headers.append((b"content-length", str(length).encode()))
-    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
-             "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "",
-             "headers": headers, "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 8000)}
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "root_path": "",
+        "headers": headers,
+        "client": ("127.0.0.1", 1),
+        "server": ("127.0.0.1", 8000),
+    }
     taken, sent = [0], []
     pieces = iter(chunks)
 

@@ -7,6 +7,7 @@ with SIGKILL after a random delay, and checks that every file is still
 present and complete by the project's own loaders. It prints one JSON line:
 ``{"kills": n, "broken": [...], "checks": n}``.
 """
+
 from __future__ import annotations
 
 import csv
@@ -36,8 +37,15 @@ def tiny_model():
     from trappola.train.sb3.selfplay_env import SelfPlayEnv
 
     env = DummyVecEnv([lambda: SelfPlayEnv(pool={"random": 1.0}, seed=0)])
-    return MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=32, seed=0, device="cpu",
-                       policy_kwargs=dict(net_arch=dict(pi=[256, 256], vf=[256])))
+    return MaskablePPO(
+        "MlpPolicy",
+        env,
+        n_steps=32,
+        batch_size=32,
+        seed=0,
+        device="cpu",
+        policy_kwargs=dict(net_arch=dict(pi=[256, 256], vf=[256])),
+    )
 
 
 def write_round(model, d: Path, n: int) -> None:
@@ -48,8 +56,13 @@ def write_round(model, d: Path, n: int) -> None:
     write_csv([{"i": i, "n": n} for i in range(n)], d / "records.csv")
     write_games([{"i": i, "n": n} for i in range(n)], d / "games")
     rng = np.random.default_rng(n)
-    BeliefModel([(rng.random((n, 347), dtype=np.float32), np.zeros(n, np.float32)),
-                 (rng.random((36, n), dtype=np.float32), np.zeros(36, np.float32))], {"n": n}).save(d / "belief.npz")
+    BeliefModel(
+        [
+            (rng.random((n, 347), dtype=np.float32), np.zeros(n, np.float32)),
+            (rng.random((36, n), dtype=np.float32), np.zeros(36, np.float32)),
+        ],
+        {"n": n},
+    ).save(d / "belief.npz")
     write_text(d / "config.yaml", "".join(f"k{i}: {n}\n" for i in range(n)) + "end: true\n")
 
 

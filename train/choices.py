@@ -1,4 +1,5 @@
 """The check of a setting that names one of a few choices."""
+
 from __future__ import annotations
 
 

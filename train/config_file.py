@@ -14,6 +14,7 @@ The file's ``trainer`` key picks the config class (``trainer_of``,
 user's file from the working directory, or a shipped config by name
 (``ppo_selfplay``, ``demo``, ``rllib_selfplay``) wherever the package is installed.
 """
+
 from __future__ import annotations
 
 import typing

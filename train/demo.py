@@ -12,13 +12,21 @@ session table.
 ``minutes`` overrides the training time cap (3 minutes), ``overrides`` any
 other setting of ``configs/demo.yaml``.
 """
+
 from __future__ import annotations
 
 import time
 
 
-def run_demo(minutes: float | None = None, sessions: int = 24, parties: int = 40, seed: int = 0,
-             workers: int | None = None, out_dir: str | None = None, overrides: dict | None = None) -> dict:
+def run_demo(
+    minutes: float | None = None,
+    sessions: int = 24,
+    parties: int = 40,
+    seed: int = 0,
+    workers: int | None = None,
+    out_dir: str | None = None,
+    overrides: dict | None = None,
+) -> dict:
     """Train (``configs/demo.yaml`` + ``overrides``), then play the session
     table; returns both summaries."""
     from trappola.agents.evaluation import session_tournament
@@ -38,8 +46,10 @@ def run_demo(minutes: float | None = None, sessions: int = 24, parties: int = 40
     summary = train(cfg)
     new = summary["best"]
     players = [f"policy:{new}", "policy", "rule", "random"]
-    print(f"\n== 2. {sessions} Bulka sessions of {parties} parties: new checkpoint ({new}), "
-          f"the shipped model (policy), rule, random ==")
+    print(
+        f"\n== 2. {sessions} Bulka sessions of {parties} parties: new checkpoint ({new}), "
+        f"the shipped model (policy), rule, random =="
+    )
     res = session_tournament(players, sessions=sessions, parties=parties, seed=seed, workers=workers)
     print(format_tournament(res.summary))
     print(f"\n(demo took {(time.time() - start) / 60:.1f} min; TensorBoard: tensorboard --logdir {cfg.run_dir / 'tb'})")

@@ -7,6 +7,7 @@ players (``trappola.agents.model_io.checkpoint_format``): an sb3-contrib ``Maska
 package version and the signature of the action table and observation
 layout the network depends on.
 """
+
 from __future__ import annotations
 
 import io
@@ -15,8 +16,16 @@ import time
 import zipfile
 from pathlib import Path
 
-from trappola.agents.model_io.checkpoint_format import (FORMAT_VERSION, META_NAME, OPTIMIZER_NAME, CheckpointError, check_compatible,
-                               check_weights, current_signature, read_metadata)
+from trappola.agents.model_io.checkpoint_format import (
+    FORMAT_VERSION,
+    META_NAME,
+    OPTIMIZER_NAME,
+    CheckpointError,
+    check_compatible,
+    check_weights,
+    current_signature,
+    read_metadata,
+)
 from importlib.metadata import version
 from trappola.agents.model_io.numpy_policy import NumpyPolicy
 from trappola_env.atomic_file import write_bytes
@@ -71,8 +80,10 @@ def save_checkpoint(model, path: str | Path, meta: dict) -> Path:
         path = path.with_suffix(".zip")
     path.parent.mkdir(parents=True, exist_ok=True)
     # Taken from the model itself, so a config that disagrees cannot mislead the loader.
-    meta = {**meta, "policy_arch": {"activation": model.policy.activation_fn.__name__.lower(),
-                                    "net_arch": model.policy.net_arch}}
+    meta = {
+        **meta,
+        "policy_arch": {"activation": model.policy.activation_fn.__name__.lower(), "net_arch": model.policy.net_arch},
+    }
     buf = io.BytesIO()
     model.save(buf)
     with zipfile.ZipFile(buf, "a", zipfile.ZIP_DEFLATED) as zf:
@@ -108,9 +119,11 @@ def load_model(path: str | Path, env=None, device: str = "cpu", **kwargs):
     meta = read_metadata(path)
     check_compatible(meta, path)
     if meta.get("optimizer_state") is False:
-        raise CheckpointError(f"{path} was exported for play without its optimizer state and cannot be "
-                              f"resumed; resume from the run's last.zip or best.zip "
-                              f"({meta.get('exported_from', 'unknown')})")
+        raise CheckpointError(
+            f"{path} was exported for play without its optimizer state and cannot be "
+            f"resumed; resume from the run's last.zip or best.zip "
+            f"({meta.get('exported_from', 'unknown')})"
+        )
     try:
         model = MaskablePPO.load(path, env=env, device=device, **kwargs)
     except Exception as exc:

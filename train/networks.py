@@ -1,4 +1,5 @@
 """The activations a trained network may use, written once for every trainer."""
+
 from __future__ import annotations
 
 from functools import partial

@@ -15,6 +15,7 @@ A name in both trainers means the same thing (``total_timesteps``,
 YAML file and command-line overrides into a config is
 ``trappola.train.config_file``.
 """
+
 from __future__ import annotations
 
 import copy
@@ -72,27 +73,41 @@ class RunConfig:
     TRAINER: ClassVar[str] = ""
 
     # --- run -------------------------------------------------------------
-    trainer: str = setting("sb3", "Which trainer reads this config: sb3 (trappola.train.sb3.config) or rllib "
-                                  "(trappola.train.rllib.config).")
+    trainer: str = setting(
+        "sb3",
+        "Which trainer reads this config: sb3 (trappola.train.sb3.config) or rllib (trappola.train.rllib.config).",
+    )
     run_name: str = setting("run", "Folder of this run inside out_dir: one name, no path separator.")
     out_dir: str = setting("runs", "The run writes to out_dir/run_name/.")
-    overwrite: bool = setting(False, "Replace an existing out_dir/run_name (else a run there is refused unless "
-                                     "it resumes from a checkpoint inside it).")
-    seed: int = setting(0, "Seeds the deals, roles, opponent draws, network initialisation and minibatch order.",
-                        bounds=(0, MAX_SEED, "[]"))
+    overwrite: bool = setting(
+        False,
+        "Replace an existing out_dir/run_name (else a run there is refused unless "
+        "it resumes from a checkpoint inside it).",
+    )
+    seed: int = setting(
+        0,
+        "Seeds the deals, roles, opponent draws, network initialisation and minibatch order.",
+        bounds=(0, MAX_SEED, "[]"),
+    )
     total_timesteps: int = setting(2_000_000, "Length of the run in decisions.", bounds=NON_NEGATIVE)
     max_minutes: float = setting(0.0, "Wall-clock cap on the whole run; 0 = none.", bounds=NON_NEGATIVE)
     progress_bar: bool = setting(True, "Show a progress bar on stderr.")
     tensorboard: bool = setting(True, "Write TensorBoard logs to the run's tb/.")
     torch_threads: int = setting(2, "Torch threads of the training process.", bounds=AT_LEAST_1)
     # --- reward ------------------------------------------------------------
-    reward_mode: str = setting("mixed", "win: +1/-1/0; points: (own - opponent total) / points_scale; tokens: net "
-                                        "tokens / tokens_scale; mixed: win + points_weight * points.",
-                               choices=REWARD_MODES)
-    points_scale: float = setting(POINTS_SCALE, "Divides the points difference (reward_mode points and mixed).",
-                                  bounds=POSITIVE)
+    reward_mode: str = setting(
+        "mixed",
+        "win: +1/-1/0; points: (own - opponent total) / points_scale; tokens: net "
+        "tokens / tokens_scale; mixed: win + points_weight * points.",
+        choices=REWARD_MODES,
+    )
+    points_scale: float = setting(
+        POINTS_SCALE, "Divides the points difference (reward_mode points and mixed).", bounds=POSITIVE
+    )
     tokens_scale: float = setting(TOKENS_SCALE, "Divides the net tokens (reward_mode tokens).", bounds=POSITIVE)
-    points_weight: float = setting(POINTS_WEIGHT, "Weight of the points term in reward_mode mixed.", bounds=NON_NEGATIVE)
+    points_weight: float = setting(
+        POINTS_WEIGHT, "Weight of the points term in reward_mode mixed.", bounds=NON_NEGATIVE
+    )
     # --- network and PPO ------------------------------------------------
     net_arch: list = setting([256, 256], "Hidden layer sizes of the actor and of the critic.")
     activation: str = setting("relu", "Activation of the hidden layers.", choices=ACTIVATIONS)
@@ -106,22 +121,33 @@ class RunConfig:
     vf_coef: float = setting(0.5, "Value loss coefficient.", bounds=NON_NEGATIVE)
     max_grad_norm: float = setting(0.5, "Gradient clipping (global norm).", bounds=POSITIVE)
     # --- opponents ---------------------------------------------------------
-    snapshot_every: int = setting(100_000, "Decisions between frozen snapshots of the learner added to its "
-                                           "opponents; 0 = never.", bounds=NON_NEGATIVE)
+    snapshot_every: int = setting(
+        100_000,
+        "Decisions between frozen snapshots of the learner added to its opponents; 0 = never.",
+        bounds=NON_NEGATIVE,
+    )
     # --- evaluation and checkpoints -------------------------------------
     eval_every: int = setting(200_000, "Decisions between evaluations; 0 = only at the end.", bounds=NON_NEGATIVE)
-    eval_deals: int = setting(400, "Deals of each evaluation, each played twice with seats swapped (duplicate); "
-                                   "0 = no evaluation and no best.zip.", bounds=NON_NEGATIVE)
-    eval_opponent: str = setting("rule", "The player evaluations are against; best.zip is the best score "
-                                         "against it.", player=True)
-    eval_search_deals: int = setting(0, "Deals of a second, small duplicate match at each evaluation, against "
-                                        "eval_search_opponent, logged but not used for best.zip; 0 = none.",
-                                     bounds=NON_NEGATIVE)
+    eval_deals: int = setting(
+        400,
+        "Deals of each evaluation, each played twice with seats swapped (duplicate); "
+        "0 = no evaluation and no best.zip.",
+        bounds=NON_NEGATIVE,
+    )
+    eval_opponent: str = setting(
+        "rule", "The player evaluations are against; best.zip is the best score against it.", player=True
+    )
+    eval_search_deals: int = setting(
+        0,
+        "Deals of a second, small duplicate match at each evaluation, against "
+        "eval_search_opponent, logged but not used for best.zip; 0 = none.",
+        bounds=NON_NEGATIVE,
+    )
     eval_search_opponent: str = setting("pimc:samples=4", "The search player of that second match.", player=True)
-    checkpoint_every: int = setting(500_000, "Decisions between writes of last.zip; 0 = never.",
-                                    bounds=NON_NEGATIVE)
-    keep_checkpoints: bool = setting(False, "Also keep each periodic checkpoint as checkpoints/<steps>.zip "
-                                            "(a learning curve).")
+    checkpoint_every: int = setting(500_000, "Decisions between writes of last.zip; 0 = never.", bounds=NON_NEGATIVE)
+    keep_checkpoints: bool = setting(
+        False, "Also keep each periodic checkpoint as checkpoints/<steps>.zip (a learning curve)."
+    )
 
     def __post_init__(self):
         self.validate()
@@ -133,12 +159,16 @@ class RunConfig:
         for f in fields(self):
             setattr(self, f.name, coerce(f.name, getattr(self, f.name), f.type))
         if self.trainer != self.TRAINER:
-            raise ValueError(f"trainer must be {self.TRAINER!r} in a {type(self).__name__} "
-                             f"(trappola.train.config_file.load_config reads each trainer's), got {self.trainer!r}")
+            raise ValueError(
+                f"trainer must be {self.TRAINER!r} in a {type(self).__name__} "
+                f"(trappola.train.config_file.load_config reads each trainer's), got {self.trainer!r}"
+            )
         name = self.run_name
         if name in ("", ".", "..") or any(c in name for c in ("/", "\\", "\0")) or (os.altsep and os.altsep in name):
-            raise ValueError(f"run_name must be a folder name without a path separator (the run writes to "
-                             f"out_dir/run_name), got {name!r}")
+            raise ValueError(
+                f"run_name must be a folder name without a path separator (the run writes to "
+                f"out_dir/run_name), got {name!r}"
+            )
         if not self.out_dir:
             raise ValueError(f"out_dir must be a non-empty path, got {self.out_dir!r}")
         arch = self.net_arch

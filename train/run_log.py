@@ -9,6 +9,7 @@ the old run is mixed into the new one) or the run resumes from a
 checkpoint inside that folder (it then continues the folder: its
 ``train.log`` grows, and the best score of its ``best.zip`` is kept).
 """
+
 from __future__ import annotations
 
 import shutil
@@ -43,8 +44,10 @@ def check_run_dir(cfg) -> None:
     except OSError as exc:
         raise RunDirError(f"cannot write the run to {run_dir}: {describe_os_error(exc)}") from None
     if run_dir.is_dir() and any(run_dir.iterdir()) and not resumes_into(cfg) and not getattr(cfg, "overwrite", False):
-        raise RunDirError(f"run folder {run_dir} already holds a run; choose another run_name, continue it with "
-                          f"resume={run_dir / 'last.zip'}, or replace it with overwrite=true")
+        raise RunDirError(
+            f"run folder {run_dir} already holds a run; choose another run_name, continue it with "
+            f"resume={run_dir / 'last.zip'}, or replace it with overwrite=true"
+        )
 
 
 def open_run(cfg, log=None):

@@ -23,6 +23,7 @@ weights...): ``save(network, path, steps, **meta)``, writing a checkpoint
 atomically, and ``player(network)``, the network as a player for the
 evaluator.
 """
+
 from __future__ import annotations
 
 import json
@@ -57,8 +58,15 @@ class RunRecorder:
     state: ``run_dir``, ``history`` (every evaluation), ``best_score`` and
     ``best_path`` (None until a ``best.zip`` exists)."""
 
-    def __init__(self, cfg, save: Callable, player: Callable, log=None, scalars: Callable | None = None,
-                 started: float | None = None):
+    def __init__(
+        self,
+        cfg,
+        save: Callable,
+        player: Callable,
+        log=None,
+        scalars: Callable | None = None,
+        started: float | None = None,
+    ):
         self.cfg = cfg
         self.save = save
         self.player = player
@@ -67,8 +75,9 @@ class RunRecorder:
         self.started = time.time() if started is None else started
         self.run_dir, self.say, self._log_file = open_run(cfg, log)
         # A run resumed inside its own folder competes with the best.zip it already has.
-        self.best_score, self.best_path = kept_best(self.run_dir / "best.zip", cfg.eval_opponent) \
-            if resumes_into(cfg) else (-1.0, None)
+        self.best_score, self.best_path = (
+            kept_best(self.run_dir / "best.zip", cfg.eval_opponent) if resumes_into(cfg) else (-1.0, None)
+        )
         self.history: list[dict] = []
         self.last_eval = self.last_checkpoint = 0
 
@@ -112,14 +121,18 @@ class RunRecorder:
         self.history.append(res)
         lo, hi = res["score_ci"]
         ci = "" if lo is None else f" [{lo:.3f}, {hi:.3f}]"  # no interval from a single deal
-        self.say(f"[eval {steps:>9,} steps] vs {cfg.eval_opponent} in duplicate: win rate {res['win_rate']:.3f}, "
-                 f"score {res['score']:.3f}{ci}, points diff {res['points_diff']:+.1f}")
+        self.say(
+            f"[eval {steps:>9,} steps] vs {cfg.eval_opponent} in duplicate: win rate {res['win_rate']:.3f}, "
+            f"score {res['score']:.3f}{ci}, points diff {res['points_diff']:+.1f}"
+        )
         search = res.get("search")
         if search:
             lo, hi = search["win_rate_ci"] or (None, None)
             ci = "" if lo is None else f" [{lo:.3f}, {hi:.3f}]"
-            self.say(f"[eval {steps:>9,} steps] vs {cfg.eval_search_opponent} in duplicate "
-                     f"({cfg.eval_search_deals} deals): win rate {search['win_rate']:.3f}{ci}")
+            self.say(
+                f"[eval {steps:>9,} steps] vs {cfg.eval_search_opponent} in duplicate "
+                f"({cfg.eval_search_deals} deals): win rate {search['win_rate']:.3f}{ci}"
+            )
         for name, figures in ((cfg.eval_opponent, res), (cfg.eval_search_opponent, search)):
             if figures:
                 tag = name.split(":")[0]
@@ -127,8 +140,7 @@ class RunRecorder:
                     self.scalar(f"eval/{key}_vs_{tag}", figures[key], steps)
         if res["score"] > self.best_score:
             self.best_score = res["score"]
-            self.best_path = self.checkpoint("best.zip", steps, network,
-                                             eval={cfg.eval_opponent: short_figures(res)})
+            self.best_path = self.checkpoint("best.zip", steps, network, eval={cfg.eval_opponent: short_figures(res)})
         return res
 
     def scalar(self, key: str, value: float, steps: int) -> None:
@@ -146,8 +158,7 @@ class RunRecorder:
     def _duplicate(self, network, opponent: str, deals: int) -> dict:
         from trappola.agents.evaluation import head_to_head
 
-        match = head_to_head(self.player(network), opponent, deals, duplicate=True, seed=self.cfg.seed + 777,
-                             workers=1)
+        match = head_to_head(self.player(network), opponent, deals, duplicate=True, seed=self.cfg.seed + 777, workers=1)
         return duplicate_figures(match)
 
     def finish(self, steps: int, network, learned_steps: int, learn_s: float, **meta) -> dict:
@@ -167,17 +178,26 @@ class RunRecorder:
             self.last_checkpoint = steps
             self.checkpoint("last.zip", steps, network)  # resume=.../last.zip continues where the run ended
         summary = {
-            "run_dir": str(self.run_dir), "final": str(final),
+            "run_dir": str(self.run_dir),
+            "final": str(final),
             "best": str(self.best_path or final),
             # None, not the -1 placeholder, when nothing was evaluated (eval_deals=0).
-            "best_score": self.best_score if self.best_path else None, "timesteps": steps,
+            "best_score": self.best_score if self.best_path else None,
+            "timesteps": steps,
             "learn_steps_per_second": learned_steps / max(learn_s, 1e-9),
-            "minutes": (time.time() - self.started) / 60.0, "trainer": cfg.trainer,
+            "minutes": (time.time() - self.started) / 60.0,
+            "trainer": cfg.trainer,
             "evals": [{k: r[k] for k in SUMMARY_KEYS} for r in self.history],
         }
         write_text(self.run_dir / "summary.json", json.dumps(summary, indent=1))
-        self.say(f"done in {summary['minutes']:.1f} min; " + (f"best {summary['best']} (score {self.best_score:.3f})"
-                                                              if self.best_path else "no evaluation, no best.zip"))
+        self.say(
+            f"done in {summary['minutes']:.1f} min; "
+            + (
+                f"best {summary['best']} (score {self.best_score:.3f})"
+                if self.best_path
+                else "no evaluation, no best.zip"
+            )
+        )
         return summary
 
     def close(self) -> None:
@@ -222,10 +242,19 @@ def duplicate_figures(match) -> dict:
     for r in match.records:
         by_deal.setdefault(r["deal"], []).append(1.0 if r["winner"] == "A" else 0.5 if not r["winner"] else 0.0)
     score, score_ci = mean_ci(sum(v) / len(v) for v in by_deal.values())
-    return {"deals": s["settings"]["deals"], "parties": s["parties"], "wins": s["wins"], "losses": s["losses"],
-            "alifers": s["alifer"], "win_rate": 0.5 if s["win_rate"] is None else s["win_rate"],
-            "win_rate_ci": s["win_rate_ci"], "score": score, "score_ci": score_ci,
-            "points_diff": s["mean_point_diff"], "points_diff_ci": s["mean_point_diff_ci"]}
+    return {
+        "deals": s["settings"]["deals"],
+        "parties": s["parties"],
+        "wins": s["wins"],
+        "losses": s["losses"],
+        "alifers": s["alifer"],
+        "win_rate": 0.5 if s["win_rate"] is None else s["win_rate"],
+        "win_rate_ci": s["win_rate_ci"],
+        "score": score,
+        "score_ci": score_ci,
+        "points_diff": s["mean_point_diff"],
+        "points_diff_ci": s["mean_point_diff_ci"],
+    }
 
 
 def short_figures(res: dict) -> dict:

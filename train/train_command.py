@@ -11,6 +11,7 @@ so ``--help`` lists exactly what the config accepts. A bad setting, an
 unusable run folder or checkpoint, or a file that cannot be written ends
 the command with one line on stderr and exit status 2.
 """
+
 from __future__ import annotations
 
 import json
@@ -32,13 +33,20 @@ def help_text(cfg, config_name: str = "ppo_selfplay") -> str:
     ``--name TYPE`` with its help, its value in ``cfg`` and its allowed
     values."""
     cls = type(cfg)
-    about = (f"Training with the settings of {cls.__name__} ({cls.__module__}): the config file (here "
-             f"{config_name}) sets them, the options below override it. The file's `trainer` key picks the "
-             "trainer: sb3 (the default, e.g. --config ppo_selfplay) or rllib (--config rllib_selfplay); "
-             "--config NAME --help lists that config's settings. Values are YAML: net_arch=[128,128], "
-             "bc=false; a mapping takes one entry as pool.rule=0.5.")
-    lines = ["usage: trappola train [--config FILE|NAME] [key=value | --key value ...]", "",
-             *textwrap.wrap(about, 100), "", "settings (with their value in the config file):"]
+    about = (
+        f"Training with the settings of {cls.__name__} ({cls.__module__}): the config file (here "
+        f"{config_name}) sets them, the options below override it. The file's `trainer` key picks the "
+        "trainer: sb3 (the default, e.g. --config ppo_selfplay) or rllib (--config rllib_selfplay); "
+        "--config NAME --help lists that config's settings. Values are YAML: net_arch=[128,128], "
+        "bc=false; a mapping takes one entry as pool.rule=0.5."
+    )
+    lines = [
+        "usage: trappola train [--config FILE|NAME] [key=value | --key value ...]",
+        "",
+        *textwrap.wrap(about, 100),
+        "",
+        "settings (with their value in the config file):",
+    ]
     for f in fields(cls):
         meta = f.metadata
         extra = [f"{config_name}: {json.dumps(getattr(cfg, f.name))}"]

@@ -12,6 +12,7 @@ shipped training configs. In the repository ``trappola.agents``,
 ``trappola.train`` and ``trappola.configs`` are the top-level folders
 ``agents/``, ``train/`` and ``configs/``.
 """
+
 from importlib.metadata import PackageNotFoundError, version
 
 try:

@@ -24,6 +24,7 @@ and 5). With ``stake_multiple <= MAX_STAKE_MULTIPLE`` and
 ``m <= MAX_MULTIPLIER`` (both ``2**20``) that is below ``2**48``, far
 inside the integers a float holds exactly (``2**53``).
 """
+
 from __future__ import annotations
 
 import copy
@@ -54,8 +55,9 @@ def check_bounded_int(name: str, value, bound: int) -> int:
     """``value`` if it is an int in 1..``bound``, else ``ValueError``."""
     check_positive_int(name, value)
     if value > bound:
-        raise ValueError(f"{name} must be at most {bound} (2**{bound.bit_length() - 1}) so that every reward "
-                         f"is exact, got {value!r}")
+        raise ValueError(
+            f"{name} must be at most {bound} (2**{bound.bit_length() - 1}) so that every reward is exact, got {value!r}"
+        )
     return value
 
 
@@ -116,8 +118,18 @@ class EnvBase(AECEnv):
     ZERO_REWARD = 0.0
     TOKENS_GROW = False  # whether _token_bound_exceeded needs asking after each step
 
-    def __init__(self, agents, obs_size: int, *, render_mode, stake_multiple, max_steps, ace_declaration,
-                 illegal_action, n_actions: int = N_ACTIONS):
+    def __init__(
+        self,
+        agents,
+        obs_size: int,
+        *,
+        render_mode,
+        stake_multiple,
+        max_steps,
+        ace_declaration,
+        illegal_action,
+        n_actions: int = N_ACTIONS,
+    ):
         super().__init__()
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
@@ -152,8 +164,9 @@ class EnvBase(AECEnv):
             raise ValueError(f"options must be a dict, got {type(options).__name__}")
         unknown = [k for k in options if k not in self.OPTION_KEYS]
         if unknown:
-            warnings.warn(f"{name}.reset ignores unknown options {unknown}; known: {list(self.OPTION_KEYS)}",
-                          stacklevel=2)
+            warnings.warn(
+                f"{name}.reset ignores unknown options {unknown}; known: {list(self.OPTION_KEYS)}", stacklevel=2
+            )
         if seed is not None:
             seed = check_seed(seed)
         plan = self._parse_options(options)
@@ -251,5 +264,15 @@ def check_seed(seed) -> int:
     return int(seed)
 
 
-__all__ = ["EnvBase", "OrderEnforcing", "RENDER_MODES", "MAX_MULTIPLIER", "MAX_STAKE_MULTIPLE", "shuffled_deal",
-           "check_bounded_int", "check_seed", "as_action", "read_only"]
+__all__ = [
+    "EnvBase",
+    "OrderEnforcing",
+    "RENDER_MODES",
+    "MAX_MULTIPLIER",
+    "MAX_STAKE_MULTIPLE",
+    "shuffled_deal",
+    "check_bounded_int",
+    "check_seed",
+    "as_action",
+    "read_only",
+]

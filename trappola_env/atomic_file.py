@@ -12,6 +12,7 @@ file is removed and the target is left as it was.
 It lives in the lowest layer that every writer (players, evaluation,
 training, the CLI) may import; it imports nothing of the project.
 """
+
 from __future__ import annotations
 
 import errno
@@ -47,7 +48,7 @@ def remove_stale_temps(path: str | Path) -> list[Path]:
         name = entry.name
         if not (name.startswith(prefix) and name.endswith(TEMP_SUFFIX)):
             continue
-        pid = name[len(prefix):-len(TEMP_SUFFIX)].split(".")[0]
+        pid = name[len(prefix) : -len(TEMP_SUFFIX)].split(".")[0]
         if pid.isdigit() and not pid_running(int(pid)):
             try:
                 os.unlink(entry.path)
@@ -77,8 +78,9 @@ def is_temp_name(name: str) -> bool:
 
 
 @contextmanager
-def atomic_write(path: str | Path, mode: str = "w", encoding: str | None = "utf-8",
-                 newline: str | None = None) -> Iterator[IO]:
+def atomic_write(
+    path: str | Path, mode: str = "w", encoding: str | None = "utf-8", newline: str | None = None
+) -> Iterator[IO]:
     """Open a temporary file beside ``path`` for writing; when the block ends
     without an exception, make it ``path`` atomically.
 

@@ -251,6 +251,7 @@ table with both hands, as a spectator sees it. "ansi" returns the text,
   19 session features; the ``advice`` and ``records`` options. Changes
   within v0 are listed in ``CHANGELOG.md``.
 """
+
 from __future__ import annotations
 
 import math
@@ -267,7 +268,15 @@ from trappola_env.engine.seating import Seating
 from trappola_env.engine.session import ADVICE, OVER, PLAYING, PRO_DECISION, Session
 from trappola_env.aec_base import MAX_MULTIPLIER, EnvBase, OrderEnforcing, read_only, shuffled_deal
 from trappola_env.spaces_and_rewards import check_positive_int, mask_array, wide_mask_array
-from trappola_env.observation import LAYOUT, OBS_SIZE, Observer, decode_observation, encode, encode_public, multiplier_feature
+from trappola_env.observation import (
+    LAYOUT,
+    OBS_SIZE,
+    Observer,
+    decode_observation,
+    encode,
+    encode_public,
+    multiplier_feature,
+)
 
 OPTION_KEYS = ("seating", "deal")
 SEATS = ("challenger", "dealer", "waiting")
@@ -304,12 +313,17 @@ SESSION_LAYOUT, BULKA_OBS_SIZE = _layout()
 ADVICE_SLOTS = 2  # at most two players wait (4 players)
 # Appended after the session features with advice=True only.
 ADVICE_FIELDS = (
-    ("advice", ADVICE_SLOTS * ADVISABLE, "per waiting player in queue order: one-hot of the defender action "
-                                         "(0..46) it advises for the decision at hand"),
+    (
+        "advice",
+        ADVICE_SLOTS * ADVISABLE,
+        "per waiting player in queue order: one-hot of the defender action (0..46) it advises for the decision at hand",
+    ),
     ("advice_given", ADVICE_SLOTS, "per waiting player in queue order: it has advised this decision"),
 )
-ADVICE_LAYOUT = [("advice", BULKA_OBS_SIZE, ADVICE_SLOTS * ADVISABLE),
-                 ("advice_given", BULKA_OBS_SIZE + ADVICE_SLOTS * ADVISABLE, ADVICE_SLOTS)]
+ADVICE_LAYOUT = [
+    ("advice", BULKA_OBS_SIZE, ADVICE_SLOTS * ADVISABLE),
+    ("advice_given", BULKA_OBS_SIZE + ADVICE_SLOTS * ADVISABLE, ADVICE_SLOTS),
+]
 ADVICE_OBS_SIZE = BULKA_OBS_SIZE + ADVICE_SLOTS * (ADVISABLE + 1)  # 462
 # Appended last with records=True: 9 values for each of the 3 other seats,
 # player_{i+1}, player_{i+2}, player_{i+3} (indices mod n_players) for player_i.
@@ -432,10 +446,18 @@ class raw_env(EnvBase):
     OPTION_KEYS = OPTION_KEYS
     TOKENS_GROW = True
 
-    def __init__(self, n_players: int = 3, max_parties: int = 100, stake_multiple: int = 1,
-                 render_mode: str | None = None, ace_declaration: str = "first_ace",
-                 illegal_action: str = "raise", max_steps: int | None = None, advice: bool = False,
-                 records: bool = False):
+    def __init__(
+        self,
+        n_players: int = 3,
+        max_parties: int = 100,
+        stake_multiple: int = 1,
+        render_mode: str | None = None,
+        ace_declaration: str = "first_ace",
+        illegal_action: str = "raise",
+        max_steps: int | None = None,
+        advice: bool = False,
+        records: bool = False,
+    ):
         if isinstance(n_players, bool) or not isinstance(n_players, int) or n_players not in (2, 3, 4):
             raise ValueError(f"n_players must be 2, 3 or 4, got {n_players!r}")
         check_positive_int("max_parties", max_parties)
@@ -448,9 +470,16 @@ class raw_env(EnvBase):
         obs_size, n_actions = (ADVICE_OBS_SIZE, N_ACTIONS_WITH_ADVICE) if advice else (BULKA_OBS_SIZE, N_ACTIONS)
         self._records_at = obs_size if records else None  # where the record features start
         obs_size += RECORD_SIZE if records else 0
-        super().__init__([f"player_{i}" for i in range(n_players)], obs_size, render_mode=render_mode,
-                         stake_multiple=stake_multiple, max_steps=max_steps, ace_declaration=ace_declaration,
-                         illegal_action=illegal_action, n_actions=n_actions)
+        super().__init__(
+            [f"player_{i}" for i in range(n_players)],
+            obs_size,
+            render_mode=render_mode,
+            stake_multiple=stake_multiple,
+            max_steps=max_steps,
+            ace_declaration=ace_declaration,
+            illegal_action=illegal_action,
+            n_actions=n_actions,
+        )
         self.advice = bool(advice)
         self.records = bool(records)
         self.obs_size = obs_size
@@ -475,9 +504,16 @@ class raw_env(EnvBase):
 
     def _start(self, plan: tuple) -> None:
         seating, deal = plan
-        self.session = Session(max_parties=self.max_parties, stake_multiple=self.stake_multiple,
-                               config=self.config, rng=self.np_random, names=self.possible_agents,
-                               seating=seating, deal_source=shuffled_deal, advice=self.advice)
+        self.session = Session(
+            max_parties=self.max_parties,
+            stake_multiple=self.stake_multiple,
+            config=self.config,
+            rng=self.np_random,
+            names=self.possible_agents,
+            seating=seating,
+            deal_source=shuffled_deal,
+            advice=self.advice,
+        )
         if deal is not None:
             self.session.set_deal(deal)
         self._reported = dict.fromkeys(self.possible_agents, 0)
@@ -565,8 +601,9 @@ class raw_env(EnvBase):
             if self.advice:
                 encode_advice(session, vec[BULKA_OBS_SIZE:ADVICE_OBS_SIZE])
             if self.records:
-                encode_records(session, self._records.update(session.history), agent, self.possible_agents,
-                               vec[self._records_at:])
+                encode_records(
+                    session, self._records.update(session.history), agent, self.possible_agents, vec[self._records_at :]
+                )
             if agent == session.to_act and not self._cut:
                 mask = session.legal_mask()
                 mask = wide_mask_array(mask, self.n_actions) if self.advice else mask_array(mask)
@@ -581,8 +618,7 @@ class raw_env(EnvBase):
         text = s.render()
         if s.phase in _IN_PARTIE:
             pro = f", Pro partie of {s.pro_declarer}" if s.pro_declarer else ""
-            text += (f"\n{s.challenger} is the challenger, {s.dealer} the dealer{pro}\n"
-                     + render_partie(s.partie))
+            text += f"\n{s.challenger} is the challenger, {s.dealer} the dealer{pro}\n" + render_partie(s.partie)
             for name, action in s.advice.items():
                 text += f"\n{name} advises {s.challenger}: " + ("no advice" if action is None else action_name(action))
             if s.phase == ADVICE:
@@ -592,8 +628,32 @@ class raw_env(EnvBase):
         return text
 
 
-__all__ = ["env", "raw_env", "encode", "encode_session", "encode_advice", "encode_records", "RECORD_FIELDS",
-           "RECORD_SEATS", "RECORD_SIZE", "ADVICE_FIELDS", "ADVICE_LAYOUT",
-           "ADVICE_OBS_SIZE", "ADVICE_SLOTS", "decode_observation", "mask_array", "OBS_SIZE",
-           "BULKA_OBS_SIZE", "OBS_DIM", "OBS_LAYOUT", "STEPS_PER_PARTIE", "TOKEN_BOUND", "SESSION_FIELDS",
-           "SESSION_LAYOUT", "SESSION_OFFSET", "LOG2_SCALE", "STREAK_CAP", "signed_log_feature"]
+__all__ = [
+    "env",
+    "raw_env",
+    "encode",
+    "encode_session",
+    "encode_advice",
+    "encode_records",
+    "RECORD_FIELDS",
+    "RECORD_SEATS",
+    "RECORD_SIZE",
+    "ADVICE_FIELDS",
+    "ADVICE_LAYOUT",
+    "ADVICE_OBS_SIZE",
+    "ADVICE_SLOTS",
+    "decode_observation",
+    "mask_array",
+    "OBS_SIZE",
+    "BULKA_OBS_SIZE",
+    "OBS_DIM",
+    "OBS_LAYOUT",
+    "STEPS_PER_PARTIE",
+    "TOKEN_BOUND",
+    "SESSION_FIELDS",
+    "SESSION_LAYOUT",
+    "SESSION_OFFSET",
+    "LOG2_SCALE",
+    "STREAK_CAP",
+    "signed_log_feature",
+]

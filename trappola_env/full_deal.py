@@ -15,6 +15,7 @@ one seat, like the observation:
 Together with the observation this fixes the whole deal: my hand, the
 opponent's hand and the stock order.
 """
+
 from __future__ import annotations
 
 import numpy as np

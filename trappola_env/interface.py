@@ -28,6 +28,7 @@ gives no advice. ``SeatPlayer`` is that contract as a
 sessions with any object that follows it, and ``agents.Player`` is the
 project's base class for it.
 """
+
 from __future__ import annotations
 
 import operator
@@ -46,8 +47,15 @@ class TurnView:
 
     __slots__ = ("info", "legal_mask", "opponent", "advice", "_observation", "_encoder")
 
-    def __init__(self, info: InfoState, legal_mask: int | None = None, observation=None,
-                 encoder: Callable | None = None, opponent: str | None = None, advice: tuple = ()):
+    def __init__(
+        self,
+        info: InfoState,
+        legal_mask: int | None = None,
+        observation=None,
+        encoder: Callable | None = None,
+        opponent: str | None = None,
+        advice: tuple = (),
+    ):
         if not isinstance(info, InfoState):
             raise TypeError(f"TurnView needs an InfoState, got {type(info).__name__}")
         self.info = info

@@ -11,6 +11,7 @@ the folder's cache files whenever any of those sources changed since the
 cache was written. The batched engine (``trappola_env.batch``) and the
 double-dummy solver (``trappola.agents.search.solver``) both use it.
 """
+
 from __future__ import annotations
 
 import hashlib

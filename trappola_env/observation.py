@@ -39,14 +39,24 @@ table in the ``trappola_v0`` docstring is checked against it by the tests.
 its own features after ``OBS_SIZE`` can still use ``decode_observation``:
 it reads the first ``OBS_SIZE`` entries.
 """
+
 from __future__ import annotations
 
 import math
 
 import numpy as np
 
-from trappola_env.engine.actions import (ACES, BIANKA, BLANS, FIGURA_BUBE, FIGURA_CAVALL, FIGURA_RE, FIGURA_TWOS, MANKO,
-                             PROPOSE_ALIFER)
+from trappola_env.engine.actions import (
+    ACES,
+    BIANKA,
+    BLANS,
+    FIGURA_BUBE,
+    FIGURA_CAVALL,
+    FIGURA_RE,
+    FIGURA_TWOS,
+    MANKO,
+    PROPOSE_ALIFER,
+)
 from trappola_env.engine.cards import BUBE, CARD_NAMES, CARD_POINTS, CAVALL, RE, SUITS, TWO, cards_of, mask_of
 from trappola_env.engine.partie import ALIFER_ANSWER
 
@@ -61,8 +71,7 @@ FIELDS = (
     ("trick_led_by_me", 9, "completed trick t was led by me"),
     ("trick_won_by_me", 9, "completed trick t was won by me"),
     ("trick_won_by_opponent", 9, "completed trick t was won by the opponent"),
-    ("declared_by_me", 12, "my declarations: Re3 Re4 Cavall3 Cavall4 Bube3 Bube4 Twos3 Twos4 Aces3 Aces4 "
-                           "Blans Bianka"),
+    ("declared_by_me", 12, "my declarations: Re3 Re4 Cavall3 Cavall4 Bube3 Bube4 Twos3 Twos4 Aces3 Aces4 Blans Bianka"),
     ("declared_by_opponent", 12, "the opponent's declarations, same order"),
     ("manko_asked_by_me", 1, "I asked Manko"),
     ("manko_asked_by_opponent", 1, "the opponent asked Manko"),
@@ -100,8 +109,20 @@ for _i, _a in enumerate((FIGURA_RE, FIGURA_CAVALL, FIGURA_BUBE, FIGURA_TWOS, ACE
     _DECL_BIT[(_a, 4)] = 2 * _i + 1
 _DECL_BIT[(BLANS, 1)] = 10
 _DECL_BIT[(BIANKA, 1)] = 11
-_DECL_NAMES = ("Figura Re", "Figura Re", "Figura Cavall", "Figura Cavall", "Figura Bube", "Figura Bube",
-               "Figura Twos", "Figura Twos", "Aces", "Aces", "Blans", "Bianka")
+_DECL_NAMES = (
+    "Figura Re",
+    "Figura Re",
+    "Figura Cavall",
+    "Figura Cavall",
+    "Figura Bube",
+    "Figura Bube",
+    "Figura Twos",
+    "Figura Twos",
+    "Aces",
+    "Aces",
+    "Blans",
+    "Bianka",
+)
 _DECL_COUNTS = (3, 4, 3, 4, 3, 4, 3, 4, 3, 4, None, None)
 _MANKO_RANKS = (RE, CAVALL, BUBE, TWO)
 _MANKO_RANK_NAMES = ("Re", "Cavall", "Bube", "Twos")
@@ -178,9 +199,14 @@ def encode(partie, seat: int, out: np.ndarray | None = None) -> np.ndarray:
     dealt = partie.dealt
     mine = dealt[seat]
     theirs = dealt[opp]
-    bits = (hands[seat] << _O_HAND | mine << _O_DEALT | 1 << (_O_BOTTOM + partie.bottom)
-            | (mine & ~hands[seat]) << _O_PME | (theirs & ~hands[opp]) << _O_POPP
-            | 1 << (_O_ROLE + seat))
+    bits = (
+        hands[seat] << _O_HAND
+        | mine << _O_DEALT
+        | 1 << (_O_BOTTOM + partie.bottom)
+        | (mine & ~hands[seat]) << _O_PME
+        | (theirs & ~hands[opp]) << _O_POPP
+        | 1 << (_O_ROLE + seat)
+    )
     # played_in_trick: graded values, written after the bits.
     trick_cards = []
     trick_values = []
@@ -221,7 +247,7 @@ def encode(partie, seat: int, out: np.ndarray | None = None) -> np.ndarray:
             bits |= 1 << (_O_PENDING + (partie.alifer_proposer != seat))
     # The binary digits of ``bits``, highest first, as bytes 0/1, written
     # backwards: faster than np.unpackbits for one vector.
-    out[N_BITS - 1::-1] = np.frombuffer(format(bits, _BITS_FORMAT).encode().translate(_DIGIT_TO_BYTE), np.uint8)
+    out[N_BITS - 1 :: -1] = np.frombuffer(format(bits, _BITS_FORMAT).encode().translate(_DIGIT_TO_BYTE), np.uint8)
     out[N_BITS:] = 0.0
     if trick_cards:
         out[[_O_TRICK_OF + c for c in trick_cards]] = trick_values
@@ -239,8 +265,22 @@ class _SeatView:
     hand" is the cards it has played, so ``dealt & ~hand`` (all the encoder
     takes from the opponent) is its public record and nothing more."""
 
-    __slots__ = ("hands", "dealt", "bottom", "tricks", "lead", "trick", "counts", "done", "manko_answer",
-                 "phase", "alifer_proposer", "card_points", "multiplier", "history")
+    __slots__ = (
+        "hands",
+        "dealt",
+        "bottom",
+        "tricks",
+        "lead",
+        "trick",
+        "counts",
+        "done",
+        "manko_answer",
+        "phase",
+        "alifer_proposer",
+        "card_points",
+        "multiplier",
+        "history",
+    )
 
     def __init__(self, info):
         seat = info.seat
@@ -283,7 +323,7 @@ def encode_public(info, out: np.ndarray | None = None) -> np.ndarray:
     dealt[info.seat] = mask_of(info.played_by(info.seat))  # so that played_by_me = dealt & ~hand
     view.dealt = tuple(dealt)
     out = encode(view, info.seat, out)
-    out[_O_DEALT:_O_DEALT + 36] = 0.0
+    out[_O_DEALT : _O_DEALT + 36] = 0.0
     return out
 
 
@@ -387,7 +427,7 @@ def _cards(block) -> list[str]:
 
 def _field(vec, name):
     off = OFFSET[name]
-    return vec[off:off + SIZE[name]]
+    return vec[off : off + SIZE[name]]
 
 
 def decode_observation(vec) -> dict:
@@ -423,8 +463,13 @@ def decode_observation(vec) -> dict:
     tricks = []
     for t in range(9):
         if won_me[t] > 0.5 or won_opp[t] > 0.5:
-            tricks.append({"trick": t + 1, "led_by": "me" if led[t] > 0.5 else "opponent",
-                           "won_by": "me" if won_me[t] > 0.5 else "opponent"})
+            tricks.append(
+                {
+                    "trick": t + 1,
+                    "led_by": "me" if led[t] > 0.5 else "opponent",
+                    "won_by": "me" if won_me[t] > 0.5 else "opponent",
+                }
+            )
 
     def declarations(name):
         out = {}
@@ -453,18 +498,37 @@ def decode_observation(vec) -> dict:
         "table_lead": lead[0] if lead else None,
         "tricks": tricks,
         "declarations": {"me": declarations("declared_by_me"), "opponent": declarations("declared_by_opponent")},
-        "manko_asked": {"me": bool(vec[OFFSET["manko_asked_by_me"]] > 0.5),
-                        "opponent": bool(vec[OFFSET["manko_asked_by_opponent"]] > 0.5)},
+        "manko_asked": {
+            "me": bool(vec[OFFSET["manko_asked_by_me"]] > 0.5),
+            "opponent": bool(vec[OFFSET["manko_asked_by_opponent"]] > 0.5),
+        },
         "manko_answers": {"me": answers("manko_answer_by_me"), "opponent": answers("manko_answer_by_opponent")},
-        "card_points": {"me": int(round(float(points[0]) * CARD_POINTS_TOTAL)),
-                        "opponent": int(round(float(points[1]) * CARD_POINTS_TOTAL))},
+        "card_points": {
+            "me": int(round(float(points[0]) * CARD_POINTS_TOTAL)),
+            "opponent": int(round(float(points[1]) * CARD_POINTS_TOTAL)),
+        },
         "trick_number": int(round(float(vec[OFFSET["trick_number"]]) * 9)),
-        "multiplier": int(round(2.0 ** m_log2)),
+        "multiplier": int(round(2.0**m_log2)),
         "alifer_pending": "me" if pending[0] > 0.5 else ("opponent" if pending[1] > 0.5 else None),
         "alifer_proposed": {"me": bool(proposed[0] > 0.5), "opponent": bool(proposed[1] > 0.5)},
     }
 
 
-__all__ = ["FIELDS", "LAYOUT", "OBS_SIZE", "Observer", "OFFSET", "SIZE", "N_BITS", "MULTIPLIER_LOG2_MAX",
-           "CARD_POINTS_TOTAL", "encode", "encode_info", "encode_public", "decode_observation",
-           "multiplier_feature", "TRICK_VALUE", "POINT_SCALE"]
+__all__ = [
+    "FIELDS",
+    "LAYOUT",
+    "OBS_SIZE",
+    "Observer",
+    "OFFSET",
+    "SIZE",
+    "N_BITS",
+    "MULTIPLIER_LOG2_MAX",
+    "CARD_POINTS_TOTAL",
+    "encode",
+    "encode_info",
+    "encode_public",
+    "decode_observation",
+    "multiplier_feature",
+    "TRICK_VALUE",
+    "POINT_SCALE",
+]

@@ -57,6 +57,7 @@ how many parties it took), ``final_share``, ``parties_played``,
 ``history`` (the session's ``History``), the ``session`` itself;
 ``to_dict()`` is JSON-serialisable. ``PartieRecord`` for a lone partie.
 """
+
 from __future__ import annotations
 
 import operator
@@ -94,8 +95,9 @@ def _pro_answer(display: str, who, answer) -> bool:
         return answer
     if type(answer).__module__ == "numpy" and getattr(answer, "dtype", None) == bool:
         return bool(answer)
-    raise ValueError(f"player {display!r} ({who}): its Pro rule answered {answer!r}; "
-                     "a Pro rule must return True or False")
+    raise ValueError(
+        f"player {display!r} ({who}): its Pro rule answered {answer!r}; a Pro rule must return True or False"
+    )
 
 
 def pro_view(session, display: dict | None = None) -> ProView:
@@ -106,13 +108,19 @@ def pro_view(session, display: dict | None = None) -> ProView:
     players = session.players
     d = session.dealer
     return ProView(
-        player=players.index(d), players=tuple(shown(n) for n in players),
+        player=players.index(d),
+        players=tuple(shown(n) for n in players),
         balances=tuple(float(session.balances[n]) for n in players),
-        streaks=tuple(session.streaks[n] for n in players), bulka=float(session.bulka),
-        opponent=shown(session.challenger), multiplier=session.multiplier,
-        stake_multiple=session.stake_multiple, base_stake=BASE_STAKE, parties_left=session.parties_left,
+        streaks=tuple(session.streaks[n] for n in players),
+        bulka=float(session.bulka),
+        opponent=shown(session.challenger),
+        multiplier=session.multiplier,
+        stake_multiple=session.stake_multiple,
+        base_stake=BASE_STAKE,
+        parties_left=session.parties_left,
         next_opponent=shown(session.queue[0] if session.queue else session.challenger),
-        records=tuple(session_records(session.history, d, players)[n] for n in players))
+        records=tuple(session_records(session.history, d, players)[n] for n in players),
+    )
 
 
 def advice_view(session, display: dict | None = None) -> AdviceView:
@@ -120,10 +128,14 @@ def advice_view(session, display: dict | None = None) -> AdviceView:
     ``"advice"``); ``display`` maps player names to the names shown."""
     shown = (lambda n: n) if display is None else display.__getitem__
     partie = session.partie
-    return AdviceView(info=InfoState.public(partie, 0), history=tuple(partie.history),
-                      legal_mask=session.legal_mask(), defender=shown(session.challenger),
-                      declarer=shown(session.dealer),
-                      advice=tuple((shown(n), a) for n, a in session.advice.items()))
+    return AdviceView(
+        info=InfoState.public(partie, 0),
+        history=tuple(partie.history),
+        legal_mask=session.legal_mask(),
+        defender=shown(session.challenger),
+        declarer=shown(session.dealer),
+        advice=tuple((shown(n), a) for n, a in session.advice.items()),
+    )
 
 
 def _action_id(answer) -> int | None:
@@ -142,9 +154,16 @@ class Referee:
     (or None: answered from outside); ``display``: key -> the name shown
     to the others (default: each player's ``name``)."""
 
-    def __init__(self, players: dict, *, session: Session | None = None, partie: Partie | None = None,
-                 on_decision: Callable | None = None, on_partie_end: Callable | None = None,
-                 display: dict | None = None):
+    def __init__(
+        self,
+        players: dict,
+        *,
+        session: Session | None = None,
+        partie: Partie | None = None,
+        on_decision: Callable | None = None,
+        on_partie_end: Callable | None = None,
+        display: dict | None = None,
+    ):
         if (session is None) == (partie is None):
             raise ValueError("a referee plays a session or a partie")
         self.players = players
@@ -152,8 +171,11 @@ class Referee:
         self._partie = partie
         self.on_decision = on_decision
         self.on_partie_end = on_partie_end
-        self.display = dict(display) if display is not None else {
-            k: p.name if isinstance(getattr(p, "name", None), str) else str(k) for k, p in players.items()}
+        self.display = (
+            dict(display)
+            if display is not None
+            else {k: p.name if isinstance(getattr(p, "name", None), str) else str(k) for k, p in players.items()}
+        )
         if session is not None:
             missing = [n for n in session.players if n not in players]
             if missing:
@@ -161,9 +183,11 @@ class Referee:
             for k, p in players.items():
                 if p is not None and not callable(getattr(p, "act", None)):
                     raise ValueError(f"player {k}: a player needs an act(view) method, got {p!r}")
-        self._hooks = {k: hook for k, p in players.items()
-                       if (hook := getattr(p, "observe_result", None)) is not None
-                       and not getattr(hook, "is_default_noop", False)}
+        self._hooks = {
+            k: hook
+            for k, p in players.items()
+            if (hook := getattr(p, "observe_result", None)) is not None and not getattr(hook, "is_default_noop", False)
+        }
 
     @classmethod
     def for_session(cls, players, session: Session, **callbacks) -> "Referee":
@@ -173,14 +197,17 @@ class Referee:
         return cls(players, session=session, **callbacks)
 
     @classmethod
-    def for_partie(cls, players: Sequence, partie: Partie, names: Sequence | None = None,
-                   **callbacks) -> "Referee":
+    def for_partie(cls, players: Sequence, partie: Partie, names: Sequence | None = None, **callbacks) -> "Referee":
         """Play ``partie``: ``players[0]`` is the challenger, ``players[1]``
         the dealer; ``names`` the names shown (default: the players')."""
         if len(players) != 2:
             raise ValueError(f"a partie needs exactly 2 players, got {len(players)}")
-        return cls(dict(enumerate(players)), partie=partie,
-                   display=None if names is None else dict(enumerate(names)), **callbacks)
+        return cls(
+            dict(enumerate(players)),
+            partie=partie,
+            display=None if names is None else dict(enumerate(names)),
+            **callbacks,
+        )
 
     # ------------------------------------------------------------ stepping
     @property
@@ -199,16 +226,22 @@ class Referee:
         if s is None:
             partie = self._partie
             seat = partie.to_act
-            return Turn(seat, ACT, TurnView(partie.info_state(seat), partie.legal_mask(),
-                                            opponent=self.display[1 - seat]))
+            return Turn(
+                seat, ACT, TurnView(partie.info_state(seat), partie.legal_mask(), opponent=self.display[1 - seat])
+            )
         phase = s.phase
         if phase == PLAYING:
             partie = s.partie
             seat = partie.to_act
             table = s.table
             advice = tuple((self.display[n], a) for n, a in s.advice.items()) if s.advice_on else ()
-            return Turn(table[seat], ACT, TurnView(InfoState(partie, seat), partie.legal_mask(),
-                                                   opponent=self.display[table[1 - seat]], advice=advice))
+            return Turn(
+                table[seat],
+                ACT,
+                TurnView(
+                    InfoState(partie, seat), partie.legal_mask(), opponent=self.display[table[1 - seat]], advice=advice
+                ),
+            )
         if phase == PRO_DECISION:
             return Turn(s.dealer, PRO, pro_view(s, self.display))
         if phase == ADVICE:
@@ -238,7 +271,7 @@ class Referee:
             return
         partie = self.partie
         playing = s is None or s.phase == PLAYING
-        who = (partie.to_act if s is None else s.to_act)
+        who = partie.to_act if s is None else s.to_act
         action = _action_id(answer)
         try:
             if action is None:
@@ -255,8 +288,9 @@ class Referee:
                     raise IllegalActionError(f"illegal advice {answer!r}")
                 s.act(action)
         except IllegalActionError as e:  # the engine knows seats only: name the player too
-            raise IllegalActionError(f"player {self.display[who]!r} ({who if s is not None else f'seat {who}'}): "
-                                     f"{e}") from None
+            raise IllegalActionError(
+                f"player {self.display[who]!r} ({who if s is not None else f'seat {who}'}): {e}"
+            ) from None
         if playing and partie.phase == DONE:
             self._partie_ended(partie)
 
@@ -309,11 +343,20 @@ class SessionResult:
         }
 
 
-def play_session(players, *, max_parties: int = 100, stake_multiple: int = 1,
-                 config: RuleConfig = DEFAULT_CONFIG, seed=None, seating=None, deal_source=None,
-                 session: Session | None = None, advice: bool = False,
-                 on_partie: Callable[[Partie], None] | None = None,
-                 on_decision: Callable | None = None) -> SessionResult:
+def play_session(
+    players,
+    *,
+    max_parties: int = 100,
+    stake_multiple: int = 1,
+    config: RuleConfig = DEFAULT_CONFIG,
+    seed=None,
+    seating=None,
+    deal_source=None,
+    session: Session | None = None,
+    advice: bool = False,
+    on_partie: Callable[[Partie], None] | None = None,
+    on_decision: Callable | None = None,
+) -> SessionResult:
     """Play a session to its end (a ``Referee``) and return a
     ``SessionResult``. Pass ``session`` to continue an existing one (then
     its own settings apply and the other settings are ignored). ``advice``:
@@ -326,8 +369,16 @@ def play_session(players, *, max_parties: int = 100, stake_multiple: int = 1,
         players = list(players)
         names = [f"player_{i}" for i in range(len(players))]
     if session is None:
-        session = Session(max_parties=max_parties, stake_multiple=stake_multiple, config=config, seed=seed,
-                          names=names, seating=seating, deal_source=deal_source, advice=advice)
+        session = Session(
+            max_parties=max_parties,
+            stake_multiple=stake_multiple,
+            config=config,
+            seed=seed,
+            names=names,
+            seating=seating,
+            deal_source=deal_source,
+            advice=advice,
+        )
     s = Referee.for_session(players, session, on_decision=on_decision, on_partie_end=on_partie).run().session
     names_seen = list(s.ledger.balances) + list(s.ledger.departed)
     bulka_wins = dict.fromkeys(names_seen, 0)
@@ -337,9 +388,17 @@ def play_session(players, *, max_parties: int = 100, stake_multiple: int = 1,
             bulka_wins[decl["player"]] += 1
             bulka_won[decl["player"]] += decl["bulka_won"]
     return SessionResult(
-        balances=dict(s.balances), departed=dict(s.departed), bulka_wins=bulka_wins, bulka_won=bulka_won,
-        pro_offers=list(s.pro_offers), pro_declarations=[dict(d) for d in s.pro_declarations],
-        final_share=s.final_share, parties_played=s.parties_played, history=s.history, session=s)
+        balances=dict(s.balances),
+        departed=dict(s.departed),
+        bulka_wins=bulka_wins,
+        bulka_won=bulka_won,
+        pro_offers=list(s.pro_offers),
+        pro_declarations=[dict(d) for d in s.pro_declarations],
+        final_share=s.final_share,
+        parties_played=s.parties_played,
+        history=s.history,
+        session=s,
+    )
 
 
 @dataclass
@@ -352,9 +411,15 @@ class PartieRecord:
     infos: tuple = field(default=())  # final InfoState per seat
 
 
-def play_partie(players: Sequence, deal, config: RuleConfig = DEFAULT_CONFIG, stake_multiple: int = 1,
-                multiplier: int = 1, names: Sequence[str] | None = None,
-                on_decision: Callable | None = None) -> PartieRecord:
+def play_partie(
+    players: Sequence,
+    deal,
+    config: RuleConfig = DEFAULT_CONFIG,
+    stake_multiple: int = 1,
+    multiplier: int = 1,
+    names: Sequence[str] | None = None,
+    on_decision: Callable | None = None,
+) -> PartieRecord:
     """Play one partie (a ``Referee``): ``players[0]`` is the challenger,
     ``players[1]`` the dealer, each shown only its own ``TurnView`` naming
     the other (``names``, default the players' names). ``on_decision``:
@@ -362,6 +427,9 @@ def play_partie(players: Sequence, deal, config: RuleConfig = DEFAULT_CONFIG, st
     partie = Partie(deal, config, stake_multiple=stake_multiple, multiplier=multiplier)
     names = tuple(names) if names is not None else tuple(p.name for p in players)
     Referee.for_partie(players, partie, names, on_decision=on_decision).run()
-    return PartieRecord(result=partie.result(), history=tuple(partie.history), deal=deal,
-                        infos=(partie.info_state(0), partie.info_state(1)))
-
+    return PartieRecord(
+        result=partie.result(),
+        history=tuple(partie.history),
+        deal=deal,
+        infos=(partie.info_state(0), partie.info_state(1)),
+    )

@@ -10,6 +10,7 @@
   two-argument policy, for loops that are not the referee's (the
   training environments).
 """
+
 from __future__ import annotations
 
 from typing import Callable

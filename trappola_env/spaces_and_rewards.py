@@ -3,6 +3,7 @@
 and the end-of-partie info of one seat. Rules stay in the engine; this
 module only translates engine results for the environments.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -31,9 +32,19 @@ def mask_array(mask: int, read_only: bool = False) -> np.ndarray:
     # Table lookups of 9-bit chunks joined into one buffer: about three
     # times as fast as np.unpackbits for one short mask.
     joiner = _FROZEN if read_only else _EMPTY
-    return _frombuffer(joiner.join((_BYTES9[mask & 511], _BYTES9[mask >> 9 & 511], _BYTES9[mask >> 18 & 511],
-                                    _BYTES9[mask >> 27 & 511], _BYTES9[mask >> 36 & 511], _BYTES4[mask >> 45])),
-                       _INT8)
+    return _frombuffer(
+        joiner.join(
+            (
+                _BYTES9[mask & 511],
+                _BYTES9[mask >> 9 & 511],
+                _BYTES9[mask >> 18 & 511],
+                _BYTES9[mask >> 27 & 511],
+                _BYTES9[mask >> 36 & 511],
+                _BYTES4[mask >> 45],
+            )
+        ),
+        _INT8,
+    )
 
 
 def wide_mask_array(mask: int, n_actions: int) -> np.ndarray:
@@ -51,10 +62,12 @@ def observation_space(size: int = OBS_SIZE, n_actions: int = N_ACTIONS) -> space
     env with more actions (``bulka_v0(advice=True)``: 97)."""
     if size < OBS_SIZE:
         raise ValueError(f"an observation holds at least the {OBS_SIZE} partie values, got size {size}")
-    return spaces.Dict({
-        "observation": spaces.Box(0.0, 1.0, (size,), np.float32),
-        "action_mask": spaces.Box(0, 1, (n_actions,), np.int8),
-    })
+    return spaces.Dict(
+        {
+            "observation": spaces.Box(0.0, 1.0, (size,), np.float32),
+            "action_mask": spaces.Box(0, 1, (n_actions,), np.int8),
+        }
+    )
 
 
 def check_reward_mode(reward_mode: str, choices=REWARD_MODES) -> str:
@@ -97,7 +110,7 @@ def partie_reward(result, seat: int, reward_mode: str) -> float:
 
 
 def result_name(result, seat: int) -> str:
-    """"win", "loss" or "alifer" (a tie or an accepted proposal)."""
+    """ "win", "loss" or "alifer" (a tie or an accepted proposal)."""
     if result.winner is None:
         return "alifer"
     return "win" if result.winner == seat else "loss"
@@ -107,8 +120,12 @@ def score_dict(score) -> dict:
     """An engine ``Score`` as ``{card_points, declaration_points,
     bonus_points, total}`` (what ``Score.to_dict`` gives, without the cost of
     ``dataclasses.asdict``, a fifth of a random partie's run time)."""
-    return {"card_points": score.card_points, "declaration_points": score.declaration_points,
-            "bonus_points": score.bonus_points, "total": score.total}
+    return {
+        "card_points": score.card_points,
+        "declaration_points": score.declaration_points,
+        "bonus_points": score.bonus_points,
+        "total": score.total,
+    }
 
 
 def end_info(result, seat: int) -> dict:
@@ -123,6 +140,16 @@ def end_info(result, seat: int) -> dict:
     }
 
 
-__all__ = ["ROLES", "REWARD_MODES", "mask_array", "wide_mask_array", "observation_space", "check_reward_mode",
-           "check_positive_int",
-           "partie_reward", "result_name", "score_dict", "end_info"]
+__all__ = [
+    "ROLES",
+    "REWARD_MODES",
+    "mask_array",
+    "wide_mask_array",
+    "observation_space",
+    "check_reward_mode",
+    "check_positive_int",
+    "partie_reward",
+    "result_name",
+    "score_dict",
+    "end_info",
+]

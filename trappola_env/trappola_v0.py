@@ -201,6 +201,7 @@ sees it (it is not a player's view; use ``decode_observation`` for that).
 * v0 (package 0.1.0): one partie; observation layout of 347 values.
   Changes within v0 are listed in ``CHANGELOG.md``.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -248,10 +249,24 @@ class raw_env(EnvBase):
     OPTION_KEYS = OPTION_KEYS
     ZERO_REWARD = 0
 
-    def __init__(self, render_mode: str | None = None, reward_mode: str = "win", stake_multiple: int = 1,
-                 ace_declaration: str = "first_ace", illegal_action: str = "raise", max_steps: int = MAX_STEPS):
-        super().__init__(AGENTS, OBS_SIZE, render_mode=render_mode, stake_multiple=stake_multiple,
-                         max_steps=max_steps, ace_declaration=ace_declaration, illegal_action=illegal_action)
+    def __init__(
+        self,
+        render_mode: str | None = None,
+        reward_mode: str = "win",
+        stake_multiple: int = 1,
+        ace_declaration: str = "first_ace",
+        illegal_action: str = "raise",
+        max_steps: int = MAX_STEPS,
+    ):
+        super().__init__(
+            AGENTS,
+            OBS_SIZE,
+            render_mode=render_mode,
+            stake_multiple=stake_multiple,
+            max_steps=max_steps,
+            ace_declaration=ace_declaration,
+            illegal_action=illegal_action,
+        )
         check_reward_mode(reward_mode)
         self.reward_mode = reward_mode
         self.partie = None
@@ -343,9 +358,23 @@ class raw_env(EnvBase):
 
     # ------------------------------------------------------------ render
     def _render_text(self) -> str:
-        return (f"{self._by_seat[0]} is the challenger, {self._by_seat[1]} the dealer\n"
-                + render_partie(self.partie))
+        return f"{self._by_seat[0]} is the challenger, {self._by_seat[1]} the dealer\n" + render_partie(self.partie)
 
 
-__all__ = ["env", "raw_env", "action_name", "decode_observation", "encode", "mask_array", "OBS_SIZE",
-           "AGENTS", "ROLES", "REWARD_MODES", "OPTION_KEYS", "MAX_STEPS", "reward_of", "result_name", "score_dict"]
+__all__ = [
+    "env",
+    "raw_env",
+    "action_name",
+    "decode_observation",
+    "encode",
+    "mask_array",
+    "OBS_SIZE",
+    "AGENTS",
+    "ROLES",
+    "REWARD_MODES",
+    "OPTION_KEYS",
+    "MAX_STEPS",
+    "reward_of",
+    "result_name",
+    "score_dict",
+]

@@ -7,6 +7,7 @@ CSV (``report``) and parallel backends (``backend``: processes;
 Every number is a function of the seed and the item index only
 (``seeding.derive_seed``): any number of workers gives the same result.
 """
+
 from trappola.agents.evaluation.backend import Backend, ProcessBackend, SerialBackend, default_workers
 from trappola.agents.evaluation.backend_choice import BACKENDS, make_backend
 from trappola.agents.evaluation.duplicate import HeadToHeadResult, head_to_head
@@ -15,6 +16,19 @@ from trappola.agents.evaluation.tournament import TournamentResult, session_tour
 from trappola.agents.evaluation.seeding import derive_seed
 from trappola.agents.evaluation.ray_backend import RayBackend
 
-__all__ = ["BACKENDS", "Backend", "RayBackend", "ProcessBackend", "SerialBackend", "default_workers", "make_backend",
-           "HeadToHeadResult", "head_to_head", "derive_seed", "TournamentResult", "session_tournament",
-           "RatingsResult", "rate_pool"]
+__all__ = [
+    "BACKENDS",
+    "Backend",
+    "RayBackend",
+    "ProcessBackend",
+    "SerialBackend",
+    "default_workers",
+    "make_backend",
+    "HeadToHeadResult",
+    "head_to_head",
+    "derive_seed",
+    "TournamentResult",
+    "session_tournament",
+    "RatingsResult",
+    "rate_pool",
+]

@@ -25,6 +25,7 @@ whole, no result list with a hole is ever returned. Every worker calls
 ``end_with_parent`` first, so that killing the main process does not leave
 workers computing for nobody.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -141,8 +142,9 @@ class WorkerProcesses:
             for k in range(n):
                 parent, child = ctx.Pipe()
                 args = per_worker(k) if per_worker is not None else initargs
-                proc = ctx.Process(target=_serve, name=f"{name}-{k}", daemon=True,
-                                   args=(child, main, initializer, args))
+                proc = ctx.Process(
+                    target=_serve, name=f"{name}-{k}", daemon=True, args=(child, main, initializer, args)
+                )
                 proc.start()
                 child.close()
                 self.conns.append(parent)
@@ -295,8 +297,10 @@ class ProcessBackend(Backend):
                         progress(r)
         except WorkerLostError as exc:
             self._discard()
-            raise WorkerLostError(f"a worker process died (killed, or out of memory) after {len(out)} of "
-                                  f"{len(tasks)} tasks ({exc}); no results are reported") from None
+            raise WorkerLostError(
+                f"a worker process died (killed, or out of memory) after {len(out)} of "
+                f"{len(tasks)} tasks ({exc}); no results are reported"
+            ) from None
         except BaseException:
             self._discard()  # Ctrl-C or a task's error: no worker left computing for nobody
             raise

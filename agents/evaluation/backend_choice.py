@@ -1,6 +1,7 @@
 """Choosing a backend by name: ``make_backend`` and the evaluators'
 ``resolve_backend`` (``backend=`` a ``Backend``, a name of ``BACKENDS`` or
 None)."""
+
 from __future__ import annotations
 
 from trappola.agents.evaluation.backend import Backend, ProcessBackend, SerialBackend, default_workers

@@ -41,6 +41,7 @@ player A (``players[0]``) against B:
 
 ``res.records`` holds one row per partie (``RECORD_FIELDS``): the CSV.
 """
+
 from __future__ import annotations
 
 import math
@@ -61,9 +62,27 @@ from trappola.agents.evaluation.stats import clustered_rate, mean_ci, wilson
 ROLES = ("challenger", "dealer")
 RECORD_FIELDS = ("deal", "game", "a_seat", "outcome", "winner", "points_a", "points_b", "tokens_a", "tokens_b")
 SUMMARY_KEYS = (
-    "kind", "players", "settings", "parties", "decided", "wins", "losses", "alifer", "ties", "agreed_alifer",
-    "forfeits", "win_rate", "win_rate_ci", "win_rate_ci_method", "mean_point_diff", "mean_point_diff_ci",
-    "mean_tokens", "mean_tokens_ci", "mean_tokens_opponent", "mean_tokens_opponent_ci", "by_seat",
+    "kind",
+    "players",
+    "settings",
+    "parties",
+    "decided",
+    "wins",
+    "losses",
+    "alifer",
+    "ties",
+    "agreed_alifer",
+    "forfeits",
+    "win_rate",
+    "win_rate_ci",
+    "win_rate_ci_method",
+    "mean_point_diff",
+    "mean_point_diff_ci",
+    "mean_tokens",
+    "mean_tokens_ci",
+    "mean_tokens_opponent",
+    "mean_tokens_opponent_ci",
+    "by_seat",
 )
 
 
@@ -95,25 +114,60 @@ def _play_block(task) -> tuple[list[tuple], list[dict]]:
                 p.reset(derive_seed(seed, "player", i, game, seat))
             labels = ("A", "B") if a_seat == 0 else ("B", "A")
             recorder = GameRecorder(seated) if record else None
-            res = play_partie(seated, deal, config=config, stake_multiple=stake_multiple,
-                              on_decision=recorder.on_decision if record else None).result
+            res = play_partie(
+                seated,
+                deal,
+                config=config,
+                stake_multiple=stake_multiple,
+                on_decision=recorder.on_decision if record else None,
+            ).result
             if record:
-                saved.append(recorder.record(
-                    deal, res, players=[player_label(s) for s in (sources if a_seat == 0 else sources[::-1])],
-                    config=config, stake_multiple=stake_multiple, evaluation="head_to_head",
-                    pair=[player_label(s) for s in sources], deal_index=i, game=game if duplicate else 0))
+                saved.append(
+                    recorder.record(
+                        deal,
+                        res,
+                        players=[player_label(s) for s in (sources if a_seat == 0 else sources[::-1])],
+                        config=config,
+                        stake_multiple=stake_multiple,
+                        evaluation="head_to_head",
+                        pair=[player_label(s) for s in sources],
+                        deal_index=i,
+                        game=game if duplicate else 0,
+                    )
+                )
             winner = "" if res.winner is None else labels[res.winner]
             b_seat = 1 - a_seat
-            rows.append((i, game if duplicate else 0, ROLES[a_seat], res.outcome, winner,
-                         res.scores[a_seat].total, res.scores[b_seat].total,
-                         res.tokens[a_seat], res.tokens[b_seat]))
+            rows.append(
+                (
+                    i,
+                    game if duplicate else 0,
+                    ROLES[a_seat],
+                    res.outcome,
+                    winner,
+                    res.scores[a_seat].total,
+                    res.scores[b_seat].total,
+                    res.tokens[a_seat],
+                    res.tokens[b_seat],
+                )
+            )
     return rows, saved
 
 
-def head_to_head(a: PlayerSource, b: PlayerSource, deals: int, *, duplicate: bool = False, seed: int = 0,
-                 config: RuleConfig = DEFAULT_CONFIG, stake_multiple: int = 1, workers: int | None = None,
-                 backend: Backend | str | None = None, progress: bool | str = False, chunk: int | None = None,
-                 record_games: bool = False) -> HeadToHeadResult:
+def head_to_head(
+    a: PlayerSource,
+    b: PlayerSource,
+    deals: int,
+    *,
+    duplicate: bool = False,
+    seed: int = 0,
+    config: RuleConfig = DEFAULT_CONFIG,
+    stake_multiple: int = 1,
+    workers: int | None = None,
+    backend: Backend | str | None = None,
+    progress: bool | str = False,
+    chunk: int | None = None,
+    record_games: bool = False,
+) -> HeadToHeadResult:
     """Play A against B (specs like ``"rule"`` or ``Player`` objects); see
     the module docstring for what is reported. ``progress``: see
     ``trappola.agents.evaluation.progress`` (True: a bar on a terminal, lines in a log).
@@ -128,16 +182,23 @@ def head_to_head(a: PlayerSource, b: PlayerSource, deals: int, *, duplicate: boo
     backend, own = resolve_backend(backend, workers, any(getattr(s, "interactive", False) for s in sources))
     n_chunks = max(1, backend.workers * 4)
     size = chunk or max(1, min(100, math.ceil(deals / n_chunks)))
-    tasks = [(sources, seed, s, min(s + size, deals), duplicate, config, stake_multiple, record_games)
-             for s in range(0, deals, size)]
+    tasks = [
+        (sources, seed, s, min(s + size, deals), duplicate, config, stake_multiple, record_games)
+        for s in range(0, deals, size)
+    ]
     bar = progress_bar(progress, deals, f"{labels[0]} vs {labels[1]}", "deal")
     per_game = 2 if duplicate else 1
     rows, games = run_blocks(backend, own, _play_block, tasks, bar, lambda block: len(block[0]) // per_game)
     records = [dict(zip(RECORD_FIELDS, row)) for row in rows]
     summary = summarize(records, duplicate)
     summary["players"] = labels
-    summary["settings"] = {"deals": deals, "duplicate": duplicate, "seed": seed, "stake_multiple": stake_multiple,
-                           "config": config.to_dict()}
+    summary["settings"] = {
+        "deals": deals,
+        "duplicate": duplicate,
+        "seed": seed,
+        "stake_multiple": stake_multiple,
+        "config": config.to_dict(),
+    }
     return HeadToHeadResult({k: summary[k] for k in SUMMARY_KEYS}, records, games)
 
 
@@ -160,8 +221,7 @@ def summarize(records: list[dict], duplicate: bool) -> dict:
     for r in records:
         by_deal.setdefault(r["deal"], []).append(r)
     if duplicate:
-        w = [sum(1 for r in rs if r["outcome"] in (DECIDED, FORFEIT) and r["winner"] == "A")
-             for rs in by_deal.values()]
+        w = [sum(1 for r in rs if r["outcome"] in (DECIDED, FORFEIT) and r["winner"] == "A") for rs in by_deal.values()]
         d = [sum(1 for r in rs if r["outcome"] in (DECIDED, FORFEIT)) for rs in by_deal.values()]
         rate, ci, _ = clustered_rate(w, d)
         out["win_rate_ci_method"] = "wilson, deal-clustered effective n"
@@ -182,7 +242,12 @@ def summarize(records: list[dict], duplicate: bool) -> dict:
     for role in ROLES:
         rs = [r for r in decided if r["a_seat"] == role]
         k = sum(1 for r in rs if r["winner"] == "A")
-        by_seat[role] = {"parties": sum(1 for r in records if r["a_seat"] == role), "decided": len(rs),
-                         "wins": k, "win_rate": k / len(rs) if rs else None, "win_rate_ci": wilson(k, len(rs))}
+        by_seat[role] = {
+            "parties": sum(1 for r in records if r["a_seat"] == role),
+            "decided": len(rs),
+            "wins": k,
+            "win_rate": k / len(rs) if rs else None,
+            "win_rate_ci": wilson(k, len(rs)),
+        }
     out["by_seat"] = by_seat
     return out

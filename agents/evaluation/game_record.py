@@ -35,6 +35,7 @@ seat or ``null`` (Alifer); ``tokens`` the net tokens of each seat.
 action legal when replayed on the engine, and the recorded result equal to
 the engine's; any defect raises ``ValueError`` naming the line.
 """
+
 from __future__ import annotations
 
 import json
@@ -52,9 +53,13 @@ MAX_LINE = 1_000_000
 
 def result_dict(result) -> dict:
     """The ``result`` field of a record from a ``PartieResult``."""
-    return {"outcome": result.outcome, "winner": result.winner,
-            "scores": [[s.card_points, s.declaration_points, s.bonus_points, s.total] for s in result.scores],
-            "tokens": list(result.tokens), "bulka_in": result.bulka_in}
+    return {
+        "outcome": result.outcome,
+        "winner": result.winner,
+        "scores": [[s.card_points, s.declaration_points, s.bonus_points, s.total] for s in result.scores],
+        "tokens": list(result.tokens),
+        "bulka_in": result.bulka_in,
+    }
 
 
 class GameRecorder:
@@ -84,13 +89,20 @@ class GameRecorder:
             self._pending[seat] = None
         self.actions.append(step)
 
-    def record(self, deal, result, *, players, config, stake_multiple: int = 1, multiplier: int = 1,
-               **context) -> dict:
+    def record(self, deal, result, *, players, config, stake_multiple: int = 1, multiplier: int = 1, **context) -> dict:
         """The finished partie as a record (``context``: evaluation, pair,
         deal_index, game ...; written before the fixed fields)."""
-        return {"format": FORMAT, **context, "players": list(players), "config": config.to_dict(),
-                "stake_multiple": stake_multiple, "multiplier": multiplier, "deal": deal.to_names(),
-                "actions": self.actions, "result": result_dict(result)}
+        return {
+            "format": FORMAT,
+            **context,
+            "players": list(players),
+            "config": config.to_dict(),
+            "stake_multiple": stake_multiple,
+            "multiplier": multiplier,
+            "deal": deal.to_names(),
+            "actions": self.actions,
+            "result": result_dict(result),
+        }
 
 
 def write_games(games, directory) -> Path:
@@ -129,8 +141,12 @@ def replay_record(record, where: str = "record"):
     try:
         config = RuleConfig(**_need(record, "config", dict, where))
         deal = deal_from_names(_need(record, "deal", dict, where))
-        partie = Partie(deal, config, stake_multiple=_need(record, "stake_multiple", int, where),
-                        multiplier=_need(record, "multiplier", int, where))
+        partie = Partie(
+            deal,
+            config,
+            stake_multiple=_need(record, "stake_multiple", int, where),
+            multiplier=_need(record, "multiplier", int, where),
+        )
     except (TypeError, ValueError) as e:
         raise ValueError(f"{where}: {e}") from None
     for k, step in enumerate(_need(record, "actions", list, where)):
@@ -147,10 +163,16 @@ def replay_record(record, where: str = "record"):
         except IllegalActionError as e:
             raise ValueError(f"{at}: {e}") from None
         values = step.get("values")
-        if values is not None and not (isinstance(values, dict) and all(
-                k in CARD_NAMES and isinstance(v, list) and len(v) == 3
+        if values is not None and not (
+            isinstance(values, dict)
+            and all(
+                k in CARD_NAMES
+                and isinstance(v, list)
+                and len(v) == 3
                 and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v)
-                for k, v in values.items())):
+                for k, v in values.items()
+            )
+        ):
             raise ValueError(f"{at}: 'values' must map card names to [objective, sign, point difference]")
     if not partie.terminal:
         raise ValueError(f"{where}: the actions stop before the partie is over")

@@ -8,6 +8,7 @@ picklable; interactive players force the serial backend). Either way the
 evaluator resets every player before every partie, so a cached player's
 past never leaks into a result.
 """
+
 from __future__ import annotations
 
 from typing import Union

@@ -10,6 +10,7 @@ lines in a log.
   at each further tenth of the work and at least every ``LINE_SECONDS``
   while it advances (a bar's carriage returns make an unreadable log).
 """
+
 from __future__ import annotations
 
 import sys
@@ -44,8 +45,9 @@ class ProgressLines:
     """A tqdm-like counter (``update``, ``close``) that prints a plain line
     at each further tenth of ``total`` and at least every ``seconds``."""
 
-    def __init__(self, total: int, desc: str, unit: str, stream=None, seconds: float = LINE_SECONDS,
-                 clock=time.monotonic):
+    def __init__(
+        self, total: int, desc: str, unit: str, stream=None, seconds: float = LINE_SECONDS, clock=time.monotonic
+    ):
         self.total, self.desc, self.unit = total, desc, unit
         self.stream = sys.stderr if stream is None else stream
         self.seconds = seconds
@@ -63,8 +65,11 @@ class ProgressLines:
             self.next_tenth = tenth + 1
             self.last = now
             pct = f" ({100 * self.n // self.total}%)" if self.total else ""
-            print(f"{self.desc}: {self.n}/{self.total} {self.unit}s{pct}, {now - self.start:.0f} s",
-                  file=self.stream, flush=True)
+            print(
+                f"{self.desc}: {self.n}/{self.total} {self.unit}s{pct}, {now - self.start:.0f} s",
+                file=self.stream,
+                flush=True,
+            )
 
     def close(self) -> None:
         """Nothing to release (tqdm's interface)."""

@@ -17,6 +17,7 @@ decided). The order is fixed, so the ratings are reproducible.
 95% interval, from the head-to-head summaries. ``records``: the partie
 rows of every pair (with the pair's players): the CSV.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -42,9 +43,18 @@ class RatingsResult:
     games: list = field(default_factory=list, repr=False)  # saved-game records (``record_games``)
 
 
-def rate_pool(players, deals: int, *, seed: int = 0, config: RuleConfig = DEFAULT_CONFIG,
-              stake_multiple: int = 1, workers: int | None = None, backend: Backend | str | None = None,
-              progress: bool | str = False, record_games: bool = False) -> RatingsResult:
+def rate_pool(
+    players,
+    deals: int,
+    *,
+    seed: int = 0,
+    config: RuleConfig = DEFAULT_CONFIG,
+    stake_multiple: int = 1,
+    workers: int | None = None,
+    backend: Backend | str | None = None,
+    progress: bool | str = False,
+    record_games: bool = False,
+) -> RatingsResult:
     """Rate the pool (see the module docstring); ``record_games`` keeps
     every partie of every pair as a saved-game record in ``result.games``."""
     from openskill.models import PlackettLuce
@@ -61,15 +71,30 @@ def rate_pool(players, deals: int, *, seed: int = 0, config: RuleConfig = DEFAUL
     try:
         for i in range(len(sources)):
             for j in range(i + 1, len(sources)):
-                res = head_to_head(sources[i], sources[j], deals, duplicate=True,
-                                   seed=derive_seed(seed, "pair", i, j), config=config,
-                                   stake_multiple=stake_multiple, backend=backend, progress=progress,
-                                   record_games=record_games)
+                res = head_to_head(
+                    sources[i],
+                    sources[j],
+                    deals,
+                    duplicate=True,
+                    seed=derive_seed(seed, "pair", i, j),
+                    config=config,
+                    stake_multiple=stake_multiple,
+                    backend=backend,
+                    progress=progress,
+                    record_games=record_games,
+                )
                 games.extend({**g, "evaluation": "ratings"} for g in res.games)
                 s = res.summary
-                pairs.append({"a": labels[i], "b": labels[j], "win_rate": s["win_rate"],
-                              "win_rate_ci": s["win_rate_ci"], "decided": s["decided"],
-                              "mean_point_diff": s["mean_point_diff"]})
+                pairs.append(
+                    {
+                        "a": labels[i],
+                        "b": labels[j],
+                        "win_rate": s["win_rate"],
+                        "win_rate_ci": s["win_rate_ci"],
+                        "decided": s["decided"],
+                        "mean_point_diff": s["mean_point_diff"],
+                    }
+                )
                 for r in res.records:
                     records.append({"a": labels[i], "b": labels[j], **r})
     finally:
@@ -87,14 +112,21 @@ def rate_pool(players, deals: int, *, seed: int = 0, config: RuleConfig = DEFAUL
             continue
         [[a], [b]] = model.rate([[a], [b]], ranks=ranks)
         ratings[r["a"]], ratings[r["b"]] = a, b
-    table = [{"player": n, "mu": ratings[n].mu, "sigma": ratings[n].sigma, "ordinal": ratings[n].ordinal()}
-             for n in labels]
+    table = [
+        {"player": n, "mu": ratings[n].mu, "sigma": ratings[n].sigma, "ordinal": ratings[n].ordinal()} for n in labels
+    ]
     table.sort(key=lambda e: -e["ordinal"])
     summary = {
         "kind": "ratings",
         "players": labels,
-        "settings": {"deals": deals, "duplicate": True, "seed": seed, "stake_multiple": stake_multiple,
-                     "config": config.to_dict(), "model": "openskill PlackettLuce"},
+        "settings": {
+            "deals": deals,
+            "duplicate": True,
+            "seed": seed,
+            "stake_multiple": stake_multiple,
+            "config": config.to_dict(),
+            "model": "openskill PlackettLuce",
+        },
         "ratings": table,
         "pairs": pairs,
     }

@@ -27,6 +27,7 @@ On a cluster every node needs this package installed (the tasks import
 path on every node (a shared filesystem), since specs are rebuilt in the
 workers.
 """
+
 from __future__ import annotations
 
 import logging
@@ -64,8 +65,12 @@ class RayBackend(Backend):
 
         if not ray.is_initialized():
             # Quiet: the evaluators' own output is the report; Ray's start-up notes would interleave with it.
-            kwargs = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.ERROR,
-                      **self._init_kwargs}
+            kwargs = {
+                "include_dashboard": False,
+                "log_to_driver": False,
+                "logging_level": logging.ERROR,
+                **self._init_kwargs,
+            }
             if self.address is not None:
                 kwargs["address"] = self.address
             elif self._num_cpus is not None:
@@ -102,7 +107,7 @@ class RayBackend(Backend):
                     progress(r)
         except BaseException:
             # Ctrl-C or a failed task: nothing left running on the cluster for a result nobody reads.
-            for ref in refs[len(out):]:
+            for ref in refs[len(out) :]:
                 try:
                     ray.cancel(ref, force=True)
                 except Exception:  # already finished or gone

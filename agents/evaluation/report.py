@@ -8,6 +8,7 @@ records (one row per partie, per session and player, or per partie of a
 pair). Nothing time- or machine-dependent goes into either file, so a
 fixed seed gives byte-identical files.
 """
+
 from __future__ import annotations
 
 import csv
@@ -38,8 +39,11 @@ def table(rows: list[list[str]], header: list[str]) -> str:
     widths = [max(len(str(r[i])) for r in cells) for i in range(len(header))]
     lines = []
     for k, r in enumerate(cells):
-        lines.append("  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w) for i, (c, w) in
-                               enumerate(zip(r, widths))).rstrip())
+        lines.append(
+            "  ".join(
+                str(c).ljust(w) if i == 0 else str(c).rjust(w) for i, (c, w) in enumerate(zip(r, widths))
+            ).rstrip()
+        )
         if k == 0:
             lines.append("  ".join("-" * w for w in widths))
     return "\n".join(lines)
@@ -50,12 +54,18 @@ def format_head_to_head(s: dict) -> str:
     a, b = s["players"]
     st = s["settings"]
     mode = "duplicate (each deal twice, seats swapped)" if st["duplicate"] else "plain"
-    head = [f"{a} vs {b}: {st['deals']} deals, {mode}, seed {st['seed']}",
-            f"parties {s['parties']}, decided {s['decided']}, Alifer {s['alifer']} "
-            f"(ties {s['ties']}, agreed {s['agreed_alifer']})"]
+    head = [
+        f"{a} vs {b}: {st['deals']} deals, {mode}, seed {st['seed']}",
+        f"parties {s['parties']}, decided {s['decided']}, Alifer {s['alifer']} "
+        f"(ties {s['ties']}, agreed {s['agreed_alifer']})",
+    ]
     rows = [
         [f"win rate of {a} (decided)", _num(s["win_rate"]), _ci(s["win_rate_ci"])],
-        ["  as challenger", _num(s["by_seat"]["challenger"]["win_rate"]), _ci(s["by_seat"]["challenger"]["win_rate_ci"])],
+        [
+            "  as challenger",
+            _num(s["by_seat"]["challenger"]["win_rate"]),
+            _ci(s["by_seat"]["challenger"]["win_rate_ci"]),
+        ],
         ["  as dealer", _num(s["by_seat"]["dealer"]["win_rate"]), _ci(s["by_seat"]["dealer"]["win_rate_ci"])],
         [f"mean points {a} - {b}", _num(s["mean_point_diff"], 2), _ci(s["mean_point_diff_ci"], 2)],
         [f"mean tokens {a} / partie", _num(s["mean_tokens"], 2), _ci(s["mean_tokens_ci"], 2)],
@@ -67,19 +77,32 @@ def format_head_to_head(s: dict) -> str:
 def format_tournament(s: dict) -> str:
     """A session tournament summary as text: per player tokens per partie, Bulka wins and Pro declarations and wins."""
     st = s["settings"]
-    head = (f"Bulka sessions: {st['sessions']} x {st['parties']} parties, {len(s['players'])} players, "
-            f"seed {st['seed']}" + ("" if st["balanced"] else
-                                    f" (not a multiple of {st['seatings_per_block']}: seatings unbalanced)"))
+    head = (
+        f"Bulka sessions: {st['sessions']} x {st['parties']} parties, {len(s['players'])} players, "
+        f"seed {st['seed']}"
+        + ("" if st["balanced"] else f" (not a multiple of {st['seatings_per_block']}: seatings unbalanced)")
+    )
     rows = []
     for name in s["players"]:
         e = s["per_player"][name]
-        rows.append([name, f"{_num(e['tokens_per_partie'], 2)} {_ci(e['tokens_per_partie_ci'], 2)}",
-                     f"{_num(e['bulka_wins'], 2)} {_ci(e['bulka_wins_ci'], 2)}",
-                     f"{_num(e['pro_declared'], 2)} {_ci(e['pro_declared_ci'], 2)}",
-                     f"{_num(e['pro_won'], 2)} {_ci(e['pro_won_ci'], 2)}",
-                     _num(e["pro_win_rate"], 2)])
-    header = ["player", "tokens/partie [95% CI]", "Bulka wins/session", "Pro declared/session", "Pro won/session",
-              "Pro win rate"]
+        rows.append(
+            [
+                name,
+                f"{_num(e['tokens_per_partie'], 2)} {_ci(e['tokens_per_partie_ci'], 2)}",
+                f"{_num(e['bulka_wins'], 2)} {_ci(e['bulka_wins_ci'], 2)}",
+                f"{_num(e['pro_declared'], 2)} {_ci(e['pro_declared_ci'], 2)}",
+                f"{_num(e['pro_won'], 2)} {_ci(e['pro_won_ci'], 2)}",
+                _num(e["pro_win_rate"], 2),
+            ]
+        )
+    header = [
+        "player",
+        "tokens/partie [95% CI]",
+        "Bulka wins/session",
+        "Pro declared/session",
+        "Pro won/session",
+        "Pro win rate",
+    ]
     if s.get("exploitability"):  # from trappola exploit --json results, given with --exploit
         rows = [r + [exploitability_cell(s, r[0])] for r in rows]
         header.append(COLUMN)
@@ -93,10 +116,15 @@ def format_ratings(s: dict) -> str:
     if s.get("exploitability"):  # from trappola exploit --json results, given with --exploit
         rows = [r + [exploitability_cell(s, r[0])] for r in rows]
         header.append(COLUMN)
-    out = [f"Ratings (openskill Plackett-Luce) from duplicate pairs, {s['settings']['deals']} deals each, "
-           f"seed {s['settings']['seed']}", table(rows, header), ""]
-    pair_rows = [[f"{p['a']} vs {p['b']}", _num(p["win_rate"]), _ci(p["win_rate_ci"]), str(p["decided"])]
-                 for p in s["pairs"]]
+    out = [
+        f"Ratings (openskill Plackett-Luce) from duplicate pairs, {s['settings']['deals']} deals each, "
+        f"seed {s['settings']['seed']}",
+        table(rows, header),
+        "",
+    ]
+    pair_rows = [
+        [f"{p['a']} vs {p['b']}", _num(p["win_rate"]), _ci(p["win_rate_ci"]), str(p["decided"])] for p in s["pairs"]
+    ]
     out.append(table(pair_rows, ["pair", "win rate (first)", "95% CI", "decided"]))
     return "\n".join(out)
 

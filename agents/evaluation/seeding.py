@@ -5,6 +5,7 @@ Every deal, session and player reset in an evaluation takes its seed from
 item's own coordinates, never from a shared generator or worker state, so
 the numbers are the same whichever process plays which item.
 """
+
 from __future__ import annotations
 
 import hashlib

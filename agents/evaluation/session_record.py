@@ -28,6 +28,7 @@ balance is its last ``balances`` entry plus ``final_share``. ``advice``
 an advice id (docs/rules.md section 9). Numbers that can be fractions
 (a split Bulka) are floats.
 """
+
 from __future__ import annotations
 
 from trappola_env.engine.advice import advice_name
@@ -66,21 +67,38 @@ class SessionRecorder:
         for seat, action in partie.history:
             actions.on_decision(partie, seat, action)
         context = {
-            "evaluation": "session", **self.context, "partie_index": rec.index,
+            "evaluation": "session",
+            **self.context,
+            "partie_index": rec.index,
             "queue": list(rec.queue),
-            "pro_offer": None if offer is None else {"player": offer.player, "streak": offer.streak,
-                                                                   "declared": offer.declared},
-            "pro_declarer": rec.pro_declarer, "replay": rec.replay,
-            "bulka_in": rec.bulka_in, "bulka_won": rec.bulka_won, "bulka": to_json_number(rec.bulka),
+            "pro_offer": None
+            if offer is None
+            else {"player": offer.player, "streak": offer.streak, "declared": offer.declared},
+            "pro_declarer": rec.pro_declarer,
+            "replay": rec.replay,
+            "bulka_in": rec.bulka_in,
+            "bulka_won": rec.bulka_won,
+            "bulka": to_json_number(rec.bulka),
             "balances": dict(balances),
         }
         if s.advice_on:
-            context["advice"] = [{"step": step, "adviser": adviser, "advice": a, "name": advice_name(a)}
-                                 for index, step, adviser, a in s.advice_log if index == rec.index]
+            context["advice"] = [
+                {"step": step, "adviser": adviser, "advice": a, "name": advice_name(a)}
+                for index, step, adviser, a in s.advice_log
+                if index == rec.index
+            ]
         context["final_share"] = None
-        self.records.append(actions.record(partie.deal, partie.result(), players=[ch, de],
-                                           config=partie.config, stake_multiple=partie.stake_multiple,
-                                           multiplier=partie.multiplier, **context))
+        self.records.append(
+            actions.record(
+                partie.deal,
+                partie.result(),
+                players=[ch, de],
+                config=partie.config,
+                stake_multiple=partie.stake_multiple,
+                multiplier=partie.multiplier,
+                **context,
+            )
+        )
 
     def finish(self) -> list[dict]:
         """The records, the last one marked with the final split."""

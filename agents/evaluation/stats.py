@@ -19,6 +19,7 @@
 * ``mean_ci(values)``: mean with a Student-t interval (normal for large n).
 All functions return plain floats (``None`` where undefined, e.g. no data).
 """
+
 from __future__ import annotations
 
 import math

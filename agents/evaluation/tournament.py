@@ -33,6 +33,7 @@ record with its session context (``trappola.agents.evaluation.session_record``) 
 which the waiting players advise the defender of each Pro partie
 (docs/rules.md section 8; ``trappola_env.referee``).
 """
+
 from __future__ import annotations
 
 import itertools
@@ -49,8 +50,21 @@ from trappola.agents.evaluation.progress import progress_bar
 from trappola.agents.evaluation.seeding import derive_seed
 from trappola.agents.evaluation.stats import clustered_rate, mean_ci
 
-SESSION_FIELDS = ("session", "block", "seating", "player", "balance", "parties", "tokens_per_partie", "bulka_wins",
-                  "bulka_won", "pro_declared", "pro_won", "parties_played", "parties_won")
+SESSION_FIELDS = (
+    "session",
+    "block",
+    "seating",
+    "player",
+    "balance",
+    "parties",
+    "tokens_per_partie",
+    "bulka_wins",
+    "bulka_won",
+    "pro_declared",
+    "pro_won",
+    "parties_played",
+    "parties_won",
+)
 PER_PLAYER_KEYS = ("tokens_per_partie", "bulka_wins", "pro_declared", "pro_won", "parties_played", "parties_won")
 
 
@@ -93,11 +107,19 @@ def _play_sessions(task) -> tuple[list[tuple], list[dict]]:
         for pos, p in enumerate(players):
             p.reset(derive_seed(seed, "session-player", i, pos))
         seating = {"challenger": order[0], "queue": order[1:-1], "dealer": order[-1]}
-        session = Session(max_parties=parties, stake_multiple=stake_multiple, config=config,
-                          seed=derive_seed(seed, "session", block), names=labels, seating=seating, advice=advice)
+        session = Session(
+            max_parties=parties,
+            stake_multiple=stake_multiple,
+            config=config,
+            seed=derive_seed(seed, "session", block),
+            names=labels,
+            seating=seating,
+            advice=advice,
+        )
         recorder = SessionRecorder(session, {"session": i, "seating": " ".join(order)}) if record else None
-        res = play_session(dict(zip(labels, players)), session=session,
-                           on_partie=recorder.on_partie if record else None)
+        res = play_session(
+            dict(zip(labels, players)), session=session, on_partie=recorder.on_partie if record else None
+        )
         if record:
             saved.extend(recorder.finish())
         declared = {n: 0 for n in labels}
@@ -115,16 +137,40 @@ def _play_sessions(task) -> tuple[list[tuple], list[dict]]:
         n_parties = res.parties_played
         for name in labels:
             balance = Fraction(res.balances.get(name, res.departed.get(name, 0)))
-            rows.append((i, block, " ".join(order), name, float(balance), n_parties,
-                         float(balance / n_parties) if n_parties else 0.0, res.bulka_wins.get(name, 0),
-                         float(res.bulka_won.get(name, 0)), declared[name], won[name], played[name], wins[name]))
+            rows.append(
+                (
+                    i,
+                    block,
+                    " ".join(order),
+                    name,
+                    float(balance),
+                    n_parties,
+                    float(balance / n_parties) if n_parties else 0.0,
+                    res.bulka_wins.get(name, 0),
+                    float(res.bulka_won.get(name, 0)),
+                    declared[name],
+                    won[name],
+                    played[name],
+                    wins[name],
+                )
+            )
     return rows, saved
 
 
-def session_tournament(players, sessions: int, parties: int, *, seed: int = 0,
-                       config: RuleConfig = DEFAULT_CONFIG, stake_multiple: int = 1, workers: int | None = None,
-                       backend: Backend | str | None = None, progress: bool | str = False,
-                       record_games: bool = False, advice: bool = False) -> TournamentResult:
+def session_tournament(
+    players,
+    sessions: int,
+    parties: int,
+    *,
+    seed: int = 0,
+    config: RuleConfig = DEFAULT_CONFIG,
+    stake_multiple: int = 1,
+    workers: int | None = None,
+    backend: Backend | str | None = None,
+    progress: bool | str = False,
+    record_games: bool = False,
+    advice: bool = False,
+) -> TournamentResult:
     """Play ``sessions`` Bulka sessions of ``parties`` parties each among
     2-4 ``players`` (specs or ``Player`` objects); see the module docstring."""
     players = list(players)
@@ -137,9 +183,10 @@ def session_tournament(players, sessions: int, parties: int, *, seed: int = 0,
     labels = unique_labels(player_label(s) for s in sources)
     backend, own = resolve_backend(backend, workers, any(getattr(s, "interactive", False) for s in sources))
     size = max(1, min(8, math.ceil(sessions / max(1, backend.workers * 4))))
-    tasks = [(sources, labels, seed, s, min(s + size, sessions), parties, config, stake_multiple, record_games,
-              advice)
-             for s in range(0, sessions, size)]
+    tasks = [
+        (sources, labels, seed, s, min(s + size, sessions), parties, config, stake_multiple, record_games, advice)
+        for s in range(0, sessions, size)
+    ]
     bar = progress_bar(progress, sessions, "sessions", "session")
     rows, games = run_blocks(backend, own, _play_sessions, tasks, bar, lambda out: len(out[0]) // len(labels))
     records = [dict(zip(SESSION_FIELDS, row)) for row in rows]
@@ -161,9 +208,16 @@ def session_tournament(players, sessions: int, parties: int, *, seed: int = 0,
     summary = {
         "kind": "session_tournament",
         "players": labels,
-        "settings": {"sessions": sessions, "parties": parties, "seed": seed, "stake_multiple": stake_multiple,
-                     "config": config.to_dict(), "balanced": sessions % n_perm == 0,
-                     "seatings_per_block": n_perm, **({"advice": True} if advice else {})},
+        "settings": {
+            "sessions": sessions,
+            "parties": parties,
+            "seed": seed,
+            "stake_multiple": stake_multiple,
+            "config": config.to_dict(),
+            "balanced": sessions % n_perm == 0,
+            "seatings_per_block": n_perm,
+            **({"advice": True} if advice else {}),
+        },
         "per_player": per_player,
     }
     return TournamentResult(summary, records, games)

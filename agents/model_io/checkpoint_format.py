@@ -24,6 +24,7 @@ with a ``CheckpointError`` (a ``ValueError``) saying why, when
 checkpoints and loading a full ``MaskablePPO`` for resuming are training's
 business (``trappola.train.model_checkpoint``).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -133,8 +134,9 @@ def read_metadata(path: str | Path) -> dict:
     with _open(path) as zf:
         names = set(zf.namelist())
         if META_NAME not in names:
-            raise CheckpointError(f"{path} has no {META_NAME}: not a Trappola checkpoint "
-                                  "(or saved without its metadata)")
+            raise CheckpointError(
+                f"{path} has no {META_NAME}: not a Trappola checkpoint (or saved without its metadata)"
+            )
         if POLICY_NAME not in names:
             raise CheckpointError(f"checkpoint {path} is corrupt: it has no {POLICY_NAME}")
         try:
@@ -145,8 +147,9 @@ def read_metadata(path: str | Path) -> dict:
         raise CheckpointError(f"checkpoint {path} is corrupt: {META_NAME} lacks the signature")
     sig = meta["signature"]
     if not isinstance(sig, dict) or not all(isinstance(sig.get(k, {}), dict) for k in ("actions", "observation")):
-        raise CheckpointError(f"checkpoint {path} is corrupt: the signature in {META_NAME} is not a mapping "
-                              f"of mappings (got {sig!r:.80})")
+        raise CheckpointError(
+            f"checkpoint {path} is corrupt: the signature in {META_NAME} is not a mapping of mappings (got {sig!r:.80})"
+        )
     return meta
 
 
@@ -154,8 +157,9 @@ def check_compatible(meta: dict, path: str | Path = "checkpoint", env: str | Non
     """Raise ``CheckpointError`` naming every mismatch between the
     checkpoint's signature and this code's."""
     if meta.get("format_version") != FORMAT_VERSION:
-        raise CheckpointError(f"{path}: checkpoint format {meta.get('format_version')!r}, "
-                              f"this code reads format {FORMAT_VERSION}")
+        raise CheckpointError(
+            f"{path}: checkpoint format {meta.get('format_version')!r}, this code reads format {FORMAT_VERSION}"
+        )
     sig = meta.get("signature")
     if not isinstance(sig, dict) or not all(isinstance(sig.get(k, {}), dict) for k in ("actions", "observation")):
         raise CheckpointError(f"{path}: the checkpoint's signature is not a mapping of mappings (got {sig!r:.80})")
@@ -169,8 +173,10 @@ def check_compatible(meta: dict, path: str | Path = "checkpoint", env: str | Non
         if got.get(key) != want.get(key):
             problems.append(f"observation layout {key} {got.get(key)!r} != current {want.get(key)!r}")
     if problems:
-        raise CheckpointError(f"{path} is incompatible with this version of trappola_env "
-                              f"(package {meta.get('package_version')!r} wrote it): " + "; ".join(problems))
+        raise CheckpointError(
+            f"{path} is incompatible with this version of trappola_env "
+            f"(package {meta.get('package_version')!r} wrote it): " + "; ".join(problems)
+        )
 
 
 def load_state_dict(path: str | Path) -> dict:
@@ -199,8 +205,7 @@ def load_policy(path: str | Path, env: str | None = None):
         raise CheckpointError(f"checkpoint {path} is corrupt: {exc}") from None
     want = meta["signature"]["observation"].get("dim")
     if want is not None and policy.obs_dim != want:
-        raise CheckpointError(f"checkpoint {path}: network input size {policy.obs_dim} != "
-                              f"observation size {want}")
+        raise CheckpointError(f"checkpoint {path}: network input size {policy.obs_dim} != observation size {want}")
     check_weights(policy, path)
     return policy, meta
 
@@ -211,8 +216,10 @@ def check_weights(policy: NumpyPolicy, path: str | Path = "checkpoint") -> None:
     NaN logit would let masked sampling pick an illegal action)."""
     w, b = policy.head
     if policy.n_actions != N_ACTIONS or b.shape != (N_ACTIONS,):
-        raise CheckpointError(f"checkpoint {path}: the action head has {policy.n_actions} outputs "
-                              f"(bias {b.shape}), the action table has {N_ACTIONS} actions")
+        raise CheckpointError(
+            f"checkpoint {path}: the action head has {policy.n_actions} outputs "
+            f"(bias {b.shape}), the action table has {N_ACTIONS} actions"
+        )
     for i, (weight, bias) in enumerate([*policy.layers, policy.head]):
         if not (np.isfinite(weight).all() and np.isfinite(bias).all()):
             where = "action head" if i == len(policy.layers) else f"layer {i}"

@@ -7,6 +7,7 @@ same way: ``default`` is the model shipped inside the package
 works wherever the package is installed), any other value a path relative
 to the working directory. A file is read once per version (its mtime).
 """
+
 from __future__ import annotations
 
 from importlib import resources

@@ -8,6 +8,7 @@ self-play opponents (run inside every environment worker) and the
 Masked sampling follows sb3-contrib: illegal logits are set to -1e8 before
 the softmax, so an illegal action is never chosen.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -32,14 +33,15 @@ class NumpyPolicy:
     def __init__(self, layers: list, head: tuple, activation: str = "relu"):
         if activation not in ACTIVATIONS:
             raise ValueError(f"activation must be one of {sorted(ACTIVATIONS)}, got {activation!r}")
-        self.layers = [(np.ascontiguousarray(w, dtype=np.float32), np.asarray(b, dtype=np.float32))
-                       for w, b in layers]
+        self.layers = [(np.ascontiguousarray(w, dtype=np.float32), np.asarray(b, dtype=np.float32)) for w, b in layers]
         self.head = (np.ascontiguousarray(head[0], dtype=np.float32), np.asarray(head[1], dtype=np.float32))
         shapes = [(w.shape, b.shape) for w, b in [*self.layers, self.head]]
         for i, (w_shape, b_shape) in enumerate(shapes):
             if len(w_shape) != 2 or b_shape != w_shape[:1] or (i and w_shape[1] != shapes[i - 1][0][0]):
-                raise ValueError(f"layer {i} has weights {w_shape} and bias {b_shape}, which do not chain "
-                                 f"with the layers before: {shapes}")
+                raise ValueError(
+                    f"layer {i} has weights {w_shape} and bias {b_shape}, which do not chain "
+                    f"with the layers before: {shapes}"
+                )
         self.activation = activation
         self._act = ACTIVATIONS[activation]
         self.obs_dim = self.layers[0][0].shape[1] if self.layers else self.head[0].shape[1]
@@ -49,14 +51,16 @@ class NumpyPolicy:
     def from_state_dict(cls, state: dict, activation: str = "relu") -> "NumpyPolicy":
         """From the ``state_dict`` of an SB3 ``MaskableActorCriticPolicy``
         whose features extractor is a flatten (MlpPolicy)."""
+
         def arr(t):
             return t.detach().cpu().numpy() if hasattr(t, "detach") else np.asarray(t)
 
         layers = []
         i = 0
         while f"mlp_extractor.policy_net.{i}.weight" in state:
-            layers.append((arr(state[f"mlp_extractor.policy_net.{i}.weight"]),
-                           arr(state[f"mlp_extractor.policy_net.{i}.bias"])))
+            layers.append(
+                (arr(state[f"mlp_extractor.policy_net.{i}.weight"]), arr(state[f"mlp_extractor.policy_net.{i}.bias"]))
+            )
             i += 2  # Linear, activation, Linear, ...
         if "action_net.weight" not in state:
             raise ValueError("state dict has no action_net: not a MaskablePPO MLP policy")
@@ -85,8 +89,9 @@ class NumpyPolicy:
         w, b = self.head
         return x @ w.T + b
 
-    def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator | None = None,
-            deterministic: bool = True) -> int:
+    def act(
+        self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator | None = None, deterministic: bool = True
+    ) -> int:
         """One action for one observation; ``mask`` is the legal-action mask."""
         legal = np.asarray(mask, dtype=bool)
         if not legal.any():

@@ -6,6 +6,7 @@ damaged size field), and every evaluation worker loads the file. The sizes
 are checked from the archive's directory before any member is read, and a
 reader then reads only the members it needs.
 """
+
 from __future__ import annotations
 
 import zipfile
@@ -22,5 +23,7 @@ def check_member_sizes(zf: zipfile.ZipFile, path, limit: int | None = None) -> N
     limit = MAX_MEMBER_BYTES if limit is None else limit
     for info in zf.infolist():
         if info.file_size > limit:
-            raise ValueError(f"{path}: member {info.filename!r} would take {info.file_size:,} bytes "
-                             f"uncompressed, over the limit of {limit:,}; refused as corrupt or hostile")
+            raise ValueError(
+                f"{path}: member {info.filename!r} would take {info.file_size:,} bytes "
+                f"uncompressed, over the limit of {limit:,}; refused as corrupt or hostile"
+            )

@@ -22,6 +22,7 @@ The file is an ``.npz`` of the layers (``w0, b0, w1, b1, ...``, ReLU between
 them) and a JSON ``meta`` string recording how it was trained. The model
 shipped with the package is ``agents/models/belief.npz``.
 """
+
 from __future__ import annotations
 
 import json
@@ -52,8 +53,7 @@ class BeliefModel:
     layer gives 36 outputs."""
 
     def __init__(self, layers: list, meta: dict | None = None):
-        self.layers = [(np.ascontiguousarray(w, dtype=np.float32), np.asarray(b, dtype=np.float32))
-                       for w, b in layers]
+        self.layers = [(np.ascontiguousarray(w, dtype=np.float32), np.asarray(b, dtype=np.float32)) for w, b in layers]
         if not self.layers:
             raise ValueError("a belief model needs at least one layer")
         for i, (w, b) in enumerate(self.layers):
@@ -64,8 +64,10 @@ class BeliefModel:
                 # A NaN or inf weight would silently reweight every layout (play changes, nothing fails).
                 raise ValueError(f"belief layer {i} has non-finite (NaN or inf) weights")
         if self.layers[0][0].shape[1] != OBS_SIZE or self.layers[-1][0].shape[0] != 36:
-            raise ValueError(f"a belief model maps {OBS_SIZE} observation entries to 36 cards, this one "
-                             f"{self.layers[0][0].shape[1]} to {self.layers[-1][0].shape[0]}")
+            raise ValueError(
+                f"a belief model maps {OBS_SIZE} observation entries to 36 cards, this one "
+                f"{self.layers[0][0].shape[1]} to {self.layers[-1][0].shape[0]}"
+            )
         self.meta = dict(meta or {})
 
     def log_odds(self, obs: np.ndarray) -> np.ndarray:
@@ -115,8 +117,9 @@ def load_belief(spec: str) -> BeliefModel:
     """``default`` (the shipped model) or a path; cached per file version."""
     path = shipped_belief_path() if spec == DEFAULT_BELIEF else Path(spec).expanduser()
     if not path.exists():
-        raise ValueError(f"belief model not found: {spec!r}" + (f" (looked in {Path.cwd()})"
-                                                               if spec != DEFAULT_BELIEF else ""))
+        raise ValueError(
+            f"belief model not found: {spec!r}" + (f" (looked in {Path.cwd()})" if spec != DEFAULT_BELIEF else "")
+        )
     key = (str(path.resolve()), path.stat().st_mtime_ns)
     if key not in _CACHE:
         _CACHE[key] = BeliefModel.load(path)

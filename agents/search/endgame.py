@@ -14,6 +14,7 @@ cards of one suit (7..10) with no card of the other hand between them only
 the lower is searched: they can never play differently. Meant for three or
 four cards a hand; the tree grows as the factorial of the cards left.
 """
+
 from __future__ import annotations
 
 from trappola_env.engine.actions import ACES
@@ -39,9 +40,14 @@ def _moves(hand: int, lead: int, other: int) -> list[int]:
     # Highest first: winning cards tend to be the best, which makes cut-offs come early.
     for c in cards_of(hand):
         r = c % 9
-        if (prev >= 0 and 1 <= r <= TEN and prev // 9 == c // 9 and 1 <= prev % 9
-                and not (other >> (prev + 1)) & ((1 << (c - prev - 1)) - 1)
-                and not prev < lead < c):
+        if (
+            prev >= 0
+            and 1 <= r <= TEN
+            and prev // 9 == c // 9
+            and 1 <= prev % 9
+            and not (other >> (prev + 1)) & ((1 << (c - prev - 1)) - 1)
+            and not prev < lead < c
+        ):
             prev = c
             continue
         out.append(c)
@@ -50,8 +56,9 @@ def _moves(hand: int, lead: int, other: int) -> list[int]:
     return out
 
 
-def card_values(info: InfoState, opp_hand: int, candidates: list[int] | None = None,
-                mover: int | None = None) -> dict[int, int]:
+def card_values(
+    info: InfoState, opp_hand: int, candidates: list[int] | None = None, mover: int | None = None
+) -> dict[int, int]:
     """Value (for ``info.seat``) of ``mover`` (default: this seat) playing
     each candidate card now (default: each card it may play), both hands
     then played perfectly; ``opp_hand`` is a guess at the opponent's cards."""
@@ -63,8 +70,10 @@ def card_values(info: InfoState, opp_hand: int, candidates: list[int] | None = N
     past_two = list(info.two_winner)
 
     # Declaration points per seat, by whether its Aces declaration broke.
-    decl_points = tuple(tuple(sum(declaration_value(a, n, not broke)[0] for a, n in decl[s].items())
-                              for broke in (False, True)) for s in (0, 1))
+    decl_points = tuple(
+        tuple(sum(declaration_value(a, n, not broke)[0] for a, n in decl[s].items()) for broke in (False, True))
+        for s in (0, 1)
+    )
 
     def final(points, failed, winners, two):
         total = [points[0] + decl_points[0][failed[0]], points[1] + decl_points[1][failed[1]]]
@@ -93,8 +102,7 @@ def card_values(info: InfoState, opp_hand: int, candidates: list[int] | None = N
         if len(winners) == 9:
             return final(points, failed, winners, two)
         if not hands[p] & (hands[p] - 1):  # one card left: nothing to choose
-            return play(hands, p, hands[p].bit_length() - 1, lead, leader, points, failed, winners, two,
-                        alpha, beta)
+            return play(hands, p, hands[p].bit_length() - 1, lead, leader, points, failed, winners, two, alpha, beta)
         maximize = p == me
         best = -_INF if maximize else _INF
         for card in _moves(hands[p], lead, hands[1 - p]):
@@ -134,13 +142,17 @@ def card_values(info: InfoState, opp_hand: int, candidates: list[int] | None = N
     hands[me] = info.hand
     hands[1 - me] = opp_hand
     if candidates is None:
-        candidates = cards_of(hands[mover] & SUIT_MASK[info.lead // 9] or hands[mover]) if info.lead >= 0 \
+        candidates = (
+            cards_of(hands[mover] & SUIT_MASK[info.lead // 9] or hands[mover])
+            if info.lead >= 0
             else cards_of(hands[mover])
+        )
     points = list(info.card_points)
     failed = [aces_failed(info, 0), aces_failed(info, 1)]
-    return {c: play(hands, mover, c, info.lead, info.leader, points, failed, past_winners, past_two,
-                    -_INF, _INF)
-            for c in candidates}
+    return {
+        c: play(hands, mover, c, info.lead, info.leader, points, failed, past_winners, past_two, -_INF, _INF)
+        for c in candidates
+    }
 
 
 def win_chance(info: InfoState, opp_hands) -> float:

@@ -36,6 +36,7 @@ it: ``temperature`` divides the logits (above 1 trusts the model less), and
 ``floor`` mixes each probability with the uniform choice among the legal
 actions, so no layout is ruled out by one surprising move.
 """
+
 from __future__ import annotations
 
 from importlib import resources
@@ -124,8 +125,13 @@ class PolicyInference:
                 if live.size:
                     b.step(np.full(live.size, action, np.int64), live)
         if not actions:
-            return (np.zeros((0, n, _HAND_INPUTS), np.float32), np.zeros((0, OBS_SIZE - _HAND_INPUTS), np.float32),
-                    np.zeros((0, n, N_ACTIONS), np.int8), np.zeros(0, np.int64), possible)
+            return (
+                np.zeros((0, n, _HAND_INPUTS), np.float32),
+                np.zeros((0, OBS_SIZE - _HAND_INPUTS), np.float32),
+                np.zeros((0, n, N_ACTIONS), np.int8),
+                np.zeros(0, np.int64),
+                possible,
+            )
         return np.stack(hand_inputs), np.stack(public), np.stack(masks), np.asarray(actions, np.int64), possible
 
     def log_likelihood(self, info: InfoState, hands: np.ndarray) -> np.ndarray:
@@ -219,8 +225,8 @@ def _orders(info: InfoState, hands: np.ndarray) -> np.ndarray:
     c, d = ids(ch, 9), ids(de, 9)
     out = np.empty((n, N_CARDS), np.int64)
     for p in range(3):
-        out[:, 6 * p:6 * p + 3] = c[:, 3 * p:3 * p + 3]
-        out[:, 6 * p + 3:6 * p + 6] = d[:, 3 * p:3 * p + 3]
+        out[:, 6 * p : 6 * p + 3] = c[:, 3 * p : 3 * p + 3]
+        out[:, 6 * p + 3 : 6 * p + 6] = d[:, 3 * p : 3 * p + 3]
     out[:, 18:35] = ids(stock, 17)
     out[:, 35] = info.bottom
     return out

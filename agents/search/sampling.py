@@ -40,6 +40,7 @@ Under the assumption that the deal is uniform and declarations are truthful
 functions of the dealt hand, the uniform distribution over consistent hands
 is the exact posterior the seat should sample from.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -148,8 +149,7 @@ class Constraints:
 
     def all_hands(self) -> np.ndarray:
         """Every consistent hand once (use when ``count()`` is small)."""
-        parts = [[mask_of(combo) for combo in itertools.combinations(cards_of(cards), k)]
-                 for cards, k in self.groups]
+        parts = [[mask_of(combo) for combo in itertools.combinations(cards_of(cards), k)] for cards, k in self.groups]
         hands = [self.forced | sum(choice) for choice in itertools.product(*parts)]
         return np.array([h for h in hands if self._in_bounds(h)], dtype=np.int64)
 
@@ -219,8 +219,10 @@ def constraints_of(info: InfoState, first_chance: bool = False) -> Constraints:
         candidates = unseen & of_rank & ~forbidden
         have = candidates.bit_count()
         if need < 0 or need > have:
-            raise ValueError(f"inconsistent record: the opponent declared {n} of rank {RANKS[rank]} but "
-                             f"{need} of them would have to come from {have} candidate cards")
+            raise ValueError(
+                f"inconsistent record: the opponent declared {n} of rank {RANKS[rank]} but "
+                f"{need} of them would have to come from {have} candidate cards"
+            )
         if need == have:
             forced |= candidates
         elif need:
@@ -228,8 +230,10 @@ def constraints_of(info: InfoState, first_chance: bool = False) -> Constraints:
     free = unseen & ~forbidden & ~constrained & ~forced
     k_free = hand_size - forced.bit_count() - sum(k for _, k in groups)
     if not 0 <= k_free <= free.bit_count():
-        raise ValueError(f"inconsistent record: the opponent holds {hand_size} cards, {forced.bit_count()} "
-                         f"forced, and {k_free} would have to come from {free.bit_count()} free cards")
+        raise ValueError(
+            f"inconsistent record: the opponent holds {hand_size} cards, {forced.bit_count()} "
+            f"forced, and {k_free} would have to come from {free.bit_count()} free cards"
+        )
     groups.append((free, k_free))
     bounds = _silence_bounds(info, played) if first_chance else ()
     return Constraints(unseen, hand_size, forced, tuple(groups), bounds)

@@ -16,11 +16,20 @@ actions (``InfoState.history``) may differ from the one played.
 Used by the rule player's rollouts; any sampling (PIMC) player can use it
 to play hypothetical continuations with the real rules.
 """
+
 from __future__ import annotations
 
 from trappola_env.engine import Deal, Partie, RuleConfig
-from trappola_env.engine.actions import (ACES, BIANKA, BLANS, DECLINE_ALIFER, FIGURA_RE, FIGURA_TWOS, MANKO,
-                                         PROPOSE_ALIFER)
+from trappola_env.engine.actions import (
+    ACES,
+    BIANKA,
+    BLANS,
+    DECLINE_ALIFER,
+    FIGURA_RE,
+    FIGURA_TWOS,
+    MANKO,
+    PROPOSE_ALIFER,
+)
 from trappola_env.engine.cards import N_CARDS, cards_of
 from trappola_env.engine.infostate import InfoState
 
@@ -55,8 +64,12 @@ def determinize(info: InfoState, opp_hand: int, rng) -> Partie | None:
     hands = [0, 0]
     hands[me], hands[opp] = info.dealt, opp_dealt
     deal = Deal(tuple(cards_of(hands[0])), tuple(cards_of(hands[1])), tuple(rest) + (info.bottom,))
-    p = Partie(deal, RuleConfig(ace_declaration=info.ace_declaration), stake_multiple=info.stake_multiple,
-               multiplier=info.multiplier)
+    p = Partie(
+        deal,
+        RuleConfig(ace_declaration=info.ace_declaration),
+        stake_multiple=info.stake_multiple,
+        multiplier=info.multiplier,
+    )
     played = [0, 0]
     try:
         for seat, card in seq:

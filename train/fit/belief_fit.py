@@ -28,6 +28,7 @@ The data depend on ``--seed`` only (fixed chunks with their own seeds, any
 number of workers); the fit is seeded too. ``--save-data`` keeps the rows
 (``.npz``) and ``--data`` fits on saved rows instead of playing again.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -114,14 +115,12 @@ def collect(pairs, n_deals: int, seed: int, workers: int = 1, progress: bool = T
     bar = progress_bar("auto" if progress else False, n_deals, "belief data", "deal")
     backend = make_backend(workers)
     try:
-        parts = backend.map(_collect_chunk, tasks,
-                            progress=(lambda part: bar.update(part["n_deals"])) if bar else None)
+        parts = backend.map(_collect_chunk, tasks, progress=(lambda part: bar.update(part["n_deals"])) if bar else None)
     finally:
         if bar:
             bar.close()
         backend.close()
-    return {k: np.array([x for part in parts for x in part[k]])
-            for k in ("obs", "hand", "prior", "deal", "opponent")}
+    return {k: np.array([x for part in parts for x in part[k]]) for k in ("obs", "hand", "prior", "deal", "opponent")}
 
 
 def _bce(logits: np.ndarray, target: np.ndarray, open_: np.ndarray) -> float:
@@ -144,7 +143,7 @@ def evaluate(model: BeliefModel, data: dict, rows: np.ndarray) -> dict:
     prior = data["prior"][rows].astype(np.float64)
     open_ = (prior > 0) & (prior < 1)
     base = _prior_logit(prior)
-    z = base + np.concatenate([model.log_odds(obs[i:i + 4096]) for i in range(0, len(obs), 4096)])
+    z = base + np.concatenate([model.log_odds(obs[i : i + 4096]) for i in range(0, len(obs), 4096)])
     held = open_ & (hand > 0)
     return {
         "rows": int(len(rows)),
@@ -162,8 +161,16 @@ def held_out(deals: np.ndarray, val_share: float) -> np.ndarray:
     return deals >= np.quantile(np.unique(deals), 1 - val_share)
 
 
-def fit(data: dict, hidden=(256, 256), epochs: int = 8, batch_size: int = 1024, learning_rate: float = 1e-3,
-        val_share: float = 0.1, seed: int = 0, log=print) -> tuple[BeliefModel, dict]:
+def fit(
+    data: dict,
+    hidden=(256, 256),
+    epochs: int = 8,
+    batch_size: int = 1024,
+    learning_rate: float = 1e-3,
+    val_share: float = 0.1,
+    seed: int = 0,
+    log=print,
+) -> tuple[BeliefModel, dict]:
     """Fit the MLP on the first deals, report on the held-out last ones."""
     import torch
 
@@ -196,10 +203,11 @@ def fit(data: dict, hidden=(256, 256), epochs: int = 8, batch_size: int = 1024, 
         order = torch.randperm(len(train_rows), generator=gen)
         total = 0.0
         for i in range(0, len(order), batch_size):
-            idx = order[i:i + batch_size]
+            idx = order[i : i + batch_size]
             z = base[idx] + net(obs[idx])
-            loss = (torch.nn.functional.binary_cross_entropy_with_logits(z, hand[idx], reduction="none")
-                    * open_[idx]).sum() / open_[idx].sum().clamp(min=1)
+            loss = (
+                torch.nn.functional.binary_cross_entropy_with_logits(z, hand[idx], reduction="none") * open_[idx]
+            ).sum() / open_[idx].sum().clamp(min=1)
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -217,8 +225,9 @@ def fit(data: dict, hidden=(256, 256), epochs: int = 8, batch_size: int = 1024, 
 def save_rows(path, data: dict, pairs, deals: int, seed: int) -> None:
     """Write collected rows and how they were made (``--save-data``) to ``path``."""
     with atomic_write(path, "wb") as f:
-        np.savez(f, meta=np.array(json.dumps({"pairs": [list(p) for p in pairs], "deals": deals, "seed": seed})),
-                 **data)
+        np.savez(
+            f, meta=np.array(json.dumps({"pairs": [list(p) for p in pairs], "deals": deals, "seed": seed})), **data
+        )
 
 
 def load_rows(path) -> dict:
@@ -250,9 +259,11 @@ def main(argv=None) -> int:
     """The command line of the module docstring; returns the exit status."""
     ap = argparse.ArgumentParser(prog="python -m trappola.train.fit.belief_fit", description=__doc__.split("\n\n")[0])
     ap.add_argument("--deals", type=int, default=60000, help="deals to play (default 60000)")
-    ap.add_argument("--pairs", default=";".join(DEFAULT_PAIRS),
-                    help="';'-separated 'A,B' player pairs that play the deals in turn "
-                         f"(default {';'.join(DEFAULT_PAIRS)!r})")
+    ap.add_argument(
+        "--pairs",
+        default=";".join(DEFAULT_PAIRS),
+        help=f"';'-separated 'A,B' player pairs that play the deals in turn (default {';'.join(DEFAULT_PAIRS)!r})",
+    )
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--workers", type=int, default=1, help="processes playing the deals")
     ap.add_argument("--epochs", type=int, default=3, help="passes over the data (default 3: more overfit)")
@@ -260,8 +271,11 @@ def main(argv=None) -> int:
     ap.add_argument("--val-share", type=float, default=0.1, help="last share of the deals held out (default 0.1)")
     ap.add_argument("--out", required=True, help="the .npz to write")
     ap.add_argument("--save-data", help="also write the collected rows to this .npz")
-    ap.add_argument("--data", help="fit on rows written by --save-data instead of playing "
-                                   "(--deals, --pairs and --seed are then read from the file)")
+    ap.add_argument(
+        "--data",
+        help="fit on rows written by --save-data instead of playing "
+        "(--deals, --pairs and --seed are then read from the file)",
+    )
     args = ap.parse_args(argv)
     if args.deals < 1:
         ap.error("--deals must be at least 1")
@@ -285,19 +299,34 @@ def main(argv=None) -> int:
         print(f"read {len(data['deal'])} card choices from {args.data}")
     else:
         data = collect(pairs, args.deals, args.seed, workers=args.workers)
-        print(f"collected {len(data['deal'])} card choices from {args.deals} deals in "
-              f"{(time.time() - t0) / 60:.1f} min")
+        print(
+            f"collected {len(data['deal'])} card choices from {args.deals} deals in {(time.time() - t0) / 60:.1f} min"
+        )
         if args.save_data:
             save_rows(args.save_data, data, pairs, args.deals, args.seed)
     model, report = fit(data, hidden=hidden, epochs=args.epochs, val_share=args.val_share, seed=args.seed)
     held = held_out(data["deal"], args.val_share)
-    by_opponent = {str(opp): evaluate(model, data, np.flatnonzero(held & (data["opponent"] == opp)))
-                   for opp in sorted(set(data["opponent"]))} if held.any() else {}
-    model.meta = {"pairs": [list(p) for p in pairs], "deals": args.deals, "seed": args.seed,
-                  "hidden": list(hidden), "epochs": args.epochs, "val_share": args.val_share,
-                  "rows": int(len(data["deal"])), "held_out": report, "held_out_by_opponent": by_opponent,
-                  "minutes": round((time.time() - t0) / 60, 1),
-                  "command": "python -m trappola.train.fit.belief_fit " + " ".join(argv if argv is not None else sys.argv[1:])}
+    by_opponent = (
+        {
+            str(opp): evaluate(model, data, np.flatnonzero(held & (data["opponent"] == opp)))
+            for opp in sorted(set(data["opponent"]))
+        }
+        if held.any()
+        else {}
+    )
+    model.meta = {
+        "pairs": [list(p) for p in pairs],
+        "deals": args.deals,
+        "seed": args.seed,
+        "hidden": list(hidden),
+        "epochs": args.epochs,
+        "val_share": args.val_share,
+        "rows": int(len(data["deal"])),
+        "held_out": report,
+        "held_out_by_opponent": by_opponent,
+        "minutes": round((time.time() - t0) / 60, 1),
+        "command": "python -m trappola.train.fit.belief_fit " + " ".join(argv if argv is not None else sys.argv[1:]),
+    }
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     model.save(out)

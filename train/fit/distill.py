@@ -17,6 +17,7 @@ its held-out share); the next round plays the new weights.
 The file is a checkpoint like the shipped one, with the run in its
 metadata (``distill``: the rounds' rows and held-out figures).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -42,8 +43,7 @@ from trappola_env.trappola_v0 import mask_array
 from trappola.train.fit.opponent_model import fit, write_model
 
 
-def collect_round(state: dict, activation: str, expert_spec: str, opponent_spec: str, deals: int,
-                  seed: int) -> dict:
+def collect_round(state: dict, activation: str, expert_spec: str, opponent_spec: str, deals: int, seed: int) -> dict:
     """The network of ``state`` plays ``deals`` deals against the opponent,
     in both seats; at each of its decisions with a choice the expert's
     action in its place is recorded (``obs``, ``mask``, ``action``)."""
@@ -64,8 +64,11 @@ def collect_round(state: dict, activation: str, expert_spec: str, opponent_spec:
                     actions.append(expert.act(TurnView(p.info_state(seat))))
 
             play_partie((learner, opponent) if seat == 0 else (opponent, learner), deal, on_decision=on_decision)
-    return {"obs": np.array(obs, np.float32).reshape(-1, OBS_SIZE), "mask": np.array(masks, bool).reshape(-1, 49),
-            "action": np.array(actions, np.int64)}
+    return {
+        "obs": np.array(obs, np.float32).reshape(-1, OBS_SIZE),
+        "mask": np.array(masks, bool).reshape(-1, 49),
+        "action": np.array(actions, np.int64),
+    }
 
 
 def main(argv=None) -> int:
@@ -95,21 +98,37 @@ def main(argv=None) -> int:
     rounds = []
     t0 = time.time()
     for r in range(args.rounds):
-        data = collect_round(state, activation, args.expert, args.opponent, args.deals,
-                             derive_seed(args.seed, "distill-round", r))
+        data = collect_round(
+            state, activation, args.expert, args.opponent, args.deals, derive_seed(args.seed, "distill-round", r)
+        )
         pooled = data if not pooled else {k: np.concatenate([pooled[k], data[k]]) for k in data}
-        print(f"round {r + 1}/{args.rounds}: {len(data['action']):,} decisions labelled by {args.expert} "
-              f"({len(pooled['action']):,} pooled, {time.time() - t0:.0f} s)", flush=True)
+        print(
+            f"round {r + 1}/{args.rounds}: {len(data['action']):,} decisions labelled by {args.expert} "
+            f"({len(pooled['action']):,} pooled, {time.time() - t0:.0f} s)",
+            flush=True,
+        )
         state, report = fit(state, pooled, args.epochs, learning_rate=args.learning_rate, seed=args.seed + r)
         rounds.append({"rows": len(data["action"]), **report})
-    meta = {**meta, "distill": {"base": args.base, "expert": args.expert, "opponent": args.opponent,
-                                "deals_per_round": args.deals, "epochs": args.epochs, "seed": args.seed,
-                                "learning_rate": args.learning_rate, "rounds": rounds,
-                                "minutes": round((time.time() - t0) / 60, 1)}}
+    meta = {
+        **meta,
+        "distill": {
+            "base": args.base,
+            "expert": args.expert,
+            "opponent": args.opponent,
+            "deals_per_round": args.deals,
+            "epochs": args.epochs,
+            "seed": args.seed,
+            "learning_rate": args.learning_rate,
+            "rounds": rounds,
+            "minutes": round((time.time() - t0) / 60, 1),
+        },
+    }
     meta.pop("opponent_model", None)
     write_model(base, state, meta, Path(args.out))
-    print(f"wrote {args.out}: agreement with {args.expert} on held-out decisions "
-          f"{rounds[0]['acc_before']:.3f} -> {rounds[-1]['acc_after']:.3f}")
+    print(
+        f"wrote {args.out}: agreement with {args.expert} on held-out decisions "
+        f"{rounds[0]['acc_before']:.3f} -> {rounds[-1]['acc_after']:.3f}"
+    )
     return 0
 
 

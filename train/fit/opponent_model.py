@@ -19,6 +19,7 @@ before and after the fit.
 The file is a checkpoint (``trappola.agents.model_io.checkpoint_format``): the shipped model's zip with
 the actor replaced and the fit recorded in its metadata (``opponent_model``).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -50,8 +51,16 @@ def held_out_split(n_rows: int, val_share: float) -> np.ndarray:
     return out
 
 
-def fit(state: dict, data: dict, epochs: int, batch_size: int = 512, learning_rate: float = 3e-4,
-        val_share: float = 0.1, seed: int = 0, log=print) -> tuple[dict, dict]:
+def fit(
+    state: dict,
+    data: dict,
+    epochs: int,
+    batch_size: int = 512,
+    learning_rate: float = 3e-4,
+    val_share: float = 0.1,
+    seed: int = 0,
+    log=print,
+) -> tuple[dict, dict]:
     """Fine-tune the actor of ``state`` (a MaskablePPO state dict) on
     ``data`` (``obs``, ``mask``, ``action``); returns the new state dict and
     the held-out report (``ce_before``, ``acc_before``, ``ce_after``,
@@ -71,8 +80,9 @@ def fit(state: dict, data: dict, epochs: int, batch_size: int = 512, learning_ra
 
     def logits(x):
         for i in trunk:
-            x = torch.relu(x @ params[f"mlp_extractor.policy_net.{i}.weight"].T
-                           + params[f"mlp_extractor.policy_net.{i}.bias"])
+            x = torch.relu(
+                x @ params[f"mlp_extractor.policy_net.{i}.weight"].T + params[f"mlp_extractor.policy_net.{i}.bias"]
+            )
         return x @ params["action_net.weight"].T + params["action_net.bias"]
 
     def evaluate(rows) -> tuple[float, float]:
@@ -86,14 +96,16 @@ def fit(state: dict, data: dict, epochs: int, batch_size: int = 512, learning_ra
     train_rows = torch.as_tensor(np.flatnonzero(~val))
     report = {"rows": n, "held_out": int(val.sum())}
     report["ce_before"], report["acc_before"] = evaluate(val_rows)
-    log(f"fit: held-out cross-entropy {report['ce_before']:.3f}, accuracy {report['acc_before']:.3f} "
-        f"before the fit ({len(train_rows)} rows to fit, {len(val_rows)} held out)")
+    log(
+        f"fit: held-out cross-entropy {report['ce_before']:.3f}, accuracy {report['acc_before']:.3f} "
+        f"before the fit ({len(train_rows)} rows to fit, {len(val_rows)} held out)"
+    )
     opt = torch.optim.Adam(params.values(), lr=learning_rate)
     gen = torch.Generator().manual_seed(seed)
     for epoch in range(epochs):
         perm = train_rows[torch.randperm(len(train_rows), generator=gen)]
         for i in range(0, len(perm), batch_size):
-            idx = perm[i:i + batch_size]
+            idx = perm[i : i + batch_size]
             z = logits(obs[idx]).masked_fill(~mask[idx], -1e8)
             loss = torch.nn.functional.cross_entropy(z, act[idx])
             opt.zero_grad()
@@ -129,7 +141,9 @@ def write_model(base: Path, state: dict, meta: dict, out: Path) -> Path:
 
 def main(argv=None) -> int:
     """The command line: collect the teacher's games, fit the model, write it; the exit code."""
-    ap = argparse.ArgumentParser(prog="python -m trappola.train.fit.opponent_model", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m trappola.train.fit.opponent_model", description=__doc__.split("\n\n")[0]
+    )
     ap.add_argument("--teacher", default="pimc:samples=32", help="the player to imitate (a registry spec)")
     ap.add_argument("--deals", type=int, default=2000, help="deals of the teacher against itself")
     ap.add_argument("--base", default=DEFAULT_MODEL, help="checkpoint whose actor the fit starts from")
@@ -161,11 +175,22 @@ def main(argv=None) -> int:
         source = {"deals": args.deals, "seed": args.seed}
     print(f"{len(data['action']):,} decisions of {args.teacher} ({time.time() - t0:.0f} s)", flush=True)
     state, report = fit(state, data, args.epochs, val_share=args.val_share, seed=args.seed)
-    meta = {**meta, "opponent_model": {"teacher": args.teacher, "base": args.base, "epochs": args.epochs,
-                                       **source, **report, "minutes": round((time.time() - t0) / 60, 1)}}
+    meta = {
+        **meta,
+        "opponent_model": {
+            "teacher": args.teacher,
+            "base": args.base,
+            "epochs": args.epochs,
+            **source,
+            **report,
+            "minutes": round((time.time() - t0) / 60, 1),
+        },
+    }
     write_model(base, state, meta, Path(args.out))
-    print(f"wrote {args.out}: held-out cross-entropy {report['ce_before']:.3f} -> {report['ce_after']:.3f}, "
-          f"accuracy {report['acc_before']:.3f} -> {report['acc_after']:.3f}")
+    print(
+        f"wrote {args.out}: held-out cross-entropy {report['ce_before']:.3f} -> {report['ce_after']:.3f}, "
+        f"accuracy {report['acc_before']:.3f} -> {report['acc_after']:.3f}"
+    )
     return 0
 
 

@@ -33,6 +33,7 @@ features could gain over "always declare".
 
 Records can be saved (``--save``) and analysed again (``--load``).
 """
+
 from __future__ import annotations
 
 import math
@@ -110,7 +111,7 @@ def collect(tables, sessions: int, seed: int = 0, progress=None) -> dict:
     seed only, so the records do not depend on ``tables.workers``."""
     seeds = [int(s) for s in np.random.default_rng(seed).integers(1 << 30, size=sessions)]
     chunk = max(1, min(8, sessions // max(4 * tables.workers, 1)))
-    parts = [seeds[i:i + chunk] for i in range(0, len(seeds), chunk)]
+    parts = [seeds[i : i + chunk] for i in range(0, len(seeds), chunk)]
 
     rows: list[dict] = []
     done = [0]
@@ -121,8 +122,9 @@ def collect(tables, sessions: int, seed: int = 0, progress=None) -> dict:
         if progress:
             progress(min(done[0] * chunk, sessions), sessions)
 
-    backend = ProcessBackend(tables.workers, context="fork") if tables.workers > 1 and len(parts) > 1 \
-        else SerialBackend()
+    backend = (
+        ProcessBackend(tables.workers, context="fork") if tables.workers > 1 and len(parts) > 1 else SerialBackend()
+    )
     with backend:  # forked: ``tables`` and its benches are inherited, not pickled
         backend.map(tables.records, parts, progress=arrived)
     return as_arrays(rows)
@@ -172,8 +174,12 @@ def cells(records: dict) -> np.ndarray:
     """One label per offer: challenger | next | Bulka bin | parties-left bin."""
     b = np.digitize(records["bulka_in_costs"], BULKA_BINS)
     left = np.digitize(records["parties_left"], LEFT_BINS)
-    return np.array([f"{c}|{n}|{_bin_label(BULKA_BINS, i)}|{_bin_label(LEFT_BINS, j)}"
-                     for c, n, i, j in zip(records["challenger"], records["next"], b, left)])
+    return np.array(
+        [
+            f"{c}|{n}|{_bin_label(BULKA_BINS, i)}|{_bin_label(LEFT_BINS, j)}"
+            for c, n, i, j in zip(records["challenger"], records["next"], b, left)
+        ]
+    )
 
 
 def table(records: dict) -> list[tuple[str, int, float, float, float]]:
@@ -219,16 +225,24 @@ def cross_fitted_gain(records: dict, repeats: int = 20, min_offers: int = 10, se
         n_declined = 0
         for k in (0, 1):
             fit, test = off_half != k, off_half == k
-            bad = [c for c in np.unique(lab[fit])
-                   if (lab[fit] == c).sum() >= min_offers and adv[fit & (lab == c)].mean() < 0]
+            bad = [
+                c
+                for c in np.unique(lab[fit])
+                if (lab[fit] == c).sum() >= min_offers and adv[fit & (lab == c)].mean() < 0
+            ]
             m = test & np.isin(lab, bad)
             n_declined += int(m.sum())
             gain += np.bincount(idx, weights=np.where(m, -adv, 0.0), minlength=len(sessions))
         gains.append(float(gain.mean()))
         ses.append(float(gain.std(ddof=1) / math.sqrt(len(sessions))))
         declined.append(n_declined / len(adv))
-    return {"gain": float(np.mean(gains)), "se": float(np.mean(ses)), "declined_share": float(np.mean(declined)),
-            "sessions": int(len(sessions)), "repeats": repeats}
+    return {
+        "gain": float(np.mean(gains)),
+        "se": float(np.mean(ses)),
+        "declined_share": float(np.mean(declined)),
+        "sessions": int(len(sessions)),
+        "repeats": repeats,
+    }
 
 
 def detectable_gain(sd_offer: float, sessions: int, differing_offers: float = 1.0) -> float:
@@ -247,21 +261,33 @@ def report(records: dict, print_=print) -> dict:
     n_sessions = len(np.unique(records["seed"]))
     if len(adv) < 2:
         raise ValueError(f"too few Pro offers to analyse ({len(adv)}); play more sessions")
-    print_(f"{len(adv)} Pro offers of the focal player in {n_sessions} sessions. Advantage of declaring over "
-           f"waiting one partie, in tokens per partie of the whole session [95% CI]:\n")
+    print_(
+        f"{len(adv)} Pro offers of the focal player in {n_sessions} sessions. Advantage of declaring over "
+        f"waiting one partie, in tokens per partie of the whole session [95% CI]:\n"
+    )
     for group, n, mean, lo, hi in table(records):
         flag = "  <- waiting better" if hi < 0 else ""
         print_(f"{group:<34} {n:>6} {mean:>+8.3f} [{lo:+.3f}, {hi:+.3f}]{flag}")
     cf = cross_fitted_gain(records)
     sd = float(np.std(adv, ddof=1))
-    print_(f"\nBest cell rule, cross-fitted over {cf['repeats']} halvings: declines at {cf['declined_share']:.0%} of "
-           f"the offers and gains {cf['gain']:+.3f} tokens per partie (se {cf['se']:.3f}) over always declaring.")
-    print_(f"Noise: one offer's paired difference has sd {sd:.1f} tokens per partie. A held-out comparison "
-           f"detects (5%, power 80%), for a rule that differs from 'always' at one offer a session, a gain of")
+    print_(
+        f"\nBest cell rule, cross-fitted over {cf['repeats']} halvings: declines at {cf['declined_share']:.0%} of "
+        f"the offers and gains {cf['gain']:+.3f} tokens per partie (se {cf['se']:.3f}) over always declaring."
+    )
+    print_(
+        f"Noise: one offer's paired difference has sd {sd:.1f} tokens per partie. A held-out comparison "
+        f"detects (5%, power 80%), for a rule that differs from 'always' at one offer a session, a gain of"
+    )
     detect = {n: detectable_gain(sd, n) for n in (300, 1000, 10000)}
     print_("  " + ", ".join(f"{v:.2f} tokens/partie with {n:,} sessions" for n, v in detect.items()))
-    return {"offers": int(len(adv)), "sessions": n_sessions, "mean_advantage": _mean_ci(adv),
-            "cross_fitted": cf, "sd_offer": sd, "detectable": detect}
+    return {
+        "offers": int(len(adv)),
+        "sessions": n_sessions,
+        "mean_advantage": _mean_ci(adv),
+        "cross_fitted": cf,
+        "sd_offer": sd,
+        "detectable": detect,
+    }
 
 
 def main(argv=None) -> int:
@@ -272,9 +298,13 @@ def main(argv=None) -> int:
     import time
 
     ap = argparse.ArgumentParser(prog="python -m trappola.train.pro.analysis", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--tables", choices=("model", "mixed"), default="model",
-                    help="model: the shipped model's card play at the table rule, rule, random; "
-                         "mixed: --focal at the held-out mixed tables of trappola.train.pro.observed")
+    ap.add_argument(
+        "--tables",
+        choices=("model", "mixed"),
+        default="model",
+        help="model: the shipped model's card play at the table rule, rule, random; "
+        "mixed: --focal at the held-out mixed tables of trappola.train.pro.observed",
+    )
     ap.add_argument("--model", default=str(shipped_model_path()), help="--tables model: the focal card play")
     ap.add_argument("--focal", default="rule", help="--tables mixed: the focal card player's spec")
     ap.add_argument("--sessions", type=int, default=800)
@@ -295,13 +325,20 @@ def main(argv=None) -> int:
         if args.tables == "mixed":
             tables = MixedTables(args.focal, max_parties=args.parties, workers=args.workers)
         else:
-            tables = OneTable(SessionBench(max_parties=args.parties, focal_card=f"policy:{args.model},pro=never",
-                                           workers=args.workers))
+            tables = OneTable(
+                SessionBench(
+                    max_parties=args.parties, focal_card=f"policy:{args.model},pro=never", workers=args.workers
+                )
+            )
 
         def progress(done, total):
             rate = done / max(time.time() - t0, 1e-9)
-            print(f"\rrollouts: {done}/{total} sessions, {(total - done) / rate / 60:.1f} min left",
-                  end="", file=sys.stderr, flush=True)
+            print(
+                f"\rrollouts: {done}/{total} sessions, {(total - done) / rate / 60:.1f} min left",
+                end="",
+                file=sys.stderr,
+                flush=True,
+            )
 
         records = collect(tables, args.sessions, args.seed, progress)
         print(file=sys.stderr)

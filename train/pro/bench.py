@@ -8,6 +8,7 @@ session, player reset and coin depends on the session seed only
 seatings (common random numbers) and any number of workers gives the same
 values.
 """
+
 from __future__ import annotations
 
 import random
@@ -55,8 +56,12 @@ def default_table(focal_card: str = "policy") -> list[tuple]:
     at 3 base stakes; ``random``: a coin). Names follow the evaluator's
     labels (``rule#2``), so ``trappola.agents.pro_learned.opponent_kind`` reads the
     kind."""
-    return [(FOCAL, focal_card, None), ("rule", "rule", ProRule("threshold", 3.0)),
-            ("rule#2", "rule", ProRule("threshold", 3.0)), ("random", "random", ProRule("random"))]
+    return [
+        (FOCAL, focal_card, None),
+        ("rule", "rule", ProRule("threshold", 3.0)),
+        ("rule#2", "rule", ProRule("threshold", 3.0)),
+        ("random", "random", ProRule("random")),
+    ]
 
 
 class SessionBench:

@@ -5,6 +5,7 @@ Session results vary so much (a Pro win takes the whole Bulka) that 20-odd
 sessions per candidate rank noise; it is kept for comparison with the
 ``lookahead`` and ``rollouts`` methods.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -14,8 +15,15 @@ from trappola.agents.pro_learned import ProPolicy
 from trappola.train.pro.bench import SessionBench
 
 
-def train_pro_policy(bench: SessionBench, generations: int = 6, population: int = 12, elite: int = 4,
-                     sessions: int = 24, seed: int = 0, log=print) -> tuple[ProPolicy, list]:
+def train_pro_policy(
+    bench: SessionBench,
+    generations: int = 6,
+    population: int = 12,
+    elite: int = 4,
+    sessions: int = 24,
+    seed: int = 0,
+    log=print,
+) -> tuple[ProPolicy, list]:
     """Cross-entropy method over the 3 weights, maximising the focal
     player's tokens per partie. Each generation draws fresh session seeds,
     shared by all its candidates (common random numbers). Returns the
@@ -32,8 +40,16 @@ def train_pro_policy(bench: SessionBench, generations: int = 6, population: int 
         elites = np.array([cands[i] for i in order[:elite]])
         mean = elites.mean(0)
         std = np.maximum(elites.std(0), 0.05)
-        history.append({"generation": g, "best": float(scores[order[0]]),
-                        "mean_of_elite": float(scores[order[:elite]].mean()), "weights": [float(w) for w in mean]})
-        log(f"pro cem gen {g + 1}/{generations}: best {scores[order[0]]:+.3f} tokens/partie, "
-            f"elite mean {scores[order[:elite]].mean():+.3f}, weights {np.round(mean, 3).tolist()}")
+        history.append(
+            {
+                "generation": g,
+                "best": float(scores[order[0]]),
+                "mean_of_elite": float(scores[order[:elite]].mean()),
+                "weights": [float(w) for w in mean],
+            }
+        )
+        log(
+            f"pro cem gen {g + 1}/{generations}: best {scores[order[0]]:+.3f} tokens/partie, "
+            f"elite mean {scores[order[:elite]].mean():+.3f}, weights {np.round(mean, 3).tolist()}"
+        )
     return ProPolicy(tuple(float(w) for w in mean)), history

@@ -1,5 +1,6 @@
 """Comparing Pro rules on the same simulated sessions: the scan of fixed
 thresholds and the held-out comparison with paired differences."""
+
 from __future__ import annotations
 
 import math
@@ -26,8 +27,9 @@ def best_threshold(bench: SessionBench, thresholds, sessions: int, seed: int) ->
     return max(scores, key=scores.get), scores
 
 
-def compare(bench: SessionBench, rules: dict, sessions: int, seed: int, short: tuple = (),
-            short_sessions: int | None = None) -> dict:
+def compare(
+    bench: SessionBench, rules: dict, sessions: int, seed: int, short: tuple = (), short_sessions: int | None = None
+) -> dict:
     """Mean tokens per partie of each focal Pro rule on the same sessions,
     with 95% normal intervals, and paired differences to each other rule
     (on the sessions both played). Rules named in ``short`` play only the
@@ -35,8 +37,9 @@ def compare(bench: SessionBench, rules: dict, sessions: int, seed: int, short: t
     fewer sessions to be told apart than two close ones."""
     seeds = np.random.default_rng(seed).integers(1 << 30, size=sessions)
     n_short = sessions if short_sessions is None else max(2, min(int(short_sessions), sessions))
-    vals = {name: bench.tokens_per_partie(rule, seeds[:n_short] if name in short else seeds)
-            for name, rule in rules.items()}
+    vals = {
+        name: bench.tokens_per_partie(rule, seeds[:n_short] if name in short else seeds) for name, rule in rules.items()
+    }
     out = {}
     for name, v in vals.items():
         half = 1.96 * v.std(ddof=1) / math.sqrt(len(v))

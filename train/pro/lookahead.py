@@ -8,6 +8,7 @@ so against the kinds at a ``SessionBench``'s table. The paired-rollout
 analysis (``trappola.train.pro.analysis``) and the held-out comparison
 (``python -m trappola.train.pro``) check the rule against whole sessions.
 """
+
 from __future__ import annotations
 
 import random
@@ -49,5 +50,7 @@ def learn_lookahead(bench: SessionBench, parties: int, seed: int = 0) -> tuple[L
     kind gets their mean. Returns (policy, training record)."""
     kinds = {opponent_kind(name): bench.players[name] for name in bench.names if name != FOCAL}
     rates = measure_win_rates(bench.players[FOCAL], kinds, parties=parties, seed=seed)
-    return LookaheadPro(rates, default=sum(rates.values()) / len(rates)), {"win_rates": rates,
-                                                                            "parties_per_kind": parties}
+    return LookaheadPro(rates, default=sum(rates.values()) / len(rates)), {
+        "win_rates": rates,
+        "parties_per_kind": parties,
+    }

@@ -27,6 +27,7 @@ unknown kind gets the mean of the rates, which makes it declare). Mean and
 
     python -m trappola.train.pro.observed --train-sessions 300 --test-sessions 400 --parties 40 --seed 0
 """
+
 from __future__ import annotations
 
 import argparse
@@ -57,11 +58,23 @@ from trappola.train.pro.lookahead import measure_win_rates
 # one; with weak players alone the lookahead always declares. The test pool
 # meets ``pimc`` only at other sample counts and Pro settings than training.
 # Few samples keep 700 sessions of 40 parties within minutes.
-TRAIN_POOL = ("rule", "random:alifer=false", "rule:declare=never", "random:alifer=false,pro=never",
-              "pimc:samples=6", "pimc:samples=3,pro=never")
-TEST_POOL = ("rule:twos=false,cash=late", "rule:alifer=never,pro=always", "random:alifer=false,pro=always",
-             "rule:declare=no_aces,endgame=0", "random:alifer=false,pro=threshold",
-             "pimc:samples=4,pro=always", "pimc:samples=8,pro_bulka=5")
+TRAIN_POOL = (
+    "rule",
+    "random:alifer=false",
+    "rule:declare=never",
+    "random:alifer=false,pro=never",
+    "pimc:samples=6",
+    "pimc:samples=3,pro=never",
+)
+TEST_POOL = (
+    "rule:twos=false,cash=late",
+    "rule:alifer=never,pro=always",
+    "random:alifer=false,pro=always",
+    "rule:declare=no_aces,endgame=0",
+    "random:alifer=false,pro=threshold",
+    "pimc:samples=4,pro=always",
+    "pimc:samples=8,pro_bulka=5",
+)
 
 
 class _Named:
@@ -108,8 +121,7 @@ def dealer_examples(focal_card: str, pool, seeds, parties: int) -> tuple[np.ndar
                 return
             names = list(s.players)
             before = session_records(s.history[:-1], FOCAL, names)  # as the public record stood
-            xs.append(record_features(tuple(before[n] for n in names), names.index(FOCAL),
-                                      names.index(rec.challenger)))
+            xs.append(record_features(tuple(before[n] for n in names), names.index(FOCAL), names.index(rec.challenger)))
             ys.append(1.0 if rec.winner == FOCAL else 0.0)
 
         play_session(players, session=session, on_partie=on_partie)
@@ -149,8 +161,12 @@ def main(argv=None) -> int:
     ap.add_argument("--parties", type=int, default=40, help="parties per session")
     ap.add_argument("--train-sessions", type=int, default=300)
     ap.add_argument("--test-sessions", type=int, default=400)
-    ap.add_argument("--rate-parties", type=int, default=1000,
-                    help="the name-keyed rule: parties as dealer against each training kind")
+    ap.add_argument(
+        "--rate-parties",
+        type=int,
+        default=1000,
+        help="the name-keyed rule: parties as dealer against each training kind",
+    )
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--workers", type=int, default=1)
     args = ap.parse_args(argv)
@@ -159,10 +175,16 @@ def main(argv=None) -> int:
     X, y = dealer_examples(args.focal, TRAIN_POOL, train_seeds, args.parties)
     w = fit_logistic(X, y)
     learned = ObservedPro(tuple(float(v) for v in w))
-    print(f"fit on {len(y)} parties dealt by {args.focal} in {args.train_sessions} sessions (won {y.mean():.3f}): "
-          f"weights {dict(zip(RECORD_FEATURES, np.round(w, 3).tolist()))}", flush=True)
-    kinds = {"rule": make_player("rule"), "random": make_player("random:alifer=false"),
-             "pimc": make_player("pimc:samples=6")}  # the training kinds
+    print(
+        f"fit on {len(y)} parties dealt by {args.focal} in {args.train_sessions} sessions (won {y.mean():.3f}): "
+        f"weights {dict(zip(RECORD_FEATURES, np.round(w, 3).tolist()))}",
+        flush=True,
+    )
+    kinds = {
+        "rule": make_player("rule"),
+        "random": make_player("random:alifer=false"),
+        "pimc": make_player("pimc:samples=6"),
+    }  # the training kinds
     rates = measure_win_rates(make_player(args.focal), kinds, parties=args.rate_parties, seed=args.seed)
     name_keyed = LookaheadPro(rates, default=sum(rates.values()) / len(rates))
     print(f"name-keyed win rates as dealer: {rates}", flush=True)
@@ -170,11 +192,16 @@ def main(argv=None) -> int:
     test_seeds = [derive_seed(args.seed, "test", i) for i in range(args.test_sessions)]
     vals = {}
     for name, rule in rules.items():
-        vals[name] = per_seed(lambda chunk, rule=rule: tokens_per_partie(args.focal, rule, TEST_POOL, chunk,
-                                                                         args.parties), test_seeds, args.workers)
+        vals[name] = per_seed(
+            lambda chunk, rule=rule: tokens_per_partie(args.focal, rule, TEST_POOL, chunk, args.parties),
+            test_seeds,
+            args.workers,
+        )
         m, (lo, hi) = mean_ci(vals[name])
-        print(f"{name:<11} {m:+.3f} [{lo:+.3f}, {hi:+.3f}] tokens per partie "
-              f"({len(vals[name])} held-out sessions)", flush=True)
+        print(
+            f"{name:<11} {m:+.3f} [{lo:+.3f}, {hi:+.3f}] tokens per partie ({len(vals[name])} held-out sessions)",
+            flush=True,
+        )
     for other in ("always", "never", "name-keyed"):
         m, (lo, hi) = mean_ci(vals["learned"] - vals[other])
         print(f"learned minus {other:<10} {m:+.3f} [{lo:+.3f}, {hi:+.3f}]")

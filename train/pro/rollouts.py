@@ -9,6 +9,7 @@ partie is the advantage of declaring there. ``fit_pro_policy`` fits
 of policy improvement over "always declare") and departs from declaring
 only on significant evidence.
 """
+
 from __future__ import annotations
 
 import copy
@@ -55,11 +56,16 @@ def pro_advantages(bench: SessionBench, seeds, rollout_pro=None, context: list |
                     xs.append(features(decision))
                     adv.append(value[True] - value[False])
                     if context is not None:
-                        context.append({"seed": seed, "bulka_in_costs": decision.bulka / decision.extra_stake,
-                                        "parties_left": decision.parties_left,
-                                        "challenger": specs[session.challenger],
-                                        "next": specs[session.queue[0]] if session.queue else None,
-                                        "values": (value[True], value[False])})
+                        context.append(
+                            {
+                                "seed": seed,
+                                "bulka_in_costs": decision.bulka / decision.extra_stake,
+                                "parties_left": decision.parties_left,
+                                "challenger": specs[session.challenger],
+                                "next": specs[session.queue[0]] if session.queue else None,
+                                "values": (value[True], value[False]),
+                            }
+                        )
                     offers += 1
                     main = bench.seated(rollout_pro, seed, "main", offers)
                     referee = Referee.for_session(main, session)
@@ -78,8 +84,15 @@ def pro_advantage_data(bench: SessionBench, sessions: int, seed: int = 0):
     return pro_advantages(bench, seeds)
 
 
-def fit_pro_policy(bench: SessionBench, sessions: int, seed: int = 0, ridge: float = 1e-3, z: float = 1.96,
-                   log=print, data: str | None = None):
+def fit_pro_policy(
+    bench: SessionBench,
+    sessions: int,
+    seed: int = 0,
+    ridge: float = 1e-3,
+    z: float = 1.96,
+    log=print,
+    data: str | None = None,
+):
     """Least-squares fit of the advantage of declaring, ``A ~ w . x``, on
     paired rollouts at the Pro offers of ``sessions`` simulated sessions
     (or on the ``.npz`` of an earlier run, ``data``). The policy declines
@@ -98,15 +111,21 @@ def fit_pro_policy(bench: SessionBench, sessions: int, seed: int = 0, ridge: flo
     resid = A - X @ w
     cov = np.linalg.inv(X.T @ X + ridge * np.eye(X.shape[1])) * resid.var(ddof=X.shape[1])
     half = 1.96 * A.std(ddof=1) / np.sqrt(len(A))
-    stats = {"offers": int(len(A)), "mean_advantage": float(A.mean()),
-             "mean_advantage_ci": [float(A.mean() - half), float(A.mean() + half)],
-             "share_positive": float((A > 0).mean()), "weights": [float(v) for v in w],
-             "weights_se": [float(v) for v in np.sqrt(np.diag(cov))],
-             "declare_share": float((X @ w > 0).mean())}
-    log(f"pro rollouts: {len(A)} offers from {sessions} sessions; mean advantage of declaring "
+    stats = {
+        "offers": int(len(A)),
+        "mean_advantage": float(A.mean()),
+        "mean_advantage_ci": [float(A.mean() - half), float(A.mean() + half)],
+        "share_positive": float((A > 0).mean()),
+        "weights": [float(v) for v in w],
+        "weights_se": [float(v) for v in np.sqrt(np.diag(cov))],
+        "declare_share": float((X @ w > 0).mean()),
+    }
+    log(
+        f"pro rollouts: {len(A)} offers from {sessions} sessions; mean advantage of declaring "
         f"{A.mean():+.3f} tokens/partie [{stats['mean_advantage_ci'][0]:+.3f}, {stats['mean_advantage_ci'][1]:+.3f}]; "
         f"fit w = {np.round(w, 3).tolist()} (se {np.round(stats['weights_se'], 3).tolist()}); "
-        f"declares at {stats['declare_share']:.0%} of the offers seen")
+        f"declares at {stats['declare_share']:.0%} of the offers seen"
+    )
     policy = ProPolicy(tuple(float(v) for v in w), tuple(tuple(float(v) for v in row) for row in cov), z)
     stats["declare_share_with_z"] = float(np.mean([policy.decide(_Features(x)) for x in X]))
     log(f"with z = {z}: declares at {stats['declare_share_with_z']:.0%} of the offers seen")

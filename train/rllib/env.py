@@ -51,6 +51,7 @@ refuses a next observation without one).
 ``trappola_v0``: ``result``, ``outcome``, ``tokens``...; for ``bulka_v0``:
 ``balance``, ``final_share``...).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -88,25 +89,35 @@ class RLlibTrappolaEnv(MultiAgentEnv):
         self.skip_forced = bool(config.pop("skip_forced", True))
         stake_multiple = config.pop("stake_multiple", 1)
         if self.kind == "trappola_v0":
-            self.reward = RewardShaping(config.pop("reward_mode", "mixed"), config.pop("points_scale", POINTS_SCALE),
-                                        config.pop("tokens_scale", TOKENS_SCALE),
-                                        config.pop("points_weight", POINTS_WEIGHT))
+            self.reward = RewardShaping(
+                config.pop("reward_mode", "mixed"),
+                config.pop("points_scale", POINTS_SCALE),
+                config.pop("tokens_scale", TOKENS_SCALE),
+                config.pop("points_weight", POINTS_WEIGHT),
+            )
             self.carry_first_rewards = False  # a partie pays only at its end
             self.env = trappola_v0.raw_env(reward_mode=self.reward.env_mode, stake_multiple=stake_multiple)
         else:
             self.tokens_scale = float(config.pop("tokens_scale", 1.0))
             self.carry_first_rewards = bool(config.pop("carry_first_rewards", True))
-            self.env = bulka_v0.raw_env(n_players=config.pop("n_players", 2),
-                                        max_parties=config.pop("max_parties", 20), stake_multiple=stake_multiple,
-                                        advice=config.pop("advice", False))
+            self.env = bulka_v0.raw_env(
+                n_players=config.pop("n_players", 2),
+                max_parties=config.pop("max_parties", 20),
+                stake_multiple=stake_multiple,
+                advice=config.pop("advice", False),
+            )
         config.pop("seed", None)
         if config:
             raise ValueError(f"unknown env_config keys {sorted(config)} for {self.kind}")
         self.agents = self.possible_agents = list(self.env.possible_agents)
         n_obs = self.env.observation_space(self.agents[0])["observation"].shape[0]
         n_actions = self.env.action_space(self.agents[0]).n
-        space = spaces.Dict({OBS_KEY: spaces.Box(0.0, 1.0, (n_obs,), np.float32),
-                             MASK_KEY: spaces.Box(0.0, 1.0, (n_actions,), np.float32)})
+        space = spaces.Dict(
+            {
+                OBS_KEY: spaces.Box(0.0, 1.0, (n_obs,), np.float32),
+                MASK_KEY: spaces.Box(0.0, 1.0, (n_actions,), np.float32),
+            }
+        )
         self.observation_spaces = {a: space for a in self.agents}
         self.action_spaces = {a: spaces.Discrete(n_actions) for a in self.agents}
         self._rng = np.random.default_rng()
@@ -196,5 +207,4 @@ class RLlibTrappolaEnv(MultiAgentEnv):
     def _observe(self, agent: str) -> dict:
         o = self.env.observe(agent)
         # a copy: the environment's arrays are read-only, and torch warns on (and may write into) such arrays
-        return {OBS_KEY: np.array(o["observation"], np.float32),
-                MASK_KEY: np.asarray(o["action_mask"], np.float32)}
+        return {OBS_KEY: np.array(o["observation"], np.float32), MASK_KEY: np.asarray(o["action_mask"], np.float32)}

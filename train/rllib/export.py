@@ -11,6 +11,7 @@ it as ``policy:PATH`` (``trappola.agents.model_io.checkpoint_format.load_policy`
 optimizer, RLlib's is not carried over, and SB3's default PPO settings,
 which the zip holds). Nothing here needs Ray.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -24,8 +25,12 @@ from trappola_env.engine import N_ACTIONS
 from trappola.train.model_checkpoint import build_metadata, save_checkpoint
 from trappola.train.networks import activation_class
 
-_NAMES = {"pi_trunk": "mlp_extractor.policy_net", "vf_trunk": "mlp_extractor.value_net",
-          "pi_head": "action_net", "vf_head": "value_net"}
+_NAMES = {
+    "pi_trunk": "mlp_extractor.policy_net",
+    "vf_trunk": "mlp_extractor.value_net",
+    "pi_head": "action_net",
+    "vf_head": "value_net",
+}
 
 
 def sb3_state_dict(state: dict) -> dict:
@@ -62,18 +67,33 @@ def sb3_model(state: dict, net_arch, activation: str, num_timesteps: int = 0):
     weights = sb3_state_dict(state)
     obs_dim = weights["mlp_extractor.policy_net.0.weight"].shape[1]
     act = activation_class(activation)
-    model = MaskablePPO("MlpPolicy", _Spaces(obs_dim), device="cpu", verbose=0,
-                        policy_kwargs=dict(net_arch=dict(pi=list(net_arch), vf=list(net_arch)), activation_fn=act))
+    model = MaskablePPO(
+        "MlpPolicy",
+        _Spaces(obs_dim),
+        device="cpu",
+        verbose=0,
+        policy_kwargs=dict(net_arch=dict(pi=list(net_arch), vf=list(net_arch)), activation_fn=act),
+    )
     missing, unexpected = model.policy.load_state_dict(weights, strict=False)
     if unexpected or any(k.startswith(("mlp_extractor", "action_net", "value_net")) for k in missing):
-        raise ValueError(f"RLlib weights do not fit net_arch {list(net_arch)}: missing {missing}, "
-                         f"unexpected {unexpected}")
+        raise ValueError(
+            f"RLlib weights do not fit net_arch {list(net_arch)}: missing {missing}, unexpected {unexpected}"
+        )
     model.num_timesteps = int(num_timesteps)
     return model
 
 
-def save_rllib_checkpoint(state: dict, path: str | Path, config: dict, seed: int, num_timesteps: int,
-                          net_arch, activation: str, env: str = "trappola_v0", **extra_meta) -> Path:
+def save_rllib_checkpoint(
+    state: dict,
+    path: str | Path,
+    config: dict,
+    seed: int,
+    num_timesteps: int,
+    net_arch,
+    activation: str,
+    env: str = "trappola_v0",
+    **extra_meta,
+) -> Path:
     """Write the weights of a ``MaskedActorCritic`` to ``path`` in the
     project's checkpoint format (metadata: ``config``, ``seed``,
     ``num_timesteps``, the signature of ``env``, ``trainer: "rllib"`` and

@@ -18,6 +18,7 @@ an RLlib run writes the project's checkpoint format.
 ``model_config``: ``net_arch`` (list of ints, default [256, 256]) and
 ``activation`` ("relu" or "tanh").
 """
+
 from __future__ import annotations
 
 from ray.rllib.core.columns import Columns
@@ -61,4 +62,3 @@ class MaskedActorCritic(TorchRLModule, ValueFunctionAPI):
 
     def compute_values(self, batch, embeddings=None):
         return self.vf_head(self.vf_trunk(batch[Columns.OBS][OBS_KEY])).squeeze(-1)
-

@@ -39,6 +39,7 @@ recorder's (``trappola.train.run_recorder``), as on the SB3 path: every
 is none (the checkpoints carry the ``bulka_v0`` signature and ``best.zip``
 is not written).
 """
+
 from __future__ import annotations
 
 import logging
@@ -90,23 +91,41 @@ def build_algorithm(cfg: RLlibConfig):
     probe = RLlibTrappolaEnv(cfg.env_config())
     snapshots = snapshot_ids(cfg)
     model_config = {"net_arch": list(cfg.net_arch), "activation": cfg.activation}
-    spec = RLModuleSpec(module_class=MaskedActorCritic, model_config=model_config,
-                        observation_space=probe.observation_spaces[probe.agents[0]],
-                        action_space=probe.action_spaces[probe.agents[0]])
+    spec = RLModuleSpec(
+        module_class=MaskedActorCritic,
+        model_config=model_config,
+        observation_space=probe.observation_spaces[probe.agents[0]],
+        action_space=probe.action_spaces[probe.agents[0]],
+    )
     config = (
         PPOConfig()
         .environment(RLlibTrappolaEnv, env_config=cfg.env_config(), disable_env_checking=True)
         .framework("torch", torch_compile_learner=False)
-        .env_runners(num_env_runners=cfg.num_env_runners, num_envs_per_env_runner=cfg.num_envs_per_env_runner,
-                     num_cpus_per_env_runner=1)
+        .env_runners(
+            num_env_runners=cfg.num_env_runners,
+            num_envs_per_env_runner=cfg.num_envs_per_env_runner,
+            num_cpus_per_env_runner=1,
+        )
         .learners(num_learners=0)
-        .training(lr=cfg.learning_rate, train_batch_size_per_learner=cfg.train_batch_size,
-                  minibatch_size=cfg.batch_size, num_epochs=cfg.n_epochs, gamma=cfg.gamma, lambda_=cfg.gae_lambda,
-                  clip_param=cfg.clip_range, entropy_coeff=cfg.ent_coef, vf_loss_coeff=cfg.vf_coef,
-                  grad_clip=cfg.max_grad_norm, grad_clip_by="global_norm", use_kl_loss=False)
-        .multi_agent(policies={MAIN, *snapshots},
-                     policy_mapping_fn=league_mapping(probe.agents, cfg.self_play_prob, snapshots),
-                     policies_to_train=[MAIN])
+        .training(
+            lr=cfg.learning_rate,
+            train_batch_size_per_learner=cfg.train_batch_size,
+            minibatch_size=cfg.batch_size,
+            num_epochs=cfg.n_epochs,
+            gamma=cfg.gamma,
+            lambda_=cfg.gae_lambda,
+            clip_param=cfg.clip_range,
+            entropy_coeff=cfg.ent_coef,
+            vf_loss_coeff=cfg.vf_coef,
+            grad_clip=cfg.max_grad_norm,
+            grad_clip_by="global_norm",
+            use_kl_loss=False,
+        )
+        .multi_agent(
+            policies={MAIN, *snapshots},
+            policy_mapping_fn=league_mapping(probe.agents, cfg.self_play_prob, snapshots),
+            policies_to_train=[MAIN],
+        )
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={m: spec for m in (MAIN, *snapshots)}))
         .debugging(seed=cfg.seed, log_level="ERROR")
     )
@@ -162,8 +181,9 @@ def train(cfg: RLlibConfig, log=None) -> dict:
     recorder = None
 
     def save(weights: dict, path, steps: int, **meta):
-        return save_rllib_checkpoint(weights, path, cfg.to_dict(), cfg.seed, steps, cfg.net_arch,
-                                     cfg.activation, env=cfg.env, **meta)
+        return save_rllib_checkpoint(
+            weights, path, cfg.to_dict(), cfg.seed, steps, cfg.net_arch, cfg.activation, env=cfg.env, **meta
+        )
 
     t_start = time.time()
     torch.set_num_threads(cfg.torch_threads)
@@ -181,8 +201,10 @@ def train(cfg: RLlibConfig, log=None) -> dict:
         cpus = int(ray.cluster_resources().get("CPU", 0))
         if cfg.num_env_runners > cpus:
             # Each env runner holds one CPU; RLlib would wait for the missing ones forever.
-            raise ValueError(f"num_env_runners={cfg.num_env_runners} needs as many CPUs, the Ray instance has "
-                             f"{cpus}; lower num_env_runners or raise num_cpus")
+            raise ValueError(
+                f"num_env_runners={cfg.num_env_runners} needs as many CPUs, the Ray instance has "
+                f"{cpus}; lower num_env_runners or raise num_cpus"
+            )
         algo = build_algorithm(cfg)
         snapshots = snapshot_ids(cfg)
         weights = main_state(algo)
@@ -191,8 +213,10 @@ def train(cfg: RLlibConfig, log=None) -> dict:
         recorder = RunRecorder(cfg, save, lambda w: player_of(cfg, w), log=log, started=t_start)
         say = recorder.say
         run_dir = recorder.run_dir
-        say(f"run {run_dir}: RLlib PPO on {cfg.env}, {cfg.total_timesteps:,} decisions, "
-            f"{cfg.num_env_runners} env runners, league of {cfg.league_size}, net {cfg.net_arch}")
+        say(
+            f"run {run_dir}: RLlib PPO on {cfg.env}, {cfg.total_timesteps:,} decisions, "
+            f"{cfg.num_env_runners} env runners, league of {cfg.league_size}, net {cfg.net_arch}"
+        )
         if cfg.progress_bar:
             from tqdm import tqdm
 
@@ -214,9 +238,11 @@ def train(cfg: RLlibConfig, log=None) -> dict:
                 n_snap += 1
                 last_snap = steps
                 returns = result.get("env_runners", {}).get("module_episode_returns_mean", {})
-                say(f"[{steps:>9,} steps] {steps / max(time.time() - t_learn, 1e-9):.0f} steps/s; snapshot "
+                say(
+                    f"[{steps:>9,} steps] {steps / max(time.time() - t_learn, 1e-9):.0f} steps/s; snapshot "
                     f"{n_snap} into {snapshots[(n_snap - 1) % len(snapshots)]}; mean episode return of main "
-                    f"{float(returns.get(MAIN, float('nan'))):+.3f}")
+                    f"{float(returns.get(MAIN, float('nan'))):+.3f}"
+                )
             if recorder.due(steps):
                 recorder.step(steps, weights or main_state(algo))
             if deadline is not None and time.time() > deadline:
@@ -226,8 +252,7 @@ def train(cfg: RLlibConfig, log=None) -> dict:
         if bar is not None:
             bar.close()
             bar = None
-        say(f"sampled and learned {steps:,} steps in {learn_s / 60:.1f} min "
-            f"({steps / max(learn_s, 1e-9):.0f} steps/s)")
+        say(f"sampled and learned {steps:,} steps in {learn_s / 60:.1f} min ({steps / max(learn_s, 1e-9):.0f} steps/s)")
         summary = recorder.finish(steps, main_state(algo), steps, learn_s)
     finally:
         if bar is not None:

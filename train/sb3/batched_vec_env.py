@@ -50,6 +50,7 @@ dealt again at once, SB3's automatic reset).
   followed by the full-deal vector, as ``SelfPlayEnv(privileged=True)``
   gives it, for ``trappola.train.sb3.privileged_policy.PrivilegedCriticPolicy``.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -107,8 +108,7 @@ class TorchActor:
         return x.numpy()
 
 
-def sample_masked(logits: np.ndarray, masks: np.ndarray, rng: np.random.Generator,
-                  deterministic: bool) -> np.ndarray:
+def sample_masked(logits: np.ndarray, masks: np.ndarray, rng: np.random.Generator, deterministic: bool) -> np.ndarray:
     """One action per row from masked logits, as ``NumpyPolicy.act`` draws
     one (the arg max when ``deterministic``)."""
     z = np.where(masks, logits, -np.inf)
@@ -141,13 +141,27 @@ class BatchedSelfPlayVecEnv(VecEnv):
         its games; False plays it one game at a time, as any player (the reference of the batching)
     The other keyword arguments are those of ``SelfPlayEnv``."""
 
-    def __init__(self, n_envs: int, pool: dict | None = None, reward_mode: str = "mixed",
-                 points_scale: float = POINTS_SCALE, tokens_scale: float = TOKENS_SCALE,
-                 points_weight: float = POINTS_WEIGHT, seed: int | None = None, pool_size: int = 8,
-                 snapshot_latest_prob: float = 0.5, opponent_deterministic: bool = False, skip_forced: bool = True,
-                 alifer_value: str = "replay", alifer_ema: float = 0.01, full_deal: bool = False,
-                 players: dict | None = None, privileged: bool = False, opponent_workers: int = 0,
-                 batch_networks: bool = True):
+    def __init__(
+        self,
+        n_envs: int,
+        pool: dict | None = None,
+        reward_mode: str = "mixed",
+        points_scale: float = POINTS_SCALE,
+        tokens_scale: float = TOKENS_SCALE,
+        points_weight: float = POINTS_WEIGHT,
+        seed: int | None = None,
+        pool_size: int = 8,
+        snapshot_latest_prob: float = 0.5,
+        opponent_deterministic: bool = False,
+        skip_forced: bool = True,
+        alifer_value: str = "replay",
+        alifer_ema: float = 0.01,
+        full_deal: bool = False,
+        players: dict | None = None,
+        privileged: bool = False,
+        opponent_workers: int = 0,
+        batch_networks: bool = True,
+    ):
         self.reward = RewardShaping(reward_mode, points_scale, tokens_scale, points_weight)
         self.alifer = AliferValue(alifer_value, reward_mode, alifer_ema)
         if isinstance(n_envs, bool) or not isinstance(n_envs, int) or n_envs < 1:
@@ -159,8 +173,9 @@ class BatchedSelfPlayVecEnv(VecEnv):
         full_deal = full_deal or self.privileged
         size = OBS_SIZE + (FULL_DEAL_SIZE if self.privileged else 0)
         super().__init__(n_envs, spaces.Box(0.0, 1.0, (size,), np.float32), spaces.Discrete(N_ACTIONS))
-        self.pool = OpponentPool(dict(pool or {"rule": 1.0}), pool_size, snapshot_latest_prob,
-                                 opponent_deterministic, players)
+        self.pool = OpponentPool(
+            dict(pool or {"rule": 1.0}), pool_size, snapshot_latest_prob, opponent_deterministic, players
+        )
         self.skip_forced = skip_forced
         self._rng = np.random.default_rng(seed)
         BatchPartie.seed_random(int(self._rng.integers(2**31)))
@@ -181,8 +196,7 @@ class BatchedSelfPlayVecEnv(VecEnv):
             self.players[name] = opp
         self._workers = None
         if opponent_workers and self.players:
-            self._workers = OpponentWorkers({k: v.player for k, v in self.players.items()}, seeds,
-                                            opponent_workers)
+            self._workers = OpponentWorkers({k: v.player for k, v in self.players.items()}, seeds, opponent_workers)
         self._actors: dict[str, tuple[TorchActor, bool]] = {}  # snapshots and exploiters, by name
         self.batch = BatchPartie(n_envs)
         n = n_envs
@@ -273,8 +287,12 @@ class BatchedSelfPlayVecEnv(VecEnv):
         if remote:
             # the workers play these while this process moves the batched opponents
             views = [self.mirror[rows[j]] for j in per_game]
-            self._workers.submit(rows[per_game], [self.opp_name[rows[j]] for j in per_game],
-                                 [p.info_state(p.to_act) for p in views], [p.legal_mask() for p in views])
+            self._workers.submit(
+                rows[per_game],
+                [self.opp_name[rows[j]] for j in per_game],
+                [p.info_state(p.to_act) for p in views],
+                [p.legal_mask() for p in views],
+            )
         sel = kinds == RANDOM
         if sel.any():
             out[sel] = self.batch.random_actions(rows[sel])
@@ -390,10 +408,16 @@ class BatchedSelfPlayVecEnv(VecEnv):
             w = res["winner"][j]
             result = "alifer" if w < 0 else _RESULT[bool(w == seats[j])]
             r, value = self.alifer.score(pool_member(self.opp_name[i]), self.reward(env_r[j], result), result)
-            info = {"opponent": self.opp_name[i], "result": result,
-                    "outcome": ("decided", "tie", "agreed_alifer", "forfeit")[res["outcome"][j]],
-                    "role": ROLES[seats[j]], "points_diff": int(diff[j]), "tokens": int(res["tokens"][j, seats[j]]),
-                    "env_reward": float(env_r[j]), "terminal_observation": terminal[j]}
+            info = {
+                "opponent": self.opp_name[i],
+                "result": result,
+                "outcome": ("decided", "tie", "agreed_alifer", "forfeit")[res["outcome"][j]],
+                "role": ROLES[seats[j]],
+                "points_diff": int(diff[j]),
+                "tokens": int(res["tokens"][j, seats[j]]),
+                "env_reward": float(env_r[j]),
+                "terminal_observation": terminal[j],
+            }
             if full is not None:
                 info["terminal_full_deal"] = full[j]
             if value is not None:

@@ -15,6 +15,7 @@ policy off in the first updates).
 The rule player is cheap to run (about a millisecond a partie), so the
 data are large: 20,000 deals give roughly half a million decisions.
 """
+
 from __future__ import annotations
 
 import random
@@ -34,9 +35,19 @@ from trappola.train.selfplay.alifer import replay_mean, replays
 from trappola.train.selfplay.reward import POINTS_SCALE, POINTS_WEIGHT, TOKENS_SCALE, RewardShaping
 
 
-def collect(teacher: str, n_deals: int, seed: int, reward_mode: str = "mixed", points_scale: float = POINTS_SCALE,
-            tokens_scale: float = TOKENS_SCALE, points_weight: float = POINTS_WEIGHT, random_share: float = 0.2,
-            alifer_value: str = "replay", workers: int = 1, privileged: bool = False) -> dict:
+def collect(
+    teacher: str,
+    n_deals: int,
+    seed: int,
+    reward_mode: str = "mixed",
+    points_scale: float = POINTS_SCALE,
+    tokens_scale: float = TOKENS_SCALE,
+    points_weight: float = POINTS_WEIGHT,
+    random_share: float = 0.2,
+    alifer_value: str = "replay",
+    workers: int = 1,
+    privileged: bool = False,
+) -> dict:
     """Teacher decisions with a choice, as arrays: ``obs`` (float16;
     with ``privileged``, the observation followed by the seat's full-deal
     vector, as ``SelfPlayEnv(privileged=True)`` gives it),
@@ -48,9 +59,20 @@ def collect(teacher: str, n_deals: int, seed: int, reward_mode: str = "mixed", p
     ``SelfPlayEnv``, the mean return of the non-Alifer parties against the
     same opponent kind."""
     chunk = 250  # fixed, so that the data do not depend on the number of workers
-    tasks = [(teacher, min(chunk, n_deals - start), derive_seed(seed, "bc-chunk", i), reward_mode, points_scale,
-              tokens_scale, points_weight, random_share, privileged)
-             for i, start in enumerate(range(0, n_deals, chunk))]
+    tasks = [
+        (
+            teacher,
+            min(chunk, n_deals - start),
+            derive_seed(seed, "bc-chunk", i),
+            reward_mode,
+            points_scale,
+            tokens_scale,
+            points_weight,
+            random_share,
+            privileged,
+        )
+        for i, start in enumerate(range(0, n_deals, chunk))
+    ]
     if workers > 1 and len(tasks) > 1:
         from trappola.agents.evaluation.backend import ProcessBackend
 
@@ -118,14 +140,27 @@ def _collect_chunk(task) -> dict:
             rets[i] = shaping(reward_of(result, seat, shaping.env_mode), name)
             alifer[i] = name == "alifer"
             vs_rand[i] = vs_random
-    return {"obs": obs[:n], "mask": masks[:n], "action": actions[:n], "ret": rets[:n], "alifer": alifer[:n],
-            "vs_random": vs_rand[:n]}
+    return {
+        "obs": obs[:n],
+        "mask": masks[:n],
+        "action": actions[:n],
+        "ret": rets[:n],
+        "alifer": alifer[:n],
+        "vs_random": vs_rand[:n],
+    }
 
 
-
-
-def clone(model, data: dict, epochs: int, batch_size: int, learning_rate: float, value_coef: float = 0.5,
-          seed: int = 0, logger=None, log=print) -> dict:
+def clone(
+    model,
+    data: dict,
+    epochs: int,
+    batch_size: int,
+    learning_rate: float,
+    value_coef: float = 0.5,
+    seed: int = 0,
+    logger=None,
+    log=print,
+) -> dict:
     """Fit ``model.policy`` (MaskablePPO) to ``data``; returns the final
     accuracy and losses."""
     import torch
@@ -148,7 +183,7 @@ def clone(model, data: dict, epochs: int, batch_size: int, learning_rate: float,
         perm = torch.randperm(n, generator=gen)
         tot = {"ce": 0.0, "v": 0.0, "acc": 0.0}
         for i in range(0, n, batch_size):
-            idx = perm[i:i + batch_size]
+            idx = perm[i : i + batch_size]
             obs = obs_all[idx].float().to(device)
             masks = mask_all[idx].to(device)
             acts = act_all[idx].to(device)
@@ -169,8 +204,10 @@ def clone(model, data: dict, epochs: int, batch_size: int, learning_rate: float,
             tot["v"] += v_loss.item() * k
             tot["acc"] += acc * k
         stats = {key: v / n for key, v in tot.items()}
-        log(f"bc epoch {epoch + 1}/{epochs}: cross-entropy {stats['ce']:.3f}  value mse {stats['v']:.3f}  "
-            f"accuracy {stats['acc']:.3f}  ({time.time() - t0:.1f}s)")
+        log(
+            f"bc epoch {epoch + 1}/{epochs}: cross-entropy {stats['ce']:.3f}  value mse {stats['v']:.3f}  "
+            f"accuracy {stats['acc']:.3f}  ({time.time() - t0:.1f}s)"
+        )
         if logger is not None:
             for key, v in stats.items():
                 logger.record(f"bc/{key}", v)

@@ -9,6 +9,7 @@
 * ``ProgressBarCallback``: a plain tqdm bar (SB3's own needs ``rich``).
 * ``TimeLimitCallback``: stops learning after ``max_minutes``.
 """
+
 from __future__ import annotations
 
 import time

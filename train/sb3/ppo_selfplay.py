@@ -29,6 +29,7 @@ Steps:
    league exploiters with ``exploiter_every``, ``trappola.train.sb3.exploiters``);
 6. final evaluation and ``final.zip``.
 """
+
 from __future__ import annotations
 
 import time
@@ -88,19 +89,32 @@ def train(cfg: TrainConfig, log=None, callbacks=(), players: dict | None = None)
     if cfg.resume:
         model, meta = load_model(cfg.resume, env=venv)
         # A model trained in stages must still say how it was made: its whole lineage travels with it.
-        resumed_from = {"path": cfg.resume, **{k: meta.get(k) for k in ("seed", "num_timesteps", "config",
-                                                                       "resumed_from")}}
+        resumed_from = {
+            "path": cfg.resume,
+            **{k: meta.get(k) for k in ("seed", "num_timesteps", "config", "resumed_from")},
+        }
         model.learning_rate = lr_schedule
         model._setup_lr_schedule()
     else:
         policy_class = PrivilegedCriticPolicy if cfg.privileged_critic else "MlpPolicy"
         model = MaskablePPO(
-            policy_class, venv, seed=cfg.seed, device="cpu", verbose=0,
-            learning_rate=lr_schedule, n_steps=cfg.n_steps, batch_size=cfg.batch_size, n_epochs=cfg.n_epochs,
-            gamma=cfg.gamma, gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range, ent_coef=cfg.ent_coef,
-            vf_coef=cfg.vf_coef, max_grad_norm=cfg.max_grad_norm, target_kl=cfg.target_kl or None,
-            policy_kwargs=dict(net_arch=dict(pi=list(cfg.net_arch), vf=list(cfg.net_arch)),
-                               activation_fn=activation),
+            policy_class,
+            venv,
+            seed=cfg.seed,
+            device="cpu",
+            verbose=0,
+            learning_rate=lr_schedule,
+            n_steps=cfg.n_steps,
+            batch_size=cfg.batch_size,
+            n_epochs=cfg.n_epochs,
+            gamma=cfg.gamma,
+            gae_lambda=cfg.gae_lambda,
+            clip_range=cfg.clip_range,
+            ent_coef=cfg.ent_coef,
+            vf_coef=cfg.vf_coef,
+            max_grad_norm=cfg.max_grad_norm,
+            target_kl=cfg.target_kl or None,
+            policy_kwargs=dict(net_arch=dict(pi=list(cfg.net_arch), vf=list(cfg.net_arch)), activation_fn=activation),
         )
         if cfg.init_from:
             from trappola.agents.model_io.checkpoint_format import load_state_dict
@@ -108,24 +122,30 @@ def train(cfg: TrainConfig, log=None, callbacks=(), players: dict | None = None)
             try:
                 model.policy.load_state_dict(load_state_dict(cfg.init_from))
             except RuntimeError as exc:  # torch: missing, unexpected or differently shaped weights
-                raise ValueError(f"init_from {cfg.init_from}: its network is not this config's "
-                                 f"(net_arch {cfg.net_arch}, privileged_critic {cfg.privileged_critic}): "
-                                 f"{str(exc).splitlines()[0]}") from None
+                raise ValueError(
+                    f"init_from {cfg.init_from}: its network is not this config's "
+                    f"(net_arch {cfg.net_arch}, privileged_critic {cfg.privileged_critic}): "
+                    f"{str(exc).splitlines()[0]}"
+                ) from None
 
     def save(model, path, steps, **meta):
         # A model trained in stages must still say how it was made: every checkpoint names its parent.
-        return save_checkpoint(model, path, build_metadata(cfg.to_dict(), cfg.seed, steps,
-                                                           resumed_from=resumed_from, **meta))
+        return save_checkpoint(
+            model, path, build_metadata(cfg.to_dict(), cfg.seed, steps, resumed_from=resumed_from, **meta)
+        )
 
     def player(model):
         return PolicyPlayer.from_numpy(NumpyPolicy.from_sb3(model.policy, cfg.activation))
 
     # The run folder is written only now that the environments and the model are up.
-    recorder = RunRecorder(cfg, save, player, log=log, started=t_start,
-                           scalars=lambda key, value, steps: model.logger.record(key, value))
+    recorder = RunRecorder(
+        cfg, save, player, log=log, started=t_start, scalars=lambda key, value, steps: model.logger.record(key, value)
+    )
     run_dir, say = recorder.run_dir, recorder.say
-    say(f"run {run_dir}: {cfg.total_timesteps:,} steps, {cfg.n_envs} envs, pool {cfg.pool}, "
-        f"reward {cfg.reward_mode}, net {cfg.net_arch}, bc={cfg.bc}")
+    say(
+        f"run {run_dir}: {cfg.total_timesteps:,} steps, {cfg.n_envs} envs, pool {cfg.pool}, "
+        f"reward {cfg.reward_mode}, net {cfg.net_arch}, bc={cfg.bc}"
+    )
     if resumed_from:
         say(f"resumed from {cfg.resume} at {model.num_timesteps:,} steps")
     if cfg.init_from:
@@ -137,14 +157,32 @@ def train(cfg: TrainConfig, log=None, callbacks=(), players: dict | None = None)
     bc_stats = None
     if cfg.bc and not cfg.resume and not cfg.init_from:
         t0 = time.time()
-        data = bc_mod.collect(cfg.bc_teacher, cfg.bc_deals, seed=cfg.seed + 1, reward_mode=cfg.reward_mode,
-                              points_scale=cfg.points_scale, tokens_scale=cfg.tokens_scale,
-                              points_weight=cfg.points_weight, alifer_value=cfg.alifer_value,
-                              workers=cfg.bc_workers, privileged=cfg.privileged_critic)
-        say(f"bc: {len(data['action']):,} {cfg.bc_teacher} decisions from {cfg.bc_deals:,} deals "
-            f"in {time.time() - t0:.0f}s")
-        bc_stats = bc_mod.clone(model, data, cfg.bc_epochs, cfg.bc_batch_size, cfg.bc_learning_rate,
-                                cfg.bc_value_coef, seed=cfg.seed, log=say)
+        data = bc_mod.collect(
+            cfg.bc_teacher,
+            cfg.bc_deals,
+            seed=cfg.seed + 1,
+            reward_mode=cfg.reward_mode,
+            points_scale=cfg.points_scale,
+            tokens_scale=cfg.tokens_scale,
+            points_weight=cfg.points_weight,
+            alifer_value=cfg.alifer_value,
+            workers=cfg.bc_workers,
+            privileged=cfg.privileged_critic,
+        )
+        say(
+            f"bc: {len(data['action']):,} {cfg.bc_teacher} decisions from {cfg.bc_deals:,} deals "
+            f"in {time.time() - t0:.0f}s"
+        )
+        bc_stats = bc_mod.clone(
+            model,
+            data,
+            cfg.bc_epochs,
+            cfg.bc_batch_size,
+            cfg.bc_learning_rate,
+            cfg.bc_value_coef,
+            seed=cfg.seed,
+            log=say,
+        )
         del data
         say(f"bc done in {time.time() - t0:.0f}s")
         if cfg.evaluates:
@@ -152,8 +190,7 @@ def train(cfg: TrainConfig, log=None, callbacks=(), players: dict | None = None)
 
     # 5. PPO with the opponent pool ---------------------------------------
     extra_callbacks = list(callbacks)
-    callbacks = [SelfPlayCallback(cfg.snapshot_every, cfg.activation), RecorderCallback(recorder),
-                 *extra_callbacks]
+    callbacks = [SelfPlayCallback(cfg.snapshot_every, cfg.activation), RecorderCallback(recorder), *extra_callbacks]
     if cfg.exploiter_every:
         from trappola.train.sb3.exploiters import ExploiterCallback
 
@@ -179,8 +216,10 @@ def train(cfg: TrainConfig, log=None, callbacks=(), players: dict | None = None)
     if lost is not None:
         venv.close()
         final = recorder.checkpoint("final.zip", model.num_timesteps, model, bc=bc_stats, stopped=str(lost))
-        say(f"stopped at {model.num_timesteps:,} steps: {lost}; saved {final} (not evaluated; "
-            f"best.zip and last.zip are as the run left them)")
+        say(
+            f"stopped at {model.num_timesteps:,} steps: {lost}; saved {final} (not evaluated; "
+            f"best.zip and last.zip are as the run left them)"
+        )
         recorder.close()
         raise lost
     summary = recorder.finish(model.num_timesteps, model, steps, learn_s, bc=bc_stats)

@@ -14,6 +14,7 @@ The actor keeps the layout of SB3's ``MlpPolicy``
 for play by ``trappola.agents.model_io.checkpoint_format`` like any other: the ``policy`` player runs
 only the actor, on the plain observation, and never sees privileged data.
 """
+
 from __future__ import annotations
 
 import torch
@@ -39,8 +40,7 @@ class PrivilegedMlpExtractor(nn.Module):
     def __init__(self, feature_dim: int, actor_dim: int, net_arch, activation_fn):
         super().__init__()
         if not 0 < actor_dim < feature_dim:
-            raise ValueError(f"actor_dim must be between 1 and the observation size {feature_dim - 1}, "
-                             f"got {actor_dim}")
+            raise ValueError(f"actor_dim must be between 1 and the observation size {feature_dim - 1}, got {actor_dim}")
         pi = list(net_arch.get("pi", [])) if isinstance(net_arch, dict) else list(net_arch)
         vf = list(net_arch.get("vf", [])) if isinstance(net_arch, dict) else list(net_arch)
         self.actor_dim = actor_dim
@@ -52,7 +52,7 @@ class PrivilegedMlpExtractor(nn.Module):
 
     def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
         """The actor's latent from the observation part of ``features`` only."""
-        return self.policy_net(features[..., :self.actor_dim])
+        return self.policy_net(features[..., : self.actor_dim])
 
     def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
         """The critic's latent from the whole of ``features`` (observation and full deal)."""
@@ -72,8 +72,9 @@ class PrivilegedCriticPolicy(MaskableActorCriticPolicy):
         super().__init__(*args, **kwargs)
 
     def _build_mlp_extractor(self) -> None:
-        self.mlp_extractor = PrivilegedMlpExtractor(self.features_dim, self.actor_dim, self.net_arch,
-                                                    self.activation_fn).to(self.device)
+        self.mlp_extractor = PrivilegedMlpExtractor(
+            self.features_dim, self.actor_dim, self.net_arch, self.activation_fn
+        ).to(self.device)
 
     def _get_constructor_parameters(self) -> dict:
         return {**super()._get_constructor_parameters(), "actor_dim": self.actor_dim}

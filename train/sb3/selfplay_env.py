@@ -42,6 +42,7 @@ learner is to act again or the partie is over.
 * At the end of an episode ``info`` holds ``opponent`` (pool member name),
   ``result`` ("win" | "loss" | "alifer"), ``points_diff`` and ``tokens``.
 """
+
 from __future__ import annotations
 
 import gymnasium
@@ -86,19 +87,32 @@ class SelfPlayEnv(gymnasium.Env):
 
     metadata = {"render_modes": []}
 
-    def __init__(self, pool: dict | OpponentPool | None = None, reward_mode: str = "mixed",
-                 points_scale: float = POINTS_SCALE, tokens_scale: float = TOKENS_SCALE,
-                 points_weight: float = POINTS_WEIGHT, seed: int | None = None, pool_size: int = 8,
-                 snapshot_latest_prob: float = 0.5, opponent_deterministic: bool = False, skip_forced: bool = True,
-                 alifer_value: str = "replay", alifer_ema: float = 0.01, illegal_action: str = "raise",
-                 privileged: bool = False, players: dict | None = None):
+    def __init__(
+        self,
+        pool: dict | OpponentPool | None = None,
+        reward_mode: str = "mixed",
+        points_scale: float = POINTS_SCALE,
+        tokens_scale: float = TOKENS_SCALE,
+        points_weight: float = POINTS_WEIGHT,
+        seed: int | None = None,
+        pool_size: int = 8,
+        snapshot_latest_prob: float = 0.5,
+        opponent_deterministic: bool = False,
+        skip_forced: bool = True,
+        alifer_value: str = "replay",
+        alifer_ema: float = 0.01,
+        illegal_action: str = "raise",
+        privileged: bool = False,
+        players: dict | None = None,
+    ):
         self.reward = RewardShaping(reward_mode, points_scale, tokens_scale, points_weight)
         self.alifer = AliferValue(alifer_value, reward_mode, alifer_ema)
         if isinstance(pool, OpponentPool):
             self.pool = pool
         else:
-            self.pool = OpponentPool(pool or {"rule": 1.0}, pool_size, snapshot_latest_prob,
-                                     opponent_deterministic, players)
+            self.pool = OpponentPool(
+                pool or {"rule": 1.0}, pool_size, snapshot_latest_prob, opponent_deterministic, players
+            )
         self.skip_forced = skip_forced
         self.env = trappola_v0.raw_env(reward_mode=self.reward.env_mode, illegal_action=illegal_action)
         self.privileged = bool(privileged)
@@ -205,8 +219,9 @@ class SelfPlayEnv(gymnasium.Env):
         env = self.env
         partie = env.partie
         obs = env.observe(OPPONENT)["observation"] if self.opponent_name not in self.pool.players else None
-        return self.opponent.player.act(TurnView(partie.info_state(partie.to_act), partie.legal_mask(), obs,
-                                                 opponent=LEARNER_NAME))
+        return self.opponent.player.act(
+            TurnView(partie.info_state(partie.to_act), partie.legal_mask(), obs, opponent=LEARNER_NAME)
+        )
 
     def _learner_obs(self, obs: dict) -> np.ndarray:
         if not self.privileged:
@@ -247,8 +262,9 @@ class SelfPlayEnv(gymnasium.Env):
 
     def _final_reward(self, info: dict) -> float:
         # self._env_reward: accumulated from the environment's own rewards.
-        r, value = self.alifer.score(pool_member(self.opponent_name), self.reward(self._env_reward, info["result"]),
-                                     info["result"])
+        r, value = self.alifer.score(
+            pool_member(self.opponent_name), self.reward(self._env_reward, info["result"]), info["result"]
+        )
         if value is not None:
             info["replay_value"] = value
         return r

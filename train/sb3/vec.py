@@ -10,6 +10,7 @@ this process one after the other).
 their ``info`` dicts, which saves one inter-process round trip per step
 (about a third of the stepping cost with ``SubprocVecEnv``).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -55,15 +56,25 @@ def env_kwargs(cfg) -> dict:
     :param cfg: the ``TrainConfig``
     :return: keyword arguments of ``SelfPlayEnv`` and ``BatchedSelfPlayVecEnv``
     """
-    return dict(pool=dict(cfg.pool), reward_mode=cfg.reward_mode, points_scale=cfg.points_scale,
-                tokens_scale=cfg.tokens_scale, points_weight=cfg.points_weight, pool_size=cfg.pool_size,
-                snapshot_latest_prob=cfg.snapshot_latest_prob, opponent_deterministic=cfg.opponent_deterministic,
-                alifer_value=cfg.alifer_value, alifer_ema=cfg.alifer_ema, privileged=cfg.privileged_critic)
+    return dict(
+        pool=dict(cfg.pool),
+        reward_mode=cfg.reward_mode,
+        points_scale=cfg.points_scale,
+        tokens_scale=cfg.tokens_scale,
+        points_weight=cfg.points_weight,
+        pool_size=cfg.pool_size,
+        snapshot_latest_prob=cfg.snapshot_latest_prob,
+        opponent_deterministic=cfg.opponent_deterministic,
+        alifer_value=cfg.alifer_value,
+        alifer_ema=cfg.alifer_ema,
+        privileged=cfg.privileged_critic,
+    )
 
 
 def _factory(kwargs: dict, seed: int):
     def make():
         return SelfPlayEnv(seed=seed, **kwargs)
+
     return make
 
 
@@ -82,9 +93,16 @@ def make_vec_env(cfg, seed_offset: int = 0, players: dict | None = None, batch_n
     if cfg.vec_env == "batched":
         from trappola.train.sb3.batched_vec_env import BatchedSelfPlayVecEnv
 
-        return VecMonitor(BatchedSelfPlayVecEnv(cfg.n_envs, seed=cfg.seed + seed_offset, players=players,
-                                                opponent_workers=cfg.opponent_workers,
-                                                batch_networks=batch_networks, **kwargs))
+        return VecMonitor(
+            BatchedSelfPlayVecEnv(
+                cfg.n_envs,
+                seed=cfg.seed + seed_offset,
+                players=players,
+                opponent_workers=cfg.opponent_workers,
+                batch_networks=batch_networks,
+                **kwargs,
+            )
+        )
     if players:
         raise ValueError("players go to the batched VecEnv only (vec_env: batched)")
     fns = [_factory(kwargs, cfg.seed + seed_offset + 1000 * i) for i in range(cfg.n_envs)]

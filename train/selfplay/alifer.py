@@ -10,6 +10,7 @@ opponent an Alifer is then worth almost a win, against an equal one about
 0. "zero" scores it 0. Net tokens ("tokens" reward mode) already pay an
 Alifer as it is, so there it is never replaced.
 """
+
 from __future__ import annotations
 
 import math
@@ -57,8 +58,8 @@ class AliferValue:
         """
         values = values or {}
         if not isinstance(values, dict) or not all(
-                isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-                for v in values.values()):
+            isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in values.values()
+        ):
             raise ValueError(f"options['replay_value'] must map pool members to finite numbers, got {values!r}")
         self.values = {str(k): float(v) for k, v in values.items()}
 

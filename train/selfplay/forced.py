@@ -1,5 +1,6 @@
 """Forced moves: a turn with a single legal action holds no decision (and
 no gradient), so every self-play adapter plays it for the agent."""
+
 from __future__ import annotations
 
 import numpy as np

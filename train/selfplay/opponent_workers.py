@@ -15,6 +15,7 @@ from the member's seed and ``k``, and each worker answers its games in row
 order, so the same seed gives the same games. They are not the games of
 the one-process path, whose single copy draws from one random stream.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -54,9 +55,13 @@ class OpponentWorkers:
             raise ValueError(f"the number of opponent workers must be a positive int, got {n!r}")
         self.n = n
         # spawn, not fork: the parent runs torch's thread pool, which a forked child must not inherit.
-        self._workers = WorkerProcesses(n, "spawn", initializer=_opponents, name="opponent worker",
-                                        per_worker=lambda k: (players, {m: worker_seed(s, k)
-                                                                        for m, s in seeds.items()}))
+        self._workers = WorkerProcesses(
+            n,
+            "spawn",
+            initializer=_opponents,
+            name="opponent worker",
+            per_worker=lambda k: (players, {m: worker_seed(s, k) for m, s in seeds.items()}),
+        )
         self._procs = self._workers.procs
         self._pending: list | None = None
 

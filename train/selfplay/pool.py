@@ -14,6 +14,7 @@ through its ``TurnView`` (``PlayerOpponent``), a network from the
 observation vector of its seat, which is encoded from that state. An
 adapter may move the network opponents of many games in one forward pass.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -32,7 +33,7 @@ def pool_member(name: str) -> str:
     :return: "self" for a snapshot, "exploiter" for an exploiter, else ``name``
     """
     for member in NETWORK_MEMBERS:
-        if name.startswith(member) and name[len(member):].isdigit():
+        if name.startswith(member) and name[len(member) :].isdigit():
             return member
     return name
 
@@ -85,8 +86,14 @@ class OpponentPool:
     :param players: name -> player, for members that are no registered player
     """
 
-    def __init__(self, weights: dict, size: int = 8, latest_prob: float = 0.5, deterministic: bool = False,
-                 players: dict | None = None):
+    def __init__(
+        self,
+        weights: dict,
+        size: int = 8,
+        latest_prob: float = 0.5,
+        deterministic: bool = False,
+        players: dict | None = None,
+    ):
         self.weights = {k: float(v) for k, v in weights.items() if v > 0}
         if not self.weights:
             raise ValueError("the opponent pool needs at least one member with a positive weight")
@@ -110,7 +117,7 @@ class OpponentPool:
         name = f"self{self.n_snapshots}"
         self._networks[name] = (NumpyPolicy.from_weights(weights), self.deterministic)
         self.snapshots.append(name)
-        del self.snapshots[:-self.size]
+        del self.snapshots[: -self.size]
         self._prune(keep)
         return name
 
@@ -125,7 +132,7 @@ class OpponentPool:
         name = f"exploiter{self.n_exploiters}"
         self._networks[name] = (NumpyPolicy.from_weights(weights), True)
         self.exploiters.append(name)
-        del self.exploiters[:-self.size]
+        del self.exploiters[: -self.size]
         self._prune(keep)
         return name
 

@@ -6,6 +6,7 @@ or "mixed" (win + ``points_weight`` * points difference / ``points_scale``):
 the win/loss is what is evaluated, the points difference says by how much,
 which gives a denser signal early in training.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -26,8 +27,14 @@ _WIN = {"win": 1.0, "loss": -1.0}
 check_reward_mode = partial(check_choice, "reward_mode", choices=REWARD_MODES)
 
 
-def scale_reward(env_reward: float, result: str, reward_mode: str, points_scale: float = POINTS_SCALE,
-                 tokens_scale: float = TOKENS_SCALE, points_weight: float = POINTS_WEIGHT) -> float:
+def scale_reward(
+    env_reward: float,
+    result: str,
+    reward_mode: str,
+    points_scale: float = POINTS_SCALE,
+    tokens_scale: float = TOKENS_SCALE,
+    points_weight: float = POINTS_WEIGHT,
+) -> float:
     """The training reward of a partie.
 
     :param env_reward: the environment's reward, in ``ENV_REWARD_MODE[reward_mode]``
@@ -82,5 +89,4 @@ class RewardShaping:
         :param result: "win", "loss" or "alifer"
         :return: the shaped reward
         """
-        return scale_reward(env_reward, result, self.mode, self.points_scale, self.tokens_scale,
-                            self.points_weight)
+        return scale_reward(env_reward, result, self.mode, self.points_scale, self.tokens_scale, self.points_weight)

@@ -1,4 +1,5 @@
 """``python -m trappola.cli`` is the ``trappola`` command."""
+
 import sys
 
 from trappola.cli.main import main

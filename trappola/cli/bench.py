@@ -33,6 +33,7 @@ until each has had ``--seconds / n_envs``: every env then sees the same
 mix of load, and its rate is its total steps over its total time. The
 table also shows each env's best and worst slice.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -82,9 +83,14 @@ def engine_run(seconds: float, seed: int, alifer: bool, rounds: int) -> dict:
         best = max(best, (n_parties / elapsed, n_actions / elapsed))
         parties += n_parties
         actions += n_actions
-    return {"parties_s": best[0], "actions_s": best[1], "parties": parties,
-            "outcomes": outcomes, "actions_per_partie": actions / parties,
-            "cards_per_partie": cards_played / parties}
+    return {
+        "parties_s": best[0],
+        "actions_s": best[1],
+        "parties": parties,
+        "outcomes": outcomes,
+        "actions_per_partie": actions / parties,
+        "cards_per_partie": cards_played / parties,
+    }
 
 
 def install_pygame_stub() -> bool:
@@ -92,6 +98,7 @@ def install_pygame_stub() -> bool:
     it). Returns True when the stub was installed."""
     try:
         import pygame  # noqa: F401
+
         return False
     except ModuleNotFoundError:
         pass
@@ -146,8 +153,12 @@ def loop_run(env, seconds: float, rng: random.Random) -> tuple[int, float]:
 def main(argv=None) -> int:
     """``trappola bench``: time the engine and the environments and print the rates."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--seconds", type=float, default=15.0, help="total seconds for the env loops (default 15); "
-                    "each engine measurement takes a quarter of it")
+    ap.add_argument(
+        "--seconds",
+        type=float,
+        default=15.0,
+        help="total seconds for the env loops (default 15); each engine measurement takes a quarter of it",
+    )
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--slice", type=float, default=0.25, help="seconds of one turn of an env (default 0.25)")
     args = ap.parse_args(argv)
@@ -161,8 +172,10 @@ def main(argv=None) -> int:
     for label, alifer in (("uniform random legal", True), ("random, never proposes Alifer", False)):
         r = engine_run(args.seconds / 4, args.seed, alifer, 5)
         engine[label] = r
-        print(f"  {label:<28}{r['parties_s']:>12,.0f}{r['actions_s']:>12,.0f}{r['actions_per_partie']:>16.1f}"
-              f"{r['cards_per_partie']:>14.1f}")
+        print(
+            f"  {label:<28}{r['parties_s']:>12,.0f}{r['actions_s']:>12,.0f}{r['actions_per_partie']:>16.1f}"
+            f"{r['cards_per_partie']:>14.1f}"
+        )
     for label, r in engine.items():
         mix = ", ".join(f"{k} {100 * v / r['parties']:.1f}%" for k, v in sorted(r["outcomes"].items()))
         print(f"  outcome mix, {label}: {mix} ({r['parties']:,} parties)")
@@ -188,8 +201,10 @@ def main(argv=None) -> int:
     print(f"\n(b, c) standard agent_iter loop, steps/s ({n_slices} turns of {args.slice:g} s per env, interleaved)")
     print(f"  {'env':<18}{'steps/s':>10}{'best slice':>12}{'worst slice':>13}{'trappola_v0 / env':>20}")
     for name, rate in rates.items():
-        print(f"  {name:<18}{rate:>10,.0f}{max(slices[name]):>12,.0f}{min(slices[name]):>13,.0f}"
-              f"{rates['trappola_v0'] / rate:>20.2f}")
+        print(
+            f"  {name:<18}{rate:>10,.0f}{max(slices[name]):>12,.0f}{min(slices[name]):>13,.0f}"
+            f"{rates['trappola_v0'] / rate:>20.2f}"
+        )
     for note in notes:
         print(f"  note: {note}")
 

@@ -28,6 +28,7 @@ tenth of the run (``--progress`` forces the bar, ``--no-progress`` shows
 nothing). Bad arguments print a one-line error and exit with status 2;
 Ctrl-C exits with 130.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -80,26 +81,41 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``trappola`` command and its subcommands."""
     from trappola.agents import describe_players
 
-    parser = argparse.ArgumentParser(prog="trappola", description="Trappola lab: play, evaluate and benchmark.",
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="trappola",
+        description="Trappola lab: play, evaluate and benchmark.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     players_help = "players (registry specs):\n" + describe_players()
 
-    p = sub.add_parser("play", help="play against a computer player in this terminal",
-                       description="Play parties against a computer player in this terminal.",
-                       epilog=players_help, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "play",
+        help="play against a computer player in this terminal",
+        description="Play parties against a computer player in this terminal.",
+        epilog=players_help,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("--opponent", default="rule", help="opponent spec (default: rule)")
-    p.add_argument("--seat", choices=("challenger", "dealer"), default="challenger",
-                   help="your role: the challenger leads trick 1 (default: challenger)")
+    p.add_argument(
+        "--seat",
+        choices=("challenger", "dealer"),
+        default="challenger",
+        help="your role: the challenger leads trick 1 (default: challenger)",
+    )
     p.add_argument("--seed", type=_int, default=None, help="seed for the deals (default: a fresh one, printed)")
     p.add_argument("--parties", type=_positive, default=1, help="parties to play (default: 1)")
 
-    e = sub.add_parser("evaluate", help="head-to-head, session tournament or ratings",
-                       description="Evaluate players. Default: head-to-head of two players over --deals deals "
-                                   "(--duplicate plays each deal twice with seats swapped). --session: Bulka "
-                                   "sessions among 2-4 players. --ratings: openskill ratings over a pool.",
-                       epilog=players_help, formatter_class=argparse.RawDescriptionHelpFormatter)
+    e = sub.add_parser(
+        "evaluate",
+        help="head-to-head, session tournament or ratings",
+        description="Evaluate players. Default: head-to-head of two players over --deals deals "
+        "(--duplicate plays each deal twice with seats swapped). --session: Bulka "
+        "sessions among 2-4 players. --ratings: openskill ratings over a pool.",
+        epilog=players_help,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     e.add_argument("--players", required=True, help="comma-separated player specs, e.g. rule,random")
     mode = e.add_mutually_exclusive_group()
     mode.add_argument("--session", action="store_true", help="Bulka-session tournament (2-4 players)")
@@ -108,87 +124,147 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--duplicate", action="store_true", help="play each deal twice, seats swapped")
     e.add_argument("--sessions", type=_positive, default=24, help="sessions (--session; default: 24)")
     e.add_argument("--parties", type=_positive, default=50, help="parties per session (--session; default: 50)")
-    e.add_argument("--advice", action="store_true",
-                   help="--session: the waiting players advise the defender of each Pro partie (docs/rules.md "
-                        "section 8)")
+    e.add_argument(
+        "--advice",
+        action="store_true",
+        help="--session: the waiting players advise the defender of each Pro partie (docs/rules.md section 8)",
+    )
     e.add_argument("--seed", type=_int, default=0, help="seed (default: 0)")
-    e.add_argument("--workers", type=_positive, default=None,
-                   help="processes, or the CPUs of a local Ray (default: all cores)")
-    e.add_argument("--backend", choices=("process", "ray"), default="process",
-                   help="where the games run: local processes or Ray tasks (default: process)")
-    e.add_argument("--address", default=None,
-                   help="--backend ray: the cluster to join (auto, HOST:PORT); default: a local Ray")
+    e.add_argument(
+        "--workers", type=_positive, default=None, help="processes, or the CPUs of a local Ray (default: all cores)"
+    )
+    e.add_argument(
+        "--backend",
+        choices=("process", "ray"),
+        default="process",
+        help="where the games run: local processes or Ray tasks (default: process)",
+    )
+    e.add_argument(
+        "--address", default=None, help="--backend ray: the cluster to join (auto, HOST:PORT); default: a local Ray"
+    )
     e.add_argument("--stake-multiple", type=_positive, default=1, help="stake multiple (default: 1)")
-    e.add_argument("--ace-declaration", choices=("first_ace", "first_card"), default="first_ace",
-                   help="rule variant for declaring Aces (default: first_ace)")
+    e.add_argument(
+        "--ace-declaration",
+        choices=("first_ace", "first_card"),
+        default="first_ace",
+        help="rule variant for declaring Aces (default: first_ace)",
+    )
     e.add_argument("--json", metavar="PATH", help="write the summary as JSON")
-    e.add_argument("--exploit", metavar="PATH", action="append", default=[],
-                   help="--ratings, --session: a result of trappola exploit --json for one of the players "
-                        "(repeatable); adds an exploitability column (a lower bound)")
+    e.add_argument(
+        "--exploit",
+        metavar="PATH",
+        action="append",
+        default=[],
+        help="--ratings, --session: a result of trappola exploit --json for one of the players "
+        "(repeatable); adds an exploitability column (a lower bound)",
+    )
     e.add_argument("--csv", metavar="PATH", help="write one row per partie (per session and player with --session)")
-    e.add_argument("--save-games", metavar="DIR",
-                   help="write every partie to DIR/games.jsonl (the format is documented in "
-                        "agents/evaluation/game_record.py; with --session each partie also holds its session: Pro, "
-                        "queue, Bulka, balances, agents/evaluation/session_record.py), for the web app's replay view")
+    e.add_argument(
+        "--save-games",
+        metavar="DIR",
+        help="write every partie to DIR/games.jsonl (the format is documented in "
+        "agents/evaluation/game_record.py; with --session each partie also holds its session: Pro, "
+        "queue, Bulka, balances, agents/evaluation/session_record.py), for the web app's replay view",
+    )
     shown = e.add_mutually_exclusive_group()
-    shown.add_argument("--progress", action="store_true",
-                       help="show the progress bar even when stderr is not a terminal (default: the bar on a "
-                            "terminal, else a plain line at each tenth of the run and at least every 30 s)")
+    shown.add_argument(
+        "--progress",
+        action="store_true",
+        help="show the progress bar even when stderr is not a terminal (default: the bar on a "
+        "terminal, else a plain line at each tenth of the run and at least every 30 s)",
+    )
     shown.add_argument("--no-progress", action="store_true", help="no progress report")
 
-    sv = sub.add_parser("serve", help="the web app: play in the browser, replay saved games, leaderboard",
-                        description="A local web app (trappola.web): play a computer player, replay games "
-                                    "saved by evaluate --save-games, show an evaluate --json summary.")
+    sv = sub.add_parser(
+        "serve",
+        help="the web app: play in the browser, replay saved games, leaderboard",
+        description="A local web app (trappola.web): play a computer player, replay games "
+        "saved by evaluate --save-games, show an evaluate --json summary.",
+    )
     sv.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, this machine only)")
     sv.add_argument("--port", type=_port, default=8000, help="port (default: 8000)")
-    sv.add_argument("--allow-host", action="append", default=[], metavar="NAME",
-                    help="a host name the server answers to besides this machine's (localhost, 127.0.0.1, "
-                         "::1 and --host); repeatable: the names other machines reach it by")
+    sv.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a host name the server answers to besides this machine's (localhost, 127.0.0.1, "
+        "::1 and --host); repeatable: the names other machines reach it by",
+    )
 
     sub.add_parser("players", help="list the registered players and their settings")
 
-    b = sub.add_parser("bench", help="speed of random play: bare engine, trappola_v0, PettingZoo yardsticks",
-                       description="Speed of random legal play (trappola/cli/bench.py); further arguments "
-                                   "(--seconds, --seed, --slice) are passed to it.")
+    b = sub.add_parser(
+        "bench",
+        help="speed of random play: bare engine, trappola_v0, PettingZoo yardsticks",
+        description="Speed of random legal play (trappola/cli/bench.py); further arguments "
+        "(--seconds, --seed, --slice) are passed to it.",
+    )
     b.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the benchmark")
 
-    t = sub.add_parser("train", help="self-play MaskablePPO training (train/README.md)",
-                       description="Self-play MaskablePPO training: settings from --config, overridden by "
-                                   "KEY=VALUE arguments (`trappola train --help` lists them, e.g. total_timesteps=200000 "
-                                   "pool.rule=0.5 resume=runs/x/last.zip).")
-    t.add_argument("--config", default=None,
-                   help="YAML config file, or the name of a shipped one (ppo_selfplay, demo, rllib_selfplay); "
-                        "default: the shipped configs/ppo_selfplay.yaml")
+    t = sub.add_parser(
+        "train",
+        help="self-play MaskablePPO training (train/README.md)",
+        description="Self-play MaskablePPO training: settings from --config, overridden by "
+        "KEY=VALUE arguments (`trappola train --help` lists them, e.g. total_timesteps=200000 "
+        "pool.rule=0.5 resume=runs/x/last.zip).",
+    )
+    t.add_argument(
+        "--config",
+        default=None,
+        help="YAML config file, or the name of a shipped one (ppo_selfplay, demo, rllib_selfplay); "
+        "default: the shipped configs/ppo_selfplay.yaml",
+    )
     t.add_argument("overrides", nargs="*", metavar="KEY=VALUE", help="config overrides (or --key value)")
 
-    x = sub.add_parser("exploit", help="approximate exploitability: train a best response to a player",
-                       description="Train a best response (MaskablePPO) against a frozen player for --minutes, "
-                                   "then play it against that player on fresh duplicate deals. Its win rate "
-                                   "minus 0.5 and its points edge are lower bounds on the player's "
-                                   "exploitability (train/exploit.py).",
-                       epilog=players_help, formatter_class=argparse.RawDescriptionHelpFormatter)
+    x = sub.add_parser(
+        "exploit",
+        help="approximate exploitability: train a best response to a player",
+        description="Train a best response (MaskablePPO) against a frozen player for --minutes, "
+        "then play it against that player on fresh duplicate deals. Its win rate "
+        "minus 0.5 and its points edge are lower bounds on the player's "
+        "exploitability (train/exploit.py).",
+        epilog=players_help,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     x.add_argument("--target", required=True, help="the player whose exploitability is estimated (a spec)")
-    x.add_argument("--minutes", type=_positive_float, default=30.0,
-                   help="training budget in minutes, warm start included (default: 30)")
-    x.add_argument("--deals", type=_positive, default=1000,
-                   help="duplicate deals of the final evaluation (default: 1000)")
+    x.add_argument(
+        "--minutes",
+        type=_positive_float,
+        default=30.0,
+        help="training budget in minutes, warm start included (default: 30)",
+    )
+    x.add_argument(
+        "--deals", type=_positive, default=1000, help="duplicate deals of the final evaluation (default: 1000)"
+    )
     x.add_argument("--seed", type=_int, default=0, help="seed (default: 0)")
     x.add_argument("--json", metavar="PATH", help="write the result as JSON")
-    x.add_argument("--warm-start", default=None,
-                   help="where the best response starts: a policy spec (its weights; default: policy, the "
-                        "shipped network), another player's spec (behaviour cloning on its moves), or none")
+    x.add_argument(
+        "--warm-start",
+        default=None,
+        help="where the best response starts: a policy spec (its weights; default: policy, the "
+        "shipped network), another player's spec (behaviour cloning on its moves), or none",
+    )
     x.add_argument("--workers", type=_positive, default=None, help="evaluation processes (default: all cores)")
-    x.add_argument("overrides", nargs="*", metavar="KEY=VALUE",
-                   help="training settings (fields of train/sb3/config.py, e.g. n_envs=512 learning_rate=1e-4)")
+    x.add_argument(
+        "overrides",
+        nargs="*",
+        metavar="KEY=VALUE",
+        help="training settings (fields of train/sb3/config.py, e.g. n_envs=512 learning_rate=1e-4)",
+    )
 
     d = sub.add_parser("demo", help="a short training run, then a Bulka-session table (make demo)")
     d.add_argument("--seed", type=_int, default=0, help="seed (default: 0)")
-    d.add_argument("--minutes", type=_positive_float, default=None,
-                   help="training time cap in minutes (default: configs/demo.yaml's)")
-    d.add_argument("--quick", action="store_true",
-                   help="no training: a short look at the built-in players (well under a minute)")
-    d.add_argument("--deals", type=_positive, default=100,
-                   help="--quick: deals of the duplicate table (default: 100)")
+    d.add_argument(
+        "--minutes",
+        type=_positive_float,
+        default=None,
+        help="training time cap in minutes (default: configs/demo.yaml's)",
+    )
+    d.add_argument(
+        "--quick", action="store_true", help="no training: a short look at the built-in players (well under a minute)"
+    )
+    d.add_argument("--deals", type=_positive, default=100, help="--quick: deals of the duplicate table (default: 100)")
     return parser
 
 
@@ -246,8 +322,9 @@ def cmd_play(args) -> int:
         raise CliError("the opponent must be a computer player, not 'human'")
     human = make_player("human")
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31)
-    print(f"Trappola: you ({args.seat}) against {opponent.name}; seed {seed} "
-          f"(replay with --seed {seed}). Type q to stop.")
+    print(
+        f"Trappola: you ({args.seat}) against {opponent.name}; seed {seed} (replay with --seed {seed}). Type q to stop."
+    )
     me = 0 if args.seat == "challenger" else 1
     seated = (human, opponent) if me == 0 else (opponent, human)
     total = 0
@@ -298,8 +375,14 @@ def cmd_evaluate(args) -> int:
         from trappola.agents.evaluation.ray_backend import RayBackend
 
         backend = RayBackend(address=args.address, workers=args.workers)
-    common = dict(seed=args.seed, config=config, stake_multiple=args.stake_multiple, workers=args.workers,
-                  progress="none" if args.no_progress else "bar" if args.progress else "auto", backend=backend)
+    common = dict(
+        seed=args.seed,
+        config=config,
+        stake_multiple=args.stake_multiple,
+        workers=args.workers,
+        progress="none" if args.no_progress else "bar" if args.progress else "auto",
+        backend=backend,
+    )
     start = time.perf_counter()
     try:
         res = _run_evaluation(args, players, common)
@@ -359,8 +442,9 @@ def _run_evaluation(args, players, common):
             raise CliError(f"--ratings needs at least 2 players, got {len(players)}")
         return rate_pool(players, args.deals, **common, **record)
     if len(players) != 2:
-        raise CliError(f"a head-to-head needs exactly 2 players, got {len(players)} "
-                       "(use --session or --ratings for more)")
+        raise CliError(
+            f"a head-to-head needs exactly 2 players, got {len(players)} (use --session or --ratings for more)"
+        )
     return head_to_head(players[0], players[1], args.deals, duplicate=args.duplicate, **common, **record)
 
 
@@ -471,18 +555,32 @@ def cmd_exploit(args) -> int:
     bad = [o for o in args.overrides if "=" not in o]
     if bad:
         raise CliError(f"settings must be key=value, got {bad[0]!r}")
-    result = run_exploit(args.target, minutes=args.minutes, deals=args.deals, seed=args.seed,
-                         warm_start=args.warm_start or DEFAULT_WARM_START, overrides=args.overrides,
-                         json_path=args.json, workers=args.workers)
+    result = run_exploit(
+        args.target,
+        minutes=args.minutes,
+        deals=args.deals,
+        seed=args.seed,
+        warm_start=args.warm_start or DEFAULT_WARM_START,
+        overrides=args.overrides,
+        json_path=args.json,
+        workers=args.workers,
+    )
     print(format_exploit(result))
     if args.json:
         print(f"written to {args.json}")
     return 0
 
 
-COMMANDS = {"play": cmd_play, "evaluate": cmd_evaluate, "players": cmd_players, "bench": cmd_bench,
-            "demo": cmd_demo, "train": cmd_train, "serve": cmd_serve,
-            "exploit": cmd_exploit}
+COMMANDS = {
+    "play": cmd_play,
+    "evaluate": cmd_evaluate,
+    "players": cmd_players,
+    "bench": cmd_bench,
+    "demo": cmd_demo,
+    "train": cmd_train,
+    "serve": cmd_serve,
+    "exploit": cmd_exploit,
+}
 
 if __name__ == "__main__":
     sys.exit(main())

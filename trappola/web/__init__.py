@@ -23,6 +23,7 @@ admits only this machine's host names and the page's own origin,
 names, ``thinking`` runs them on a bounded pool that stops with their
 table, and ``body`` reads uploads within their limit.
 """
+
 from __future__ import annotations
 
 
@@ -41,8 +42,10 @@ def serve(host: str = "127.0.0.1", port: int = 8000, hosts=()) -> None:
     shown = "127.0.0.1" if host in _ANY else (f"[{host}]" if ":" in host else host)
     print(f"Trappola lab: open http://{shown}:{port}/ (Ctrl-C to stop)")
     if host in _ANY and not hosts:
-        print("  bound to every interface, but it answers only to this machine's names; "
-              "add --allow-host NAME for each name other machines use")
+        print(
+            "  bound to every interface, but it answers only to this machine's names; "
+            "add --allow-host NAME for each name other machines use"
+        )
     uvicorn.run(create_app(hosts=names), host=host, port=port, log_level="warning")
 
 

@@ -20,6 +20,7 @@ with ``{"detail": message}``; the page shows the message and the server
 carries on. Who may call the API: ``guard``; which opponents: ``opponents``;
 where they think: ``thinking``.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -96,7 +97,7 @@ def create_app(make_player=None, *, hosts=(), workers: int | None = None, tables
         spec = body.get("opponent", "rule")
         advisers = body.get("advisers", [])
         if not isinstance(advisers, list) or not all(isinstance(a, str) for a in advisers):
-            raise WebError("advisers must be a list of player specs like [\"rule\", \"pimc\"]")
+            raise WebError('advisers must be a list of player specs like ["rule", "pimc"]')
         if len(advisers) > MAX_ADVISERS:
             raise WebError(f"at most {MAX_ADVISERS} advisers (4 players in all), got {len(advisers)}")
         # Building a player may read its model: off the event loop.
@@ -108,8 +109,14 @@ def create_app(make_player=None, *, hosts=(), workers: int | None = None, tables
                 raise
             except ValueError as e:  # a make_player of the caller's that refuses the spec
                 raise WebError(f"player spec: {e}") from None
-        table = PlayTable(built[0], parties=body.get("parties", 1), seat=body.get("seat", "challenger"),
-                          seed=body.get("seed"), submit=pool.submit, advisers=built[1:])
+        table = PlayTable(
+            built[0],
+            parties=body.get("parties", 1),
+            seat=body.get("seat", "challenger"),
+            seed=body.get("seed"),
+            submit=pool.submit,
+            advisers=built[1:],
+        )
         tables.add(table)
         return table.state()
 

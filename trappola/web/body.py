@@ -5,6 +5,7 @@ over it is refused unread), so an oversized upload costs no more memory
 than the limit. JSON nested too deeply for the parser is a refusal (400),
 not a server error.
 """
+
 from __future__ import annotations
 
 import json

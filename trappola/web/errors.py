@@ -1,4 +1,5 @@
 """The one error the web app answers with: a message and an HTTP status."""
+
 from __future__ import annotations
 
 

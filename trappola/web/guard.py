@@ -13,6 +13,7 @@ file): those are not types a cross-origin form or ``no-cors`` fetch may
 send without the browser asking first, and this app never answers such a
 question (there is no CORS), so the browser never sends the request.
 """
+
 from __future__ import annotations
 
 from starlette.datastructures import Headers
@@ -53,8 +54,7 @@ class Guard:
         """(status, message) for a request to refuse, else None."""
         host = headers.get("host")
         if not host or host_name(host) not in self.hosts:
-            return 421, (f"this server answers only to {', '.join(sorted(self.hosts))}, "
-                         f"not to the host {host!r}")
+            return 421, (f"this server answers only to {', '.join(sorted(self.hosts))}, not to the host {host!r}")
         if not path.startswith("/api/"):
             return None
         origin = headers.get("origin")

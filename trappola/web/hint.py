@@ -4,6 +4,7 @@ public record, never the opponent's cards), in the shape Replay shows a
 searching player's values: the mean over the sampled layouts of the
 objective, the outcome sign (+1 win, -1 loss) and the point difference.
 """
+
 from __future__ import annotations
 
 import threading

@@ -11,6 +11,7 @@ A ratings or tournament summary written with ``trappola evaluate
 --exploit`` also gets a column of exploitability (lower bounds, from
 ``trappola exploit --json``; ``trappola.agents.evaluation.exploitability``).
 """
+
 from __future__ import annotations
 
 import json
@@ -32,19 +33,40 @@ def _with_ci(v, ci, digits: int = 3) -> str:
 
 def _ratings(s: dict) -> list[dict]:
     st = s["settings"]
-    rows = [[str(k + 1), e["player"], _num(e["ordinal"], 2), _num(e["mu"], 2),
-             f"[{e['mu'] - 1.96 * e['sigma']:.2f}, {e['mu'] + 1.96 * e['sigma']:.2f}]", _num(e["sigma"], 2)]
-            + ([exploitability_cell(s, e["player"])] if s.get("exploitability") else [])
-            for k, e in enumerate(s["ratings"])]
-    pairs = [[f"{p['a']} vs {p['b']}", _with_ci(p["win_rate"], p["win_rate_ci"]), str(p["decided"]),
-              _num(p["mean_point_diff"], 2)] for p in s["pairs"]]
+    rows = [
+        [
+            str(k + 1),
+            e["player"],
+            _num(e["ordinal"], 2),
+            _num(e["mu"], 2),
+            f"[{e['mu'] - 1.96 * e['sigma']:.2f}, {e['mu'] + 1.96 * e['sigma']:.2f}]",
+            _num(e["sigma"], 2),
+        ]
+        + ([exploitability_cell(s, e["player"])] if s.get("exploitability") else [])
+        for k, e in enumerate(s["ratings"])
+    ]
+    pairs = [
+        [
+            f"{p['a']} vs {p['b']}",
+            _with_ci(p["win_rate"], p["win_rate_ci"]),
+            str(p["decided"]),
+            _num(p["mean_point_diff"], 2),
+        ]
+        for p in s["pairs"]
+    ]
     return [
-        {"caption": f"Ratings (openskill Plackett-Luce), duplicate pairs of {st['deals']} deals, seed {st['seed']}",
-         "columns": ["#", "player", "ordinal (mu - 3 sigma)", "mu", "mu 95% interval", "sigma"]
-         + ([COLUMN] if s.get("exploitability") else []), "rows": rows},
-        {"caption": "Pairs: win rate of the first player over decided parties [95% CI]",
-         "columns": ["pair", "win rate [95% CI]", "decided", "mean point difference"], "rows": pairs,
-         "pairs": [[p["a"], p["b"]] for p in s["pairs"]]},
+        {
+            "caption": f"Ratings (openskill Plackett-Luce), duplicate pairs of {st['deals']} deals, seed {st['seed']}",
+            "columns": ["#", "player", "ordinal (mu - 3 sigma)", "mu", "mu 95% interval", "sigma"]
+            + ([COLUMN] if s.get("exploitability") else []),
+            "rows": rows,
+        },
+        {
+            "caption": "Pairs: win rate of the first player over decided parties [95% CI]",
+            "columns": ["pair", "win rate [95% CI]", "decided", "mean point difference"],
+            "rows": pairs,
+            "pairs": [[p["a"], p["b"]] for p in s["pairs"]],
+        },
     ]
 
 
@@ -54,31 +76,50 @@ def _tournament(s: dict) -> list[dict]:
     rows = []
     for k, n in enumerate(ranked):
         e = s["per_player"][n]
-        rows.append([str(k + 1), n, _with_ci(e["tokens_per_partie"], e["tokens_per_partie_ci"], 2),
-                     _with_ci(e["bulka_wins"], e["bulka_wins_ci"], 2), _with_ci(e["pro_declared"], e["pro_declared_ci"], 2),
-                     _with_ci(e["pro_win_rate"], e["pro_win_rate_ci"], 2)]
-                    + ([exploitability_cell(s, n)] if s.get("exploitability") else []))
-    return [{"caption": f"Bulka sessions: {st['sessions']} x {st['parties']} parties, seed {st['seed']} "
-                        "(means per session [95% CI])",
-             "columns": ["#", "player", "tokens / partie", "Bulka wins", "Pro declared", "Pro win rate"]
-             + ([COLUMN] if s.get("exploitability") else []),
-             "rows": rows}]
+        rows.append(
+            [
+                str(k + 1),
+                n,
+                _with_ci(e["tokens_per_partie"], e["tokens_per_partie_ci"], 2),
+                _with_ci(e["bulka_wins"], e["bulka_wins_ci"], 2),
+                _with_ci(e["pro_declared"], e["pro_declared_ci"], 2),
+                _with_ci(e["pro_win_rate"], e["pro_win_rate_ci"], 2),
+            ]
+            + ([exploitability_cell(s, n)] if s.get("exploitability") else [])
+        )
+    return [
+        {
+            "caption": f"Bulka sessions: {st['sessions']} x {st['parties']} parties, seed {st['seed']} "
+            "(means per session [95% CI])",
+            "columns": ["#", "player", "tokens / partie", "Bulka wins", "Pro declared", "Pro win rate"]
+            + ([COLUMN] if s.get("exploitability") else []),
+            "rows": rows,
+        }
+    ]
 
 
 def _head_to_head(s: dict) -> list[dict]:
     a, b = s["players"]
     st = s["settings"]
     seat = s["by_seat"]
-    rows = [[f"win rate of {a} (decided)", _with_ci(s["win_rate"], s["win_rate_ci"])],
-            ["  as challenger", _with_ci(seat["challenger"]["win_rate"], seat["challenger"]["win_rate_ci"])],
-            ["  as dealer", _with_ci(seat["dealer"]["win_rate"], seat["dealer"]["win_rate_ci"])],
-            [f"mean points {a} - {b}", _with_ci(s["mean_point_diff"], s["mean_point_diff_ci"], 2)],
-            [f"mean tokens {a} / partie", _with_ci(s["mean_tokens"], s["mean_tokens_ci"], 2)],
-            [f"mean tokens {b} / partie", _with_ci(s["mean_tokens_opponent"], s["mean_tokens_opponent_ci"], 2)],
-            ["parties (decided, Alifer)", f"{s['parties']} ({s['decided']}, {s['alifer']})"]]
+    rows = [
+        [f"win rate of {a} (decided)", _with_ci(s["win_rate"], s["win_rate_ci"])],
+        ["  as challenger", _with_ci(seat["challenger"]["win_rate"], seat["challenger"]["win_rate_ci"])],
+        ["  as dealer", _with_ci(seat["dealer"]["win_rate"], seat["dealer"]["win_rate_ci"])],
+        [f"mean points {a} - {b}", _with_ci(s["mean_point_diff"], s["mean_point_diff_ci"], 2)],
+        [f"mean tokens {a} / partie", _with_ci(s["mean_tokens"], s["mean_tokens_ci"], 2)],
+        [f"mean tokens {b} / partie", _with_ci(s["mean_tokens_opponent"], s["mean_tokens_opponent_ci"], 2)],
+        ["parties (decided, Alifer)", f"{s['parties']} ({s['decided']}, {s['alifer']})"],
+    ]
     mode = "duplicate" if st["duplicate"] else "plain"
-    return [{"caption": f"{a} vs {b}: {st['deals']} deals, {mode}, seed {st['seed']}",
-             "columns": ["", "value [95% CI]"], "rows": rows, "pair": [a, b]}]
+    return [
+        {
+            "caption": f"{a} vs {b}: {st['deals']} deals, {mode}, seed {st['seed']}",
+            "columns": ["", "value [95% CI]"],
+            "rows": rows,
+            "pair": [a, b],
+        }
+    ]
 
 
 _KINDS = {"ratings": _ratings, "session_tournament": _tournament, "head_to_head": _head_to_head}
@@ -99,8 +140,10 @@ def leaderboard(text: str) -> dict:
         raise ValueError("not a summary written by trappola evaluate --json (expected a JSON object)")
     kind = summary.get("kind")
     if kind not in _KINDS:
-        raise ValueError(f"unknown summary kind {kind!r}; expected one of {', '.join(_KINDS)} "
-                         "(a file written by trappola evaluate --json)")
+        raise ValueError(
+            f"unknown summary kind {kind!r}; expected one of {', '.join(_KINDS)} "
+            "(a file written by trappola evaluate --json)"
+        )
     try:
         return {"kind": kind, "tables": _KINDS[kind](summary)}
     except (KeyError, TypeError, ValueError, IndexError) as e:

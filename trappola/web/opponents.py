@@ -10,6 +10,7 @@ choices from their lists, and the learned models by name
 player is built, so no file is ever opened for a request, and no message
 names a file of the server.
 """
+
 from __future__ import annotations
 
 from trappola.agents import make_player, parse_spec, player_class
@@ -29,17 +30,51 @@ _HEED = {"heed": None}
 #: number, or a tuple of the strings allowed}.
 WEB_SETTINGS: dict[str, dict] = {
     "random": {"alifer": None, **_PRO, **_HEED},
-    "rule": {"declare": None, "manko": None, "alifer": None, "alifer_margin": (0, 200),
-             "answer_rollouts": (0, 64), "rollout_p": None, "alifer_p": None, "twos": None,
-             "first_two": None, "cash": None, "endgame": (0, 9), "samples": (1, 32), **_PRO,
-             **_HEED, "advice_worlds": (0, 64)},
-    "pimc": {"samples": (1, 128), "exact": (0, 256), "objective": None, "blend_weight": (0, 10),
-             "declare": None, "declare_aces": None, "declare_bianka": None, "manko": None,
-             "anticipate": None, "silence": None, "alifer": None, "alifer_propose": None,
-             "alifer_accept": None, "belief": _MODEL, "belief_draws": (1, 1024), **_PRO,
-             **_HEED, "advice_worlds": (0, 8)},
-    "policy": {"sample": None, "pro": None, "pro_bulka": (0, 100), "endgame": (0, 9),
-               "endgame_samples": (1, 128), "endgame_belief": _MODEL},
+    "rule": {
+        "declare": None,
+        "manko": None,
+        "alifer": None,
+        "alifer_margin": (0, 200),
+        "answer_rollouts": (0, 64),
+        "rollout_p": None,
+        "alifer_p": None,
+        "twos": None,
+        "first_two": None,
+        "cash": None,
+        "endgame": (0, 9),
+        "samples": (1, 32),
+        **_PRO,
+        **_HEED,
+        "advice_worlds": (0, 64),
+    },
+    "pimc": {
+        "samples": (1, 128),
+        "exact": (0, 256),
+        "objective": None,
+        "blend_weight": (0, 10),
+        "declare": None,
+        "declare_aces": None,
+        "declare_bianka": None,
+        "manko": None,
+        "anticipate": None,
+        "silence": None,
+        "alifer": None,
+        "alifer_propose": None,
+        "alifer_accept": None,
+        "belief": _MODEL,
+        "belief_draws": (1, 1024),
+        **_PRO,
+        **_HEED,
+        "advice_worlds": (0, 8),
+    },
+    "policy": {
+        "sample": None,
+        "pro": None,
+        "pro_bulka": (0, 100),
+        "endgame": (0, 9),
+        "endgame_samples": (1, 128),
+        "endgame_belief": _MODEL,
+    },
 }
 
 
@@ -58,13 +93,16 @@ def check_web_spec(spec) -> str:
     if allowed is None:
         raise WebError(f"unknown player {name!r} for the web table; available: {', '.join(WEB_SETTINGS)}")
     if bare:
-        raise WebError(f"player {name!r}: the web table takes key=value settings only "
-                       "(it opens no files: a checkpoint is played with trappola play or evaluate)")
+        raise WebError(
+            f"player {name!r}: the web table takes key=value settings only "
+            "(it opens no files: a checkpoint is played with trappola play or evaluate)"
+        )
     cls = player_class(name)
     for key, text in settings.items():
         if key not in allowed:
-            raise WebError(f"setting {key!r} of {name!r} is not offered in the web table; "
-                           f"it takes: {', '.join(allowed)}")
+            raise WebError(
+                f"setting {key!r} of {name!r} is not offered in the web table; it takes: {', '.join(allowed)}"
+            )
         bound = allowed[key]
         try:
             value = cls.SETTINGS[key].convert(key, text)
@@ -72,8 +110,10 @@ def check_web_spec(spec) -> str:
             raise WebError(f"player spec {spec!r}: {e}") from None
         if isinstance(bound, tuple) and isinstance(bound[0], str):
             if value not in bound:
-                raise WebError(f"setting {key}: the web table takes "
-                               f"{' or '.join(repr(b) for b in bound)} (a model by name, never a path)")
+                raise WebError(
+                    f"setting {key}: the web table takes "
+                    f"{' or '.join(repr(b) for b in bound)} (a model by name, never a path)"
+                )
         elif bound is not None and not bound[0] <= value <= bound[1]:
             raise WebError(f"setting {key}={text}: the web table takes {bound[0]} to {bound[1]}")
     return spec.strip()

@@ -28,6 +28,7 @@ used one closed to make room only once it has been idle a while, every
 table closed after a long idle time, and a closed table's id remembered so
 that its page is told why it is gone.
 """
+
 from __future__ import annotations
 
 import operator
@@ -89,8 +90,17 @@ class PlayTable:
     two more computer players, who wait in the queue at first and advise
     the defender of a Pro partie (see the module docstring)."""
 
-    def __init__(self, opponent, *, parties: int = 1, seat: str = "challenger", seed: int | None = None,
-                 submit=None, advisers=(), streaks: dict | None = None):
+    def __init__(
+        self,
+        opponent,
+        *,
+        parties: int = 1,
+        seat: str = "challenger",
+        seed: int | None = None,
+        submit=None,
+        advisers=(),
+        streaks: dict | None = None,
+    ):
         """``submit(task)`` runs the computer players' decisions (a
         ``ThinkingPool.submit``; default: at once, in the caller).
         ``streaks``: ``{name: streak}`` to start from (``Session``; tests
@@ -116,20 +126,28 @@ class PlayTable:
         self.opponent = opponent
         self.opp_name = opponent.name if opponent.name != HUMAN else f"{opponent.name} (computer)"
         self.seed = seed
-        first = {"challenger": HUMAN, "dealer": self.opp_name} if seat == "challenger" else \
-            {"challenger": self.opp_name, "dealer": HUMAN}
+        first = (
+            {"challenger": HUMAN, "dealer": self.opp_name}
+            if seat == "challenger"
+            else {"challenger": self.opp_name, "dealer": HUMAN}
+        )
         names = [HUMAN, self.opp_name]
         for p in advisers:
             names.append(_distinct(p.name, names))
         self.computers = dict(zip(names[1:], [opponent, *advisers]))
         try:
-            self.session = Session(names=names, max_parties=parties, seed=seed,
-                                   seating={**first, "queue": names[2:]}, advice=bool(advisers), streaks=streaks)
+            self.session = Session(
+                names=names,
+                max_parties=parties,
+                seed=seed,
+                seating={**first, "queue": names[2:]},
+                advice=bool(advisers),
+                streaks=streaks,
+            )
         except ValueError as e:
             raise WebError(str(e)) from None
         # The referee's loop, advanced one decision at a time: the person's turns are answered by act().
-        self.referee = Referee.for_session({HUMAN: None, **self.computers}, self.session,
-                                           display={n: n for n in names})
+        self.referee = Referee.for_session({HUMAN: None, **self.computers}, self.session, display={n: n for n in names})
         self.parties = parties
         self.submit = submit or _inline
         self.lock = threading.Lock()
@@ -152,35 +170,58 @@ class PlayTable:
     def human_turn(self) -> bool:
         """Whether the person is to act now (call under ``lock``)."""
         s = self.session
-        return (s.phase != OVER and not self.paused and self.error is None and self.closed is None
-                and s.to_act == HUMAN)
+        return s.phase != OVER and not self.paused and self.error is None and self.closed is None and s.to_act == HUMAN
 
     def state(self) -> dict:
         """Everything the page shows, from the person's side only."""
         with self.lock:
             s = self.session
-            out = {"id": self.id, "version": self.version, "opponent": self.opp_name, "you": HUMAN,
-                   "seed": self.seed, "parties": self.parties, "phase": s.phase, "paused": self.paused,
-                   "thinking": self.thinking, "error": self.error, "your_turn": self.human_turn(),
-                   "log": list(self.log[-60:]), "last_partie": self.last_partie, "ledger": self._ledger(),
-                   "partie": None, "legal": None, "pro": None}
+            out = {
+                "id": self.id,
+                "version": self.version,
+                "opponent": self.opp_name,
+                "you": HUMAN,
+                "seed": self.seed,
+                "parties": self.parties,
+                "phase": s.phase,
+                "paused": self.paused,
+                "thinking": self.thinking,
+                "error": self.error,
+                "your_turn": self.human_turn(),
+                "log": list(self.log[-60:]),
+                "last_partie": self.last_partie,
+                "ledger": self._ledger(),
+                "partie": None,
+                "legal": None,
+                "pro": None,
+            }
             if (self.paused or s.phase == OVER) and self.finished_board is not None:
                 out["partie"] = self.finished_board
             elif s.phase in (PLAYING, ADVICE):
                 out["partie"] = self._partie_view()
             elif s.phase == PRO_DECISION:
                 pending = s.pending
-                out["pro"] = {"dealer": s.dealer, "streak": s.streaks[s.dealer], "extra_stake": pending.extra_stake,
-                              "stake": pending.extra_stake, "bulka": float(s.bulka), "opponent": s.challenger}
+                out["pro"] = {
+                    "dealer": s.dealer,
+                    "streak": s.streaks[s.dealer],
+                    "extra_stake": pending.extra_stake,
+                    "stake": pending.extra_stake,
+                    "bulka": float(s.bulka),
+                    "opponent": s.challenger,
+                }
             if out["your_turn"]:
                 mask = s.legal_mask()
                 legal = cards_of(mask)
                 info = InfoState(s.partie, s.table.index(HUMAN)) if s.phase == PLAYING else None
                 other = s.challenger if s.dealer == HUMAN else s.dealer
-                out["legal"] = {"cards": [a for a in legal if a < 36],
-                                "buttons": [{"action": a, "name": ACTION_NAMES[a],
-                                             "help": render.action_help(a, info, other)}
-                                            for a in legal if a >= 36]}
+                out["legal"] = {
+                    "cards": [a for a in legal if a < 36],
+                    "buttons": [
+                        {"action": a, "name": ACTION_NAMES[a], "help": render.action_help(a, info, other)}
+                        for a in legal
+                        if a >= 36
+                    ],
+                }
             return out
 
     def _partie_view(self) -> dict:
@@ -203,8 +244,10 @@ class PlayTable:
         pub["replay"] = self._replaying
         advice = []
         if s.phase == PLAYING and s.challenger == HUMAN and s.to_act == HUMAN:
-            advice = [{"adviser": n, "advice": "no advice" if a is None else advice_name(advice_id(a))}
-                      for n, a in s.advice.items()]
+            advice = [
+                {"adviser": n, "advice": "no advice" if a is None else advice_name(advice_id(a))}
+                for n, a in s.advice.items()
+            ]
         pub["advice"] = advice
         pub["advisers"] = list(s.queue) if s.advice_on else []
         return pub
@@ -220,20 +263,41 @@ class PlayTable:
             change = {n: float(partie_change(r, n)) for n in r.tokens}
             for n, v in change.items():
                 running[n] += v
-            history.append({"index": r.index, "challenger": r.challenger, "dealer": r.dealer, "outcome": r.outcome,
-                            "winner": r.winner, "multiplier": r.multiplier, "replay": r.replay,
-                            "pro": r.pro_declarer, "pro_result": r.pro_result, "pro_stake": r.pro_stake,
-                            "bulka_won": r.bulka_won, "tokens": {n: float(v) for n, v in r.tokens.items()},
-                            "change": change, "balance": dict(running), "bulka": float(r.bulka)})
+            history.append(
+                {
+                    "index": r.index,
+                    "challenger": r.challenger,
+                    "dealer": r.dealer,
+                    "outcome": r.outcome,
+                    "winner": r.winner,
+                    "multiplier": r.multiplier,
+                    "replay": r.replay,
+                    "pro": r.pro_declarer,
+                    "pro_result": r.pro_result,
+                    "pro_stake": r.pro_stake,
+                    "bulka_won": r.bulka_won,
+                    "tokens": {n: float(v) for n, v in r.tokens.items()},
+                    "change": change,
+                    "balance": dict(running),
+                    "bulka": float(r.bulka),
+                }
+            )
         if self.paused and history:
             balances, bulka = history[-1]["balance"], history[-1]["bulka"]
         else:
             balances, bulka = {n: float(v) for n, v in s.balances.items()}, float(s.bulka)
         return {
-            "players": names, "balances": balances, "bulka": bulka, "streaks": dict(s.streaks),
-            "parties_played": s.parties_played, "max_parties": s.max_parties,
-            "multiplier": s.multiplier, "pro_declarer": s.pro_declarer,
-            "dealer": s.dealer, "challenger": s.challenger, "history": history,
+            "players": names,
+            "balances": balances,
+            "bulka": bulka,
+            "streaks": dict(s.streaks),
+            "parties_played": s.parties_played,
+            "max_parties": s.max_parties,
+            "multiplier": s.multiplier,
+            "pro_declarer": s.pro_declarer,
+            "dealer": s.dealer,
+            "challenger": s.challenger,
+            "history": history,
             "final_share": None if s.final_share is None else float(s.final_share),
         }
 
@@ -285,13 +349,19 @@ class PlayTable:
             names = (rec.challenger, rec.dealer)
             me = names.index(HUMAN) if HUMAN in names else None
             self.last_partie = {
-                "index": rec.index, "names": list(names),
+                "index": rec.index,
+                "names": list(names),
                 "dealt": [render.cards(partie.dealt[0]), render.cards(partie.dealt[1])],
-                "bottom": render.card(partie.bottom), "result": render.result(partie.result(), names),
+                "bottom": render.card(partie.bottom),
+                "result": render.result(partie.result(), names),
                 "declarations": [render.declarations(InfoState(partie, 0), k) for k in (0, 1)],
                 "change": {n: float(partie_change(rec, n)) for n in names},
-                "pro": rec.pro_declarer, "pro_result": rec.pro_result, "pro_stake": rec.pro_stake,
-                "bulka_won": rec.bulka_won, "bulka": float(rec.bulka), "multiplier": rec.multiplier,
+                "pro": rec.pro_declarer,
+                "pro_result": rec.pro_result,
+                "pro_stake": rec.pro_stake,
+                "bulka_won": rec.bulka_won,
+                "bulka": float(rec.bulka),
+                "multiplier": rec.multiplier,
                 "next": "over" if s.phase == OVER else ("replay" if rec.winner is None else "next"),
                 "played": me is not None,
             }
@@ -329,8 +399,14 @@ class PlayTable:
     def _start_opponent(self) -> None:
         with self.lock:
             s = self.session
-            if self.thinking or self.paused or self.error or self.closed or s.phase == OVER \
-                    or s.to_act not in self.computers:
+            if (
+                self.thinking
+                or self.paused
+                or self.error
+                or self.closed
+                or s.phase == OVER
+                or s.to_act not in self.computers
+            ):
                 return
             self.thinking = True
             self.version += 1
@@ -401,8 +477,15 @@ class Tables:
     are remembered (the latest ``remember``) with the reason, which a later
     request for them is told (410)."""
 
-    def __init__(self, limit: int = 32, *, make_room_after: float = 600.0, expire_after: float = 6 * 3600.0,
-                 remember: int = 4096, clock=time.monotonic):
+    def __init__(
+        self,
+        limit: int = 32,
+        *,
+        make_room_after: float = 600.0,
+        expire_after: float = 6 * 3600.0,
+        remember: int = 4096,
+        clock=time.monotonic,
+    ):
         self.limit = limit
         self.make_room_after = make_room_after
         self.expire_after = expire_after
@@ -439,10 +522,16 @@ class Tables:
                 oldest = next(iter(self._tables))
                 idle = now - self._used[oldest]
                 if idle < self.make_room_after:
-                    raise WebError(f"the server already has {self.limit} games in play; finish or close one, "
-                                   f"or try again in {max(1, round((self.make_room_after - idle) / 60))} min", 503)
-                self._close(oldest, f"{self.limit} games were open and it was the least recently used, "
-                                    f"idle for {idle / 60:.0f} min, when a new game needed its place")
+                    raise WebError(
+                        f"the server already has {self.limit} games in play; finish or close one, "
+                        f"or try again in {max(1, round((self.make_room_after - idle) / 60))} min",
+                        503,
+                    )
+                self._close(
+                    oldest,
+                    f"{self.limit} games were open and it was the least recently used, "
+                    f"idle for {idle / 60:.0f} min, when a new game needed its place",
+                )
             self._tables[table.id] = table
             self._used[table.id] = now
         table.start()

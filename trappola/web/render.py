@@ -6,6 +6,7 @@ A card is ``{"id": 8, "name": "AS", "rank": "A", "suit": "S"}`` (ids and
 names as in docs/rules.md section 1). What a seat may see comes from its
 ``InfoState`` only, so the play view cannot leak the opponent's hand.
 """
+
 from __future__ import annotations
 
 from trappola_env.engine import ACTION_NAMES, CARD_NAMES, cards_of
@@ -64,8 +65,9 @@ def public_state(info, names) -> dict:
         "phase": ("play", "alifer", "done")[info.phase],
         "trick": info.trick + 1 if info.trick < 9 else 9,
         "lead": None if info.lead < 0 else {"seat": info.leader, "card": card(info.lead)},
-        "last_trick": None if last is None else {"leader": last[0], "lead": card(last[1]),
-                                                 "follow": card(last[2]), "winner": last[3]},
+        "last_trick": None
+        if last is None
+        else {"leader": last[0], "lead": card(last[1]), "follow": card(last[2]), "winner": last[3]},
         "tricks": [{"leader": t[0], "lead": card(t[1]), "follow": card(t[2]), "winner": t[3]} for t in info.tricks],
         "tricks_won": [sum(1 for t in info.tricks if t[3] == s) for s in (0, 1)],
         "card_points": list(info.card_points),
@@ -89,31 +91,42 @@ def action_help(action: int, info, opponent: str) -> str:
     if action in FIGURA_RANK:
         n = (info.dealt & RANK_MASK[FIGURA_RANK[action]]).bit_count()
         points, pay = declaration_value(action, n, True)
-        return (f"Declare your {n} {RANK_NAMES[FIGURA_RANK[action]]}: {points} points to your total, and "
-                f"{opponent} pays you {_tokens(pay, unit)} whether you win or not (section 4)")
+        return (
+            f"Declare your {n} {RANK_NAMES[FIGURA_RANK[action]]}: {points} points to your total, and "
+            f"{opponent} pays you {_tokens(pay, unit)} whether you win or not (section 4)"
+        )
     if action == ACES:
         n = (info.dealt & ACE_MASK).bit_count()
         win, lose, pay = ACES_VALUE.get(n, ACES_VALUE[3])
-        return (f"Declare your {n} Aces: {win} points if every declared Ace wins its trick, else {lose}; "
-                f"{opponent} pays you {_tokens(pay, unit)} (section 4)")
+        return (
+            f"Declare your {n} Aces: {win} points if every declared Ace wins its trick, else {lose}; "
+            f"{opponent} pays you {_tokens(pay, unit)} (section 4)"
+        )
     if action in (BLANS, BIANKA):
         points, pay = declaration_value(action, 1, True)
-        what = "no Bube, Cavall or Re in your hand" if action == BLANS else \
-            "no Bube, Cavall, Re or Ace in your dealt hand"
+        what = (
+            "no Bube, Cavall or Re in your hand" if action == BLANS else "no Bube, Cavall, Re or Ace in your dealt hand"
+        )
         return f"{what}: {points} points, and {opponent} pays you {_tokens(pay, unit)} (section 4)"
     if action == MANKO:
-        return (f"Ask Manko: {opponent} declared three of a rank and must tell you the suit of the fourth card "
-                "of that rank, which it does not hold (section 3)")
+        return (
+            f"Ask Manko: {opponent} declared three of a rank and must tell you the suit of the fourth card "
+            "of that rank, which it does not hold (section 3)"
+        )
     if action == PROPOSE_ALIFER:
-        return ("Propose Alifer: if accepted, this partie is abandoned (only the stakes stay paid) and the same "
-                "two play again with a fresh deal at double stakes (section 6)")
+        return (
+            "Propose Alifer: if accepted, this partie is abandoned (only the stakes stay paid) and the same "
+            "two play again with a fresh deal at double stakes (section 6)"
+        )
     if action == ACCEPT_ALIFER:
         return "Accept: abandon this partie; it is replayed with a fresh deal at double stakes (section 6)"
     if action == DECLINE_ALIFER:
         return "Decline: play this partie on to its end (section 6)"
     if action == PRO:
-        return ("Declare Pro: pay one extra stake into the Bulka now; if you win this partie you take the whole "
-                "Bulka (section 8)")
+        return (
+            "Declare Pro: pay one extra stake into the Bulka now; if you win this partie you take the whole "
+            "Bulka (section 8)"
+        )
     if action == NO_PRO:
         return "Not now: a normal partie; you may declare Pro later while your streak lasts (section 8)"
     return ""
@@ -132,8 +145,11 @@ def _detail(seat: int, what: str, points: int, tokens: int, names) -> dict:
     text = f"{who}: {what}, {points} points"
     if tokens:
         payer = "you pay" if other == "you" else f"{other} pays"
-        text += f"; {payer} {tokens} tokens into the Bulka" if kind == "bonus" else \
-            f"; {payer} {'you' if who == 'you' else who} {tokens} tokens"
+        text += (
+            f"; {payer} {tokens} tokens into the Bulka"
+            if kind == "bonus"
+            else f"; {payer} {'you' if who == 'you' else who} {tokens} tokens"
+        )
     return {"seat": seat, "what": what, "points": points, "tokens": tokens, "kind": kind, "text": text}
 
 

@@ -12,6 +12,7 @@ frame carries the ``result``. A partie of a saved session
 it) and, in each frame, the ``advice`` given for the decision about to be
 taken.
 """
+
 from __future__ import annotations
 
 import json
@@ -37,16 +38,34 @@ def summary_of(k: int, record: dict) -> dict:
     res = record["result"]
     names = record["players"]
     pair = record.get("pair")
-    return {"index": k, "players": names, "deal_index": record.get("deal_index"), "game": record.get("game"),
-            "pair": pair if isinstance(pair, list) and all(isinstance(p, str) for p in pair) else None,
-            "outcome": res["outcome"], "winner": None if res["winner"] is None else names[res["winner"]],
-            "points": [s[3] for s in res["scores"]], "tokens": res["tokens"],
-            "has_values": any("values" in a for a in record["actions"]),
-            "session": session_of(record)}
+    return {
+        "index": k,
+        "players": names,
+        "deal_index": record.get("deal_index"),
+        "game": record.get("game"),
+        "pair": pair if isinstance(pair, list) and all(isinstance(p, str) for p in pair) else None,
+        "outcome": res["outcome"],
+        "winner": None if res["winner"] is None else names[res["winner"]],
+        "points": [s[3] for s in res["scores"]],
+        "tokens": res["tokens"],
+        "has_values": any("values" in a for a in record["actions"]),
+        "session": session_of(record),
+    }
 
 
-SESSION_KEYS = ("session", "partie_index", "queue", "pro_offer", "pro_declarer", "replay", "multiplier", "bulka",
-                "bulka_won", "balances", "final_share")
+SESSION_KEYS = (
+    "session",
+    "partie_index",
+    "queue",
+    "pro_offer",
+    "pro_declarer",
+    "replay",
+    "multiplier",
+    "bulka",
+    "bulka_won",
+    "balances",
+    "final_share",
+)
 
 
 def session_of(record: dict) -> dict | None:
@@ -60,8 +79,9 @@ def frames(record: dict) -> list[dict]:
     """The frames of one checked record (see the module docstring)."""
     names = record["players"]
     deal = deal_from_names(record["deal"])
-    partie = Partie(deal, RuleConfig(**record["config"]), stake_multiple=record["stake_multiple"],
-                    multiplier=record["multiplier"])
+    partie = Partie(
+        deal, RuleConfig(**record["config"]), stake_multiple=record["stake_multiple"], multiplier=record["multiplier"]
+    )
     stock = render.cards(deal.stock)
     advice = record.get("advice") or []
 
@@ -71,12 +91,27 @@ def frames(record: dict) -> list[dict]:
         out["hands"] = [render.cards(partie.hands[0]), render.cards(partie.hands[1])]
         out["stock"] = stock
         out["action"] = step and {"seat": step["seat"], "name": step["name"]}
-        out["advice"] = [{"adviser": a.get("adviser"), "name": a.get("name")} for a in advice
-                         if a.get("step") == len(partie.history)]
+        out["advice"] = [
+            {"adviser": a.get("adviser"), "name": a.get("name")} for a in advice if a.get("step") == len(partie.history)
+        ]
         values = step and step.get("values")
-        out["values"] = None if not values else sorted((
-            {"card": render.card(card_id(c)), "objective": v[0], "sign": v[1], "points": v[2],
-             "chosen": c == CARD_NAMES[step["action"]]} for c, v in values.items()), key=lambda e: -e["objective"])
+        out["values"] = (
+            None
+            if not values
+            else sorted(
+                (
+                    {
+                        "card": render.card(card_id(c)),
+                        "objective": v[0],
+                        "sign": v[1],
+                        "points": v[2],
+                        "chosen": c == CARD_NAMES[step["action"]],
+                    }
+                    for c, v in values.items()
+                ),
+                key=lambda e: -e["objective"],
+            )
+        )
         return out
 
     out = [frame(None)]
@@ -149,14 +184,16 @@ class Replays:
         # Encoded game by game: one call over the whole list would hold the
         # interpreter for most of a second on a large file, and stall every request.
         head = json.dumps({"id": file_id, "name": str(name)[:MAX_NAME]})[:-1]
-        listing = b"".join([head.encode(), b', "games": [', b", ".join(json.dumps(g).encode() for g in summaries),
-                            b"]}"])
+        listing = b"".join(
+            [head.encode(), b', "games": [', b", ".join(json.dumps(g).encode() for g in summaries), b"]}"]
+        )
         del summaries
         entry = {"lines": lines, "listing": listing, "bytes": sum(len(x) for x in lines) + len(listing)}
         with self._lock:
             self._files[file_id] = entry
             while len(self._files) > self.limit or (
-                    len(self._files) > 1 and sum(f["bytes"] for f in self._files.values()) > self.max_kept):
+                len(self._files) > 1 and sum(f["bytes"] for f in self._files.values()) > self.max_kept
+            ):
                 self._files.popitem(last=False)
         return listing
 

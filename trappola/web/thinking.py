@@ -8,6 +8,7 @@ its queued decisions return without thinking and a decision in progress
 is dropped when it returns. One decision is bounded by the settings the
 web allows (``opponents``), so nothing runs on for long after a close.
 """
+
 from __future__ import annotations
 
 import os

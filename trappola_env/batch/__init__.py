@@ -2,6 +2,7 @@
 and of the ``trappola_v0`` observation, for fast self-play training
 (``BatchPartie``). It is checked against ``trappola_env.engine`` step by
 step by the tests."""
+
 from pathlib import Path
 
 from trappola_env.numba_cache import drop_stale_cache
@@ -15,8 +16,9 @@ def numba_sources() -> list[Path]:
     from .. import full_deal, observation
 
     here = Path(__file__).resolve().parent
-    return sorted(here.glob("*.py")) + [Path(m.__file__).resolve() for m in
-                                        (actions, bonuses, cards, declarations, scoring, full_deal, observation)]
+    return sorted(here.glob("*.py")) + [
+        Path(m.__file__).resolve() for m in (actions, bonuses, cards, declarations, scoring, full_deal, observation)
+    ]
 
 
 drop_stale_cache(Path(__file__).resolve().parent / "kernels.py", numba_sources())  # before kernels load cached code

@@ -16,6 +16,7 @@ caller can step the parties whose player is to act and leave the others.
         b.step(b.random_actions(rows), rows)
     res = b.results()
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -45,8 +46,9 @@ class BatchPartie:
     ``Partie``. A party is dealt by ``deal`` and is over when ``done`` is
     True; it then stays as it ended until it is dealt again."""
 
-    def __init__(self, n: int, ace_declaration: str = "first_ace", illegal_action: str = "raise",
-                 stake_multiple: int = 1):
+    def __init__(
+        self, n: int, ace_declaration: str = "first_ace", illegal_action: str = "raise", stake_multiple: int = 1
+    ):
         check_positive_int("n", n)
         check_positive_int("stake_multiple", stake_multiple)
         self.config = RuleConfig(ace_declaration=ace_declaration, illegal_action=illegal_action)
@@ -164,8 +166,9 @@ class BatchPartie:
                 raise IllegalActionError(f"party {i}: the partie is over; action {what} cannot be applied")
             legal = self.legal_masks([i])[0]
             names = ", ".join(f"{x} ({action_name(x)})" for x in np.flatnonzero(legal))
-            raise IllegalActionError(f"party {i}: illegal action {what} for seat {int(self.S[i, K.TO_ACT])}; "
-                                     f"legal: {names}")
+            raise IllegalActionError(
+                f"party {i}: illegal action {what} for seat {int(self.S[i, K.TO_ACT])}; legal: {names}"
+            )
 
     def random_actions(self, rows=None) -> np.ndarray:
         """A uniformly drawn legal action per party in ``rows`` (all must be
@@ -201,9 +204,14 @@ class BatchPartie:
         scores = np.empty((rows.size, 2, 3), np.int64)
         tokens = np.empty((rows.size, 2), np.int64)
         K.results(self.S, rows, self.stake_multiple, scores, tokens)
-        return {"outcome": self.S[rows, K.OUTCOME].copy(), "winner": self.S[rows, K.WINNER].copy(),
-                "forfeited_by": self.S[rows, K.FORFEITED].copy(), "scores": scores,
-                "totals": scores.sum(axis=2), "tokens": tokens}
+        return {
+            "outcome": self.S[rows, K.OUTCOME].copy(),
+            "winner": self.S[rows, K.WINNER].copy(),
+            "forfeited_by": self.S[rows, K.FORFEITED].copy(),
+            "scores": scores,
+            "totals": scores.sum(axis=2),
+            "tokens": tokens,
+        }
 
     def rewards(self, seats, reward_mode: str = "win", rows=None, results: dict | None = None) -> np.ndarray:
         """``spaces_and_rewards.partie_reward`` of ``seats`` (one for all or one per
@@ -245,6 +253,6 @@ def order_of(deal) -> list[int]:
     ch, de = deal.challenger, deal.dealer
     out = []
     for p in range(3):
-        out.extend(ch[3 * p:3 * p + 3])
-        out.extend(de[3 * p:3 * p + 3])
+        out.extend(ch[3 * p : 3 * p + 3])
+        out.extend(de[3 * p : 3 * p + 3])
     return out + list(deal.stock)

@@ -13,6 +13,7 @@ into plain module names because numba freezes module globals into the
 compiled code; the layout assumptions are asserted at import, and
 ``tests/test_rules_constants.py`` checks every copy against the engine.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -20,41 +21,53 @@ from numba import njit
 
 from trappola_env.engine import bonuses as _bonuses
 from trappola_env.engine import declarations as _decl
-from trappola_env.engine.actions import (ACCEPT_ALIFER, ACES, BIANKA, BLANS, DECLINE_ALIFER, FIGURA_BUBE, FIGURA_CAVALL,
-                              FIGURA_RE, FIGURA_TWOS, MANKO, N_ACTIONS, PROPOSE_ALIFER)
+from trappola_env.engine.actions import (
+    ACCEPT_ALIFER,
+    ACES,
+    BIANKA,
+    BLANS,
+    DECLINE_ALIFER,
+    FIGURA_BUBE,
+    FIGURA_CAVALL,
+    FIGURA_RE,
+    FIGURA_TWOS,
+    MANKO,
+    N_ACTIONS,
+    PROPOSE_ALIFER,
+)
 from trappola_env.engine.cards import ACE, ACE_MASK, CARD_POINTS, COURT_MASK, N_CARDS, RANK_MASK, SUIT_MASK, TWO
 from trappola_env.engine.scoring import AGREED_ALIFER, BASE_STAKE, DECIDED as _DECIDED, FORFEIT as _FORFEIT, TIE as _TIE
 from .. import full_deal as _fd
 from .. import observation as _obs
 
 # ---------------------------------------------------------------- state columns
-HAND = 0          # 2: cards held now, per seat
-DEALT = 2         # 2: cards dealt, per seat
-BOTTOM = 4        # the face-up bottom card of the stock
+HAND = 0  # 2: cards held now, per seat
+DEALT = 2  # 2: cards dealt, per seat
+BOTTOM = 4  # the face-up bottom card of the stock
 TO_ACT = 5
-PHASE = 6         # PLAY, ANSWER (an Alifer proposal awaits its answer), DONE
-TRICK = 7         # completed tricks
-LEAD = 8          # card led to the current trick, -1 if none
+PHASE = 6  # PLAY, ANSWER (an Alifer proposal awaits its answer), DONE
+TRICK = 7  # completed tricks
+LEAD = 8  # card led to the current trick, -1 if none
 LEADER = 9
-NCARDS = 10       # 2: cards played per seat
-USED = 12         # 2: declaration/question/proposal action bits already used (Partie.done)
-COUNTS = 14       # 2 x 7: declared count per action 36..42 (0: not declared)
+NCARDS = 10  # 2: cards played per seat
+USED = 12  # 2: declaration/question/proposal action bits already used (Partie.done)
+COUNTS = 14  # 2 x 7: declared count per action 36..42 (0: not declared)
 ACES_FAILED = 28  # 2
 MANKO_ANSWER = 30  # 2: per declarer, bits (4 * figura index + missing suit) of the Manko answer
-PROPOSER = 32     # the seat whose Alifer proposal is pending, else -1
-POINTS = 33       # 2: card points won
+PROPOSER = 32  # the seat whose Alifer proposal is pending, else -1
+POINTS = 33  # 2: card points won
 TRICK_LEADER = 35  # 9
 TRICK_WINNER = 44  # 9
-TWO_WINNER = 53   # 9: seat that won trick t with a Two, else -1
-CARD_TRICK = 62   # 36: trick number (1..9) in which a card was played, 0 if not
-OUTCOME = 98      # -1 while playing; DECIDED, TIE, AGREED, FORFEIT
-WINNER = 99       # -1 for none
-FORFEITED = 100   # -1 for none
+TWO_WINNER = 53  # 9: seat that won trick t with a Two, else -1
+CARD_TRICK = 62  # 36: trick number (1..9) in which a card was played, 0 if not
+OUTCOME = 98  # -1 while playing; DECIDED, TIE, AGREED, FORFEIT
+WINNER = 99  # -1 for none
+FORFEITED = 100  # -1 for none
 MULTIPLIER = 101
 FIRST_DECL = 102  # 2: Figura/Blans action bits true of the dealt hand
-ACES_OK = 104     # 2: 1 if the dealt hand holds 3 or 4 Aces
-BIANKA_OK = 106   # 2: the Bianka action bit if the dealt hand qualifies, else 0
-STOCK = 108       # 18: the stock in order, the last the face-up bottom card
+ACES_OK = 104  # 2: 1 if the dealt hand holds 3 or 4 Aces
+BIANKA_OK = 106  # 2: the Bianka action bit if the dealt hand qualifies, else 0
+STOCK = 108  # 18: the stock in order, the last the face-up bottom card
 NCOLS = 126
 
 PLAY, ANSWER, DONE = 0, 1, 2
@@ -73,13 +86,18 @@ COURT_BITS = COURT_MASK
 BIANKA_FORBIDDEN = _decl.BIANKA_FORBIDDEN
 CARD_BITS = (1 << N_CARDS) - 1
 FIG0 = FIGURA_RE  # Figura actions are FIG0..FIG0+3: Re, Cavall, Bube, Twos
-FIG_RANK = np.array([_decl.FIGURA_RANK[a] for a in (FIGURA_RE, FIGURA_CAVALL, FIGURA_BUBE, FIGURA_TWOS)],
-                    dtype=np.int64)
+FIG_RANK = np.array(
+    [_decl.FIGURA_RANK[a] for a in (FIGURA_RE, FIGURA_CAVALL, FIGURA_BUBE, FIGURA_TWOS)], dtype=np.int64
+)
 # (points, payment) of a Figura by action index 0..3 and count 3/4
-FIG_POINTS = np.array([[_decl.FIGURA_VALUE[a][n][0] for n in (3, 4)]
-                       for a in (FIGURA_RE, FIGURA_CAVALL, FIGURA_BUBE, FIGURA_TWOS)], dtype=np.int64)
-FIG_PAY = np.array([[_decl.FIGURA_VALUE[a][n][1] for n in (3, 4)]
-                    for a in (FIGURA_RE, FIGURA_CAVALL, FIGURA_BUBE, FIGURA_TWOS)], dtype=np.int64)
+FIG_POINTS = np.array(
+    [[_decl.FIGURA_VALUE[a][n][0] for n in (3, 4)] for a in (FIGURA_RE, FIGURA_CAVALL, FIGURA_BUBE, FIGURA_TWOS)],
+    dtype=np.int64,
+)
+FIG_PAY = np.array(
+    [[_decl.FIGURA_VALUE[a][n][1] for n in (3, 4)] for a in (FIGURA_RE, FIGURA_CAVALL, FIGURA_BUBE, FIGURA_TWOS)],
+    dtype=np.int64,
+)
 ACES_WIN = np.array([_decl.ACES_VALUE[n][0] for n in (3, 4)], dtype=np.int64)
 ACES_LOSE = np.array([_decl.ACES_VALUE[n][1] for n in (3, 4)], dtype=np.int64)
 ACES_PAY = np.array([_decl.ACES_VALUE[n][2] for n in (3, 4)], dtype=np.int64)

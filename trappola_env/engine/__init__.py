@@ -6,6 +6,7 @@ Where each rule lives: ``cards`` (section 1), ``deal`` (2.2), ``partie``
 ``scoring`` (totals and settlement), ``infostate`` (what a seat may know),
 ``session`` (the Bulka session, section 8).
 """
+
 from trappola_env.engine.actions import ACTION_NAMES, N_ACTIONS, action_id, action_name
 from trappola_env.engine.cards import CARD_NAMES, card_id, card_name, cards_of, mask_of, names_of
 from trappola_env.engine.rule_config import DEFAULT_CONFIG, RuleConfig
@@ -16,10 +17,36 @@ from trappola_env.engine.scoring import AGREED_ALIFER, BASE_STAKE, DECIDED, FORF
 from trappola_env.engine.session import Session
 
 __all__ = [
-    "ACTION_NAMES", "N_ACTIONS", "action_id", "action_name",
-    "CARD_NAMES", "card_id", "card_name", "cards_of", "mask_of", "names_of",
-    "DEFAULT_CONFIG", "RuleConfig", "CHALLENGER", "DEALER", "Deal", "deal_from_names",
-    "deal_from_order", "random_deal", "InfoState", "ALIFER_ANSWER", "DONE", "PLAY",
-    "IllegalActionError", "Partie", "AGREED_ALIFER", "BASE_STAKE", "DECIDED", "FORFEIT",
-    "TIE", "PartieResult", "Score", "Session",
+    "ACTION_NAMES",
+    "N_ACTIONS",
+    "action_id",
+    "action_name",
+    "CARD_NAMES",
+    "card_id",
+    "card_name",
+    "cards_of",
+    "mask_of",
+    "names_of",
+    "DEFAULT_CONFIG",
+    "RuleConfig",
+    "CHALLENGER",
+    "DEALER",
+    "Deal",
+    "deal_from_names",
+    "deal_from_order",
+    "random_deal",
+    "InfoState",
+    "ALIFER_ANSWER",
+    "DONE",
+    "PLAY",
+    "IllegalActionError",
+    "Partie",
+    "AGREED_ALIFER",
+    "BASE_STAKE",
+    "DECIDED",
+    "FORFEIT",
+    "TIE",
+    "PartieResult",
+    "Score",
+    "Session",
 ]

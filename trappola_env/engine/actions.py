@@ -1,4 +1,5 @@
 """The action table shared by every interface (docs/rules.md section 9)."""
+
 from __future__ import annotations
 
 from trappola_env.engine.cards import CARD_NAMES, N_CARDS, card_id
@@ -50,4 +51,3 @@ def action_id(name: str | int) -> int:
         return card_id(key)
     except ValueError:
         raise ValueError(f"unknown action {name!r}; see trappola_env.ACTION_NAMES") from None
-

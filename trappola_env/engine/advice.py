@@ -27,6 +27,7 @@ hidden (another test deals the hidden cards afresh and gets the same mask).
 Misleading advice is allowed: the advice need not be what the adviser
 believes best.
 """
+
 from __future__ import annotations
 
 from trappola_env.engine.actions import (
@@ -114,5 +115,14 @@ def advice_mask(info) -> int:
     return possible_mask(info) << ADVICE_BASE | 1 << NO_ADVICE
 
 
-__all__ = ["ADVICE_BASE", "ADVISABLE", "NO_ADVICE", "N_ACTIONS_WITH_ADVICE", "advice_id", "advised_action",
-           "advice_name", "possible_mask", "advice_mask"]
+__all__ = [
+    "ADVICE_BASE",
+    "ADVISABLE",
+    "NO_ADVICE",
+    "N_ACTIONS_WITH_ADVICE",
+    "advice_id",
+    "advised_action",
+    "advice_name",
+    "possible_mask",
+    "advice_mask",
+]

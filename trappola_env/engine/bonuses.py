@@ -1,4 +1,5 @@
 """Trick bonuses (docs/rules.md section 5, Art. 10)."""
+
 from __future__ import annotations
 
 MARC = (30, 10)

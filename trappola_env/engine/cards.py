@@ -3,6 +3,7 @@
 A card's id is ``suit * 9 + rank``; a set of cards is an ``int`` bit set
 with bit ``id`` set, which keeps hands cheap to copy and to test.
 """
+
 from __future__ import annotations
 
 from typing import Iterable

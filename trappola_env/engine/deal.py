@@ -1,5 +1,6 @@
 """The deal (docs/rules.md section 2.2): 9 cards each in packets of three,
 challenger first; 18 in the stock whose bottom card is face up."""
+
 from __future__ import annotations
 
 import random

@@ -4,6 +4,7 @@ and what it scores and costs the opponent.
 Counts, points and payments are in base units; payments are multiplied by
 ``stake_multiple * m`` when settled.
 """
+
 from __future__ import annotations
 
 from trappola_env.engine.actions import ACES, BIANKA, BLANS, FIGURA_BUBE, FIGURA_CAVALL, FIGURA_RE, FIGURA_TWOS

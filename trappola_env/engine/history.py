@@ -36,6 +36,7 @@ everything it allocates never triggers it) and re-scan them; keeping
 ``PartieResult`` and ``Deal`` objects, or even a few tuples per partie,
 cost the fast runner microseconds per partie.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -44,9 +45,28 @@ from typing import NamedTuple
 from trappola_env.engine.cards import ALL_CARDS, CARD_NAMES, names_of
 
 FIELDS = (
-    "index", "dealer", "challenger", "queue", "pro_declared", "pro_declarer", "replay",
-    "multiplier", "stake", "pro_stake", "outcome", "winner", "loser", "forfeited_by", "scores",
-    "tokens", "bulka_in", "bulka_won", "pro_result", "bulka", "details", "deal",
+    "index",
+    "dealer",
+    "challenger",
+    "queue",
+    "pro_declared",
+    "pro_declarer",
+    "replay",
+    "multiplier",
+    "stake",
+    "pro_stake",
+    "outcome",
+    "winner",
+    "loser",
+    "forfeited_by",
+    "scores",
+    "tokens",
+    "bulka_in",
+    "bulka_won",
+    "pro_result",
+    "bulka",
+    "details",
+    "deal",
 )
 
 
@@ -126,8 +146,10 @@ class PartieRecord(NamedTuple):
     @property
     def details(self) -> list:
         """Declarations and trick bonuses: ``[{"player", "what", "points", "tokens"}]``."""
-        return [{"player": self._name(s), "what": what, "points": pts, "tokens": tok}
-                for s, what, pts, tok in self.seat_details]
+        return [
+            {"player": self._name(s), "what": what, "points": pts, "tokens": tok}
+            for s, what, pts, tok in self.seat_details
+        ]
 
     @property
     def deal(self):
@@ -158,8 +180,10 @@ class PartieRecord(NamedTuple):
     def __repr__(self) -> str:
         w = self.winner or "Alifer"
         pro = f" Pro({self.pro_declarer}, {self.pro_result})" if self.pro_declarer else ""
-        return (f"PartieRecord(#{self.index} {self.challenger} vs {self.dealer} (deals), m={self.multiplier}, "
-                f"{self.outcome} -> {w}{pro}, bulka {self.bulka})")
+        return (
+            f"PartieRecord(#{self.index} {self.challenger} vs {self.dealer} (deals), m={self.multiplier}, "
+            f"{self.outcome} -> {w}{pro}, bulka {self.bulka})"
+        )
 
 
 class History(Sequence):

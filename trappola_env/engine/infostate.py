@@ -4,6 +4,7 @@ Players receive this, never the ``Partie`` itself; it holds no reference to
 the opponent's hand or the hidden stock. ``InfoState.public(partie, seat)``
 hides the seat's own cards too: what an onlooker (an adviser) knows.
 """
+
 from __future__ import annotations
 
 from trappola_env.engine.cards import SUIT_MASK, names_of
@@ -16,10 +17,31 @@ class InfoState:
     stock card and the public record (tricks, declarations, Manko answers, points)."""
 
     __slots__ = (
-        "seat", "role", "hand", "dealt", "bottom", "to_act", "phase", "trick", "lead", "leader",
-        "tricks", "two_winner", "declarations", "manko_answer", "used", "card_points",
-        "alifer_proposer", "multiplier", "stake_multiple", "ncards", "legal_mask", "terminal",
-        "ace_declaration", "alifer_allowed", "history",
+        "seat",
+        "role",
+        "hand",
+        "dealt",
+        "bottom",
+        "to_act",
+        "phase",
+        "trick",
+        "lead",
+        "leader",
+        "tricks",
+        "two_winner",
+        "declarations",
+        "manko_answer",
+        "used",
+        "card_points",
+        "alifer_proposer",
+        "multiplier",
+        "stake_multiple",
+        "ncards",
+        "legal_mask",
+        "terminal",
+        "ace_declaration",
+        "alifer_allowed",
+        "history",
     )
 
     def __init__(self, partie, seat: int):
@@ -91,8 +113,10 @@ class InfoState:
         return ((1 << 36) - 1) & ~seen
 
     def __repr__(self) -> str:
-        return (f"InfoState(seat={self.seat} {self.role}, hand={' '.join(names_of(self.hand))}, "
-                f"trick={self.trick + 1}, to_act={self.to_act})")
+        return (
+            f"InfoState(seat={self.seat} {self.role}, hand={' '.join(names_of(self.hand))}, "
+            f"trick={self.trick + 1}, to_act={self.to_act})"
+        )
 
 
 __all__ = ["InfoState", "ROLES", "SUIT_MASK"]

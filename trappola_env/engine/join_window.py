@@ -18,6 +18,7 @@ the table.
 ``ahead`` counts the players ahead of V; V comes to the table on the pop
 that finds ``ahead == 0``.
 """
+
 from __future__ import annotations
 
 

@@ -13,6 +13,7 @@ invariant (and the tests that assert it after every step) must hold exactly,
 not to a tolerance. A share that divides evenly stays an ``int``. Interfaces
 that need JSON or rewards convert with ``float()`` at the boundary.
 """
+
 from __future__ import annotations
 
 from fractions import Fraction
@@ -104,11 +105,15 @@ class Ledger:
         """Raise ``AssertionError`` unless the tokens add up to 0."""
         total = self.total()
         if total != 0:
-            raise AssertionError(f"ledger out of balance by {total}: balances {self.balances}, "
-                                 f"bulka {self.bulka}, departed {self.departed}")
+            raise AssertionError(
+                f"ledger out of balance by {total}: balances {self.balances}, "
+                f"bulka {self.bulka}, departed {self.departed}"
+            )
 
     def to_dict(self) -> dict:
         """Balances, Bulka and departed balances as JSON numbers."""
-        return {"balances": {n: to_json_number(v) for n, v in self.balances.items()},
-                "bulka": to_json_number(self.bulka),
-                "departed": {n: to_json_number(v) for n, v in self.departed.items()}}
+        return {
+            "balances": {n: to_json_number(v) for n, v in self.balances.items()},
+            "bulka": to_json_number(self.bulka),
+            "departed": {n: to_json_number(v) for n, v in self.departed.items()},
+        }

@@ -9,6 +9,7 @@ Legal actions are an ``int`` bit set over the 49 action ids.
 the session does this in a live Pro partie once ``max_parties`` has been
 reached (docs/rules.md section 8, End), so that every session ends.
 """
+
 from __future__ import annotations
 
 from trappola_env.engine.actions import (
@@ -57,15 +58,46 @@ class Partie:
     """Mutable state of one partie. Seats: 0 = challenger, 1 = dealer."""
 
     __slots__ = (
-        "config", "deal", "unit", "multiplier", "stake_multiple",
-        "hands", "dealt", "bottom", "to_act", "phase", "trick", "lead", "leader",
-        "ncards", "done", "counts", "aces_failed", "manko_answer", "first_decl",
-        "aces_ok", "bianka_ok", "alifer_proposer", "card_points", "tricks",
-        "two_winner", "history", "outcome", "winner", "forfeited_by", "propose_bit",
+        "config",
+        "deal",
+        "unit",
+        "multiplier",
+        "stake_multiple",
+        "hands",
+        "dealt",
+        "bottom",
+        "to_act",
+        "phase",
+        "trick",
+        "lead",
+        "leader",
+        "ncards",
+        "done",
+        "counts",
+        "aces_failed",
+        "manko_answer",
+        "first_decl",
+        "aces_ok",
+        "bianka_ok",
+        "alifer_proposer",
+        "card_points",
+        "tricks",
+        "two_winner",
+        "history",
+        "outcome",
+        "winner",
+        "forfeited_by",
+        "propose_bit",
     )
 
-    def __init__(self, deal: Deal, config: RuleConfig = DEFAULT_CONFIG, stake_multiple: int = 1,
-                 multiplier: int = 1, alifer_allowed: bool = True):
+    def __init__(
+        self,
+        deal: Deal,
+        config: RuleConfig = DEFAULT_CONFIG,
+        stake_multiple: int = 1,
+        multiplier: int = 1,
+        alifer_allowed: bool = True,
+    ):
         if not isinstance(deal, Deal):
             raise TypeError(f"deal must be a Deal (deal_from_names builds one from card names), got {deal!r}")
         if not isinstance(config, RuleConfig):
@@ -173,8 +205,9 @@ class Partie:
         decl = self.bianka_ok[p] | self.propose_bit
         if k == 0:
             decl |= self.first_decl[p]
-        if self.aces_ok[p] and (k == 0 or (self.config.ace_declaration == "first_ace"
-                                           and hand & ACE_MASK == self.dealt[p] & ACE_MASK)):
+        if self.aces_ok[p] and (
+            k == 0 or (self.config.ace_declaration == "first_ace" and hand & ACE_MASK == self.dealt[p] & ACE_MASK)
+        ):
             decl |= _ACES_BIT
         if k == 1:
             for a, n in self.counts[1 - p].items():
@@ -205,8 +238,7 @@ class Partie:
             bit = 1 << action
             hand = self.hands[p]
             lead = self.lead
-            if hand & bit and (lead < 0 or bit & SUIT_MASK[_SUIT_OF[lead]]
-                               or not hand & SUIT_MASK[_SUIT_OF[lead]]):
+            if hand & bit and (lead < 0 or bit & SUIT_MASK[_SUIT_OF[lead]] or not hand & SUIT_MASK[_SUIT_OF[lead]]):
                 self.history.append((p, action))
                 self._play(p, action, hand ^ bit)
                 return

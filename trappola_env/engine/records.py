@@ -14,6 +14,7 @@ forfeit is a decided loss of the offender (Art. 12). ``SessionRecords``
 keeps the counts of all pairs and reads only the parties added since its
 last update, so an environment can refresh it at every step.
 """
+
 from __future__ import annotations
 
 from typing import NamedTuple
@@ -49,7 +50,7 @@ class SessionRecords:
         n = len(history)
         if n < self._seen:
             raise ValueError("a session's history only grows: this is another session's")
-        for rec in history[self._seen:n]:
+        for rec in history[self._seen : n]:
             winner = rec.winner
             if winner is None:
                 continue
@@ -67,8 +68,14 @@ class SessionRecords:
 
     def record(self, x: str, me: str) -> Record:
         """``x``'s record as ``me`` sees it."""
-        return Record(self.beat.get((x, me), 0), self.beat.get((me, x), 0), self.won.get(x, 0),
-                      self.lost.get(x, 0), self.pro_declared.get(x, 0), self.pro_won.get(x, 0))
+        return Record(
+            self.beat.get((x, me), 0),
+            self.beat.get((me, x), 0),
+            self.won.get(x, 0),
+            self.lost.get(x, 0),
+            self.pro_declared.get(x, 0),
+            self.pro_won.get(x, 0),
+        )
 
 
 def session_records(history, me: str, players) -> dict:

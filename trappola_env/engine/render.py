@@ -1,4 +1,5 @@
 """Readable text of a partie, for ``render`` and debugging."""
+
 from __future__ import annotations
 
 from trappola_env.engine.actions import ACTION_NAMES
@@ -17,15 +18,18 @@ def render_partie(partie, show_hands: bool = True) -> str:
             for a, n in sorted(partie.counts[s].items())
         )
         hand = " ".join(names_of(partie.hands[s])) if show_hands else f"{partie.hands[s].bit_count()} cards"
-        lines.append(f"  {ROLE[s]:<10} points {partie.card_points[s]:>3}  hand: {hand}"
-                     + (f"  declared: {decl}" if decl else ""))
+        lines.append(
+            f"  {ROLE[s]:<10} points {partie.card_points[s]:>3}  hand: {hand}" + (f"  declared: {decl}" if decl else "")
+        )
         if partie.manko_answer[s]:
             ans = ", ".join(f"{'2789TBCRA'[r]} lacks {SUITS[x]}" for r, x in partie.manko_answer[s])
             lines.append(f"  {'':<10} Manko: {ans}")
     lines.append(f"  stock bottom (face up): {CARD_NAMES[partie.bottom]}")
     for i, (leader, lead, follow, winner) in enumerate(partie.tricks):
-        lines.append(f"  trick {i + 1}: {ROLE[leader]} {CARD_NAMES[lead]}, {ROLE[1 - leader]} "
-                     f"{CARD_NAMES[follow]} -> {ROLE[winner]}")
+        lines.append(
+            f"  trick {i + 1}: {ROLE[leader]} {CARD_NAMES[lead]}, {ROLE[1 - leader]} "
+            f"{CARD_NAMES[follow]} -> {ROLE[winner]}"
+        )
     if partie.lead >= 0 and not partie.terminal:
         lines.append(f"  on the table: {CARD_NAMES[partie.lead]} led by {ROLE[partie.leader]}")
     if partie.terminal:

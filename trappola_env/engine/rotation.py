@@ -8,6 +8,7 @@ is how many players left the head of the queue for the table (the session
 uses it to know who has "come to the table" since the Bulka was last
 emptied, for joining).
 """
+
 from __future__ import annotations
 
 

@@ -1,4 +1,5 @@
 """Rule options that researchers may flip (docs/rules.md sections 3 and 7)."""
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
@@ -20,13 +21,9 @@ class RuleConfig:
 
     def __post_init__(self):
         if self.ace_declaration not in ACE_DECLARATION_CHOICES:
-            raise ValueError(
-                f"ace_declaration must be one of {ACE_DECLARATION_CHOICES}, got {self.ace_declaration!r}"
-            )
+            raise ValueError(f"ace_declaration must be one of {ACE_DECLARATION_CHOICES}, got {self.ace_declaration!r}")
         if self.illegal_action not in ILLEGAL_ACTION_CHOICES:
-            raise ValueError(
-                f"illegal_action must be one of {ILLEGAL_ACTION_CHOICES}, got {self.illegal_action!r}"
-            )
+            raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_CHOICES}, got {self.illegal_action!r}")
 
     def to_dict(self) -> dict:
         """The options as a dict of strings."""

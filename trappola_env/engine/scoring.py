@@ -3,6 +3,7 @@
 Points decide the partie; tokens settle it. Payments are computed in base
 units and multiplied by ``stake_multiple * m`` (``partie.unit``).
 """
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field

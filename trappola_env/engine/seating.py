@@ -17,6 +17,7 @@ formed; this keeps every round a plain uniform draw.
 ``seating_from_draws(names, rounds)`` replays scripted draws (tests, or a
 table that drew with real cards); ``Seating.explicit(...)`` skips drawing.
 """
+
 from __future__ import annotations
 
 import random
@@ -50,8 +51,10 @@ class Seating:
             raise ValueError(f"seating must be a dict with dealer, challenger and queue, got {spec!r}")
         missing = [k for k in ("dealer", "challenger") if k not in spec]
         if missing:
-            raise ValueError(f"seating {spec!r} lacks {' and '.join(missing)}; "
-                             "it holds 'dealer', 'challenger' and optionally 'queue'")
+            raise ValueError(
+                f"seating {spec!r} lacks {' and '.join(missing)}; "
+                "it holds 'dealer', 'challenger' and optionally 'queue'"
+            )
         return cls.explicit(spec["dealer"], spec["challenger"], spec.get("queue", ()))
 
     @property
@@ -71,8 +74,12 @@ class Seating:
 
     def to_dict(self) -> dict:
         """The seating and its draws as a JSON-serialisable dict."""
-        return {"dealer": self.dealer, "challenger": self.challenger, "queue": list(self.queue),
-                "draws": [dict(r) for r in self.draws]}
+        return {
+            "dealer": self.dealer,
+            "challenger": self.challenger,
+            "queue": list(self.queue),
+            "draws": [dict(r) for r in self.draws],
+        }
 
 
 def _order(group: list, draw: Callable[[list], dict], rounds: list) -> list:

@@ -106,6 +106,7 @@ Rulings beyond docs/rules.md
 - Stakes are paid when a partie is set up (right after the previous one
   ends, or after the Pro decision), so ``partie`` is always ready to play.
 """
+
 from __future__ import annotations
 
 import operator
@@ -195,17 +196,59 @@ class Session:
 
     # Slots: the fast runner reads and writes these once or more per partie.
     __slots__ = (
-        "max_parties", "stake_multiple", "config", "rng", "seating", "players", "dealer", "challenger",
-        "queue", "streaks", "ledger", "multiplier", "pro_declarer", "parties_played", "history",
-        "pro_offers", "pro_declarations", "events", "partie", "phase", "end_reason", "final_share",
-        "advice_on", "advice", "advice_log", "_advisers", "_unit", "_deal_source", "_log", "_join", "_queue_at_start", "_queue_changed", "_replay", "_pro_stake", "_stake", "_pro_index",
+        "max_parties",
+        "stake_multiple",
+        "config",
+        "rng",
+        "seating",
+        "players",
+        "dealer",
+        "challenger",
+        "queue",
+        "streaks",
+        "ledger",
+        "multiplier",
+        "pro_declarer",
+        "parties_played",
+        "history",
+        "pro_offers",
+        "pro_declarations",
+        "events",
+        "partie",
+        "phase",
+        "end_reason",
+        "final_share",
+        "advice_on",
+        "advice",
+        "advice_log",
+        "_advisers",
+        "_unit",
+        "_deal_source",
+        "_log",
+        "_join",
+        "_queue_at_start",
+        "_queue_changed",
+        "_replay",
+        "_pro_stake",
+        "_stake",
+        "_pro_index",
     )
 
-    def __init__(self, n_players: int = 3, max_parties: int = 100, stake_multiple: int = 1,
-                 config: RuleConfig = DEFAULT_CONFIG, *, seed=None, rng: random.Random | None = None,
-                 names=None, seating: Seating | dict | None = None,
-                 deal_source: Callable[[random.Random], Deal] | None = None, advice: bool = False,
-                 streaks: dict | None = None):
+    def __init__(
+        self,
+        n_players: int = 3,
+        max_parties: int = 100,
+        stake_multiple: int = 1,
+        config: RuleConfig = DEFAULT_CONFIG,
+        *,
+        seed=None,
+        rng: random.Random | None = None,
+        names=None,
+        seating: Seating | dict | None = None,
+        deal_source: Callable[[random.Random], Deal] | None = None,
+        advice: bool = False,
+        streaks: dict | None = None,
+    ):
         """``names`` default to ``player_0 .. player_{n-1}`` (given names
         set the number of players; ``n_players`` is then ignored). ``seating``: a
         ``Seating`` or ``{"dealer", "challenger", "queue"}``; by default the
@@ -328,12 +371,21 @@ class Session:
         ``PartieToPlay``, an ``AdviceTurn``, or ``None`` once over."""
         if self.phase == PRO_DECISION:
             d = self.dealer
-            return ProDecision(d, self.streaks[d], self._pro_extra(), self.ledger.bulka,
-                               self.ledger.balances[d], len(self.players), self.parties_left,
-                               self.challenger, self.queue[0] if self.queue else self.challenger)
+            return ProDecision(
+                d,
+                self.streaks[d],
+                self._pro_extra(),
+                self.ledger.bulka,
+                self.ledger.balances[d],
+                len(self.players),
+                self.parties_left,
+                self.challenger,
+                self.queue[0] if self.queue else self.challenger,
+            )
         if self.phase == PLAYING:
-            return PartieToPlay(self.dealer, self.challenger, self.partie, self.pro_declarer,
-                                self.multiplier, self._replay)
+            return PartieToPlay(
+                self.dealer, self.challenger, self.partie, self.pro_declarer, self.multiplier, self._replay
+            )
         if self.phase == ADVICE:
             return AdviceTurn(self._advisers[0], self.challenger, self.dealer, self.partie, dict(self.advice))
         return None
@@ -411,7 +463,8 @@ class Session:
                     what = repr(action)
                 raise IllegalActionError(
                     f"illegal action {what} for {self.dealer} deciding Pro; legal: "
-                    f"{PRO} ({action_name(PRO)}), {NO_PRO} ({action_name(NO_PRO)})")
+                    f"{PRO} ({action_name(PRO)}), {NO_PRO} ({action_name(NO_PRO)})"
+                )
         else:
             raise ValueError("the session is over; no action can be applied")
 
@@ -462,8 +515,9 @@ class Session:
         self.players.remove(name)
         del self.streaks[name]
         taken = self.ledger.remove(name)
-        self.events.append({"event": "leave", "player": name, "after_parties": self.parties_played,
-                            "took": to_json_number(taken)})
+        self.events.append(
+            {"event": "leave", "player": name, "after_parties": self.parties_played, "took": to_json_number(taken)}
+        )
         if len(self.players) < 2:
             self._end("too_few_players")
         return taken
@@ -498,7 +552,8 @@ class Session:
         if self.ledger.bulka != 0 and not self._join.open:
             raise ValueError(
                 f"{name} cannot join: the Bulka holds {self.ledger.bulka} and a player queued when it was "
-                "last emptied would already have come to the table (Art. 4)")
+                "last emptied would already have come to the table (Art. 4)"
+            )
         self.ledger.add(name)
         self.players.append(name)
         self.queue.append(name)
@@ -539,13 +594,17 @@ class Session:
     def render(self) -> str:
         """A few lines of text showing the session: parties played, Bulka, each player's seat,
         balance and streak, the queue, who left, and the end."""
-        lines = [f"Bulka session: {self.parties_played}/{self.max_parties} parties played  m={self.multiplier}  "
-                 f"Bulka {to_json_number(self.ledger.bulka)}  phase {self.phase}"]
+        lines = [
+            f"Bulka session: {self.parties_played}/{self.max_parties} parties played  m={self.multiplier}  "
+            f"Bulka {to_json_number(self.ledger.bulka)}  phase {self.phase}"
+        ]
         for n in self.players:
             seat = self.seat_of(n) if self.phase != OVER else "-"
             pro = "  PRO" if n == self.pro_declarer else ""
-            lines.append(f"  {n:<10} {seat:<10} balance {to_json_number(self.ledger.balances[n]):>8}  "
-                         f"streak {self.streaks[n]}{pro}")
+            lines.append(
+                f"  {n:<10} {seat:<10} balance {to_json_number(self.ledger.balances[n]):>8}  "
+                f"streak {self.streaks[n]}{pro}"
+            )
         if self.queue:
             lines.append(f"  queue: {', '.join(self.queue)}")
         for n, v in self.ledger.departed.items():
@@ -555,8 +614,10 @@ class Session:
         return "\n".join(lines)
 
     def __repr__(self) -> str:
-        return (f"Session({len(self.players)} players, {self.parties_played}/{self.max_parties} parties, "
-                f"phase={self.phase}, bulka={self.ledger.bulka})")
+        return (
+            f"Session({len(self.players)} players, {self.parties_played}/{self.max_parties} parties, "
+            f"phase={self.phase}, bulka={self.ledger.bulka})"
+        )
 
     # ----------------------------------------------------------- internals
     def _pro_extra(self) -> int:
@@ -630,9 +691,17 @@ class Session:
         self._stake, self._replay, self._pro_stake = stake, False, 0
         self._queue_at_start = tuple(self.queue)
         zero = Score(0, 0, 0)
-        result = PartieResult(outcome=FORFEIT, winner=0, scores=(zero, zero), stake=stake,
-                              declaration_tokens=(0, 0), bonus_tokens=(0, 0), tokens=(-stake, -stake),
-                              bulka_in=2 * stake, forfeited_by=1)
+        result = PartieResult(
+            outcome=FORFEIT,
+            winner=0,
+            scores=(zero, zero),
+            stake=stake,
+            declaration_tokens=(0, 0),
+            bonus_tokens=(0, 0),
+            tokens=(-stake, -stake),
+            bulka_in=2 * stake,
+            forfeited_by=1,
+        )
         self._conclude(result, None)  # nothing was dealt
 
     def _conclude(self, result: PartieResult, partie: Partie | None) -> None:
@@ -653,9 +722,15 @@ class Session:
             self.pro_declarer = None
             if pro is not None:
                 start = self._pro_index
-                self.pro_declarations.append({
-                    "partie_index": start, "player": pro, "result": "won" if winner == pro else "lost",
-                    "parties": n - start, "bulka_won": self.ledger.bulka if winner == pro else 0})
+                self.pro_declarations.append(
+                    {
+                        "partie_index": start,
+                        "player": pro,
+                        "result": "won" if winner == pro else "lost",
+                        "parties": n - start,
+                        "bulka_won": self.ledger.bulka if winner == pro else 0,
+                    }
+                )
             if winner == pro:
                 bulka_won = self.ledger.award(winner)
                 streaks[winner] = 0
@@ -671,10 +746,33 @@ class Session:
         else:
             dealt0, dealt1 = partie.dealt
             bottom = partie.bottom
-        self._log.append((n - 1, de, ch, self._queue_at_start, pro, self._replay, m, result.stake,
-                          self._pro_stake, result.outcome, w, result.forfeited_by, sc[0].total, sc[1].total,
-                          tokens[0], tokens[1], result.bulka_in, bulka_won, self.ledger.bulka, result.details,
-                          dealt0, dealt1, bottom))
+        self._log.append(
+            (
+                n - 1,
+                de,
+                ch,
+                self._queue_at_start,
+                pro,
+                self._replay,
+                m,
+                result.stake,
+                self._pro_stake,
+                result.outcome,
+                w,
+                result.forfeited_by,
+                sc[0].total,
+                sc[1].total,
+                tokens[0],
+                tokens[1],
+                result.bulka_in,
+                bulka_won,
+                self.ledger.bulka,
+                result.details,
+                dealt0,
+                dealt1,
+                bottom,
+            )
+        )
         self.partie = None
         if n >= self.max_parties and not (w is None and pro is not None):
             self._end("max_parties")
@@ -691,4 +789,3 @@ class Session:
         self.end_reason = reason
         self.phase = OVER
         self.partie = None
-

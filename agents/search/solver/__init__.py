@@ -30,6 +30,7 @@ GIL; threads must not share a table.
 See ``search.py`` for how the search works and ``rules_kernel.py`` for the
 scoring it relies on.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -147,9 +148,20 @@ def raw_args(pos: Position) -> tuple:
     two_hist = np.full(9, -1, dtype=np.int64)
     two_hist[: pos.tricks_done] = pos.two_winner
     return (
-        np.int64(pos.hands[0]), np.int64(pos.hands[1]), pos.to_move, pos.lead_card, pos.tricks_done,
-        pos.card_points[0], pos.card_points[1], pos.tricks_won[0], pos.tricks_won[1], two_hist,
-        pos.aces_declared[0], pos.aces_declared[1], bool(pos.aces_failed[0]), bool(pos.aces_failed[1]),
+        np.int64(pos.hands[0]),
+        np.int64(pos.hands[1]),
+        pos.to_move,
+        pos.lead_card,
+        pos.tricks_done,
+        pos.card_points[0],
+        pos.card_points[1],
+        pos.tricks_won[0],
+        pos.tricks_won[1],
+        two_hist,
+        pos.aces_declared[0],
+        pos.aces_declared[1],
+        bool(pos.aces_failed[0]),
+        bool(pos.aces_failed[1]),
         pos.base_diff,
     )
 

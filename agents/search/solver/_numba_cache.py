@@ -4,6 +4,7 @@
 engine's ``cards.py``, ``bonuses.py`` and ``declarations.py``, so the
 solver's cached code is dropped whenever any of those files changes.
 """
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -10,6 +10,7 @@ All three return the *future value* (points still to be earned, seat 0
 minus seat 1) at a trick start; the arguments are the search's node fields
 (see ``search._search``).  Seat 0 maximises, seat 1 minimises.
 """
+
 from __future__ import annotations
 
 from numba import njit
@@ -53,13 +54,12 @@ def last_two_tricks_value(h0, h1, leader, marc, st0, st1, tw7, tw8):
             r &= r - 1
             nh0 = h0 & ~(1 << a) if leader == 0 else h0
             nh1 = h1 & ~(1 << a) if leader == 1 else h1
-            d, nh0, nh1, w, t, nm, ns0, ns1, n7, n8 = play_follow(
-                nh0, nh1, leader, a, b, 7, marc, st0, st1, tw7, tw8)
+            d, nh0, nh1, w, t, nm, ns0, ns1, n7, n8 = play_follow(nh0, nh1, leader, a, b, 7, marc, st0, st1, tw7, tw8)
             v = d + last_trick_value(nh0, nh1, w, nm, ns0, ns1, n7, n8)
             if _better(leader, reply, v):
                 reply = v
                 if not _better(leader, reply, best):
-                    break       # this lead can no longer beat one already found
+                    break  # this lead can no longer beat one already found
         if _better(leader, reply, best):
             best = reply
     return best
@@ -89,8 +89,7 @@ def last_three_tricks_value(h0, h1, leader, marc, st0, st1, tw7, tw8):
             r &= r - 1
             nh0 = h0 & ~(1 << a) if leader == 0 else h0
             nh1 = h1 & ~(1 << a) if leader == 1 else h1
-            d, nh0, nh1, w, t, nm, ns0, ns1, n7, n8 = play_follow(
-                nh0, nh1, leader, a, b, 6, marc, st0, st1, tw7, tw8)
+            d, nh0, nh1, w, t, nm, ns0, ns1, n7, n8 = play_follow(nh0, nh1, leader, a, b, 6, marc, st0, st1, tw7, tw8)
             v = d + last_two_tricks_value(nh0, nh1, w, nm, ns0, ns1, n7, n8)
             if _better(leader, reply, v):
                 reply = v

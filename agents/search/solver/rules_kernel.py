@@ -20,6 +20,7 @@ possible): the final score difference is the sum of
 
 The search adds up the second part; the first is ``root_offset``.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -34,18 +35,18 @@ assert (TWO, ACE) == (0, 8), "the kernels find a Two as card % 9 == 0 and an Ace
 # numba freezes module-level numbers and numpy arrays into the compiled code
 # as constants, so the engine's tables are read into plain names here
 # (``_numba_cache`` drops the compiled code when the engine's files change).
-POINTS = np.array(CARD_POINTS, dtype=np.int64)   # card points by card id
-SUITS = np.array(SUIT_MASK, dtype=np.int64)      # the 9 cards of each suit
+POINTS = np.array(CARD_POINTS, dtype=np.int64)  # card points by card id
+SUITS = np.array(SUIT_MASK, dtype=np.int64)  # the 9 cards of each suit
 ACES = ACE_MASK
 
 # Trick bonuses (docs/rules.md section 5) and Aces declaration values
 # (section 4), the points only: the solver scores the points difference.
 MARC_BONUS = bonuses.MARC[0]
-FIRST_TRICK_TWO = bonuses.FIRST_TRICK_TWO[0]        # bonus 2
-MIDDLE_TWO = bonuses.MIDDLE_TWO[0]                  # bonus 3, tricks 2..8 not in the final run
+FIRST_TRICK_TWO = bonuses.FIRST_TRICK_TWO[0]  # bonus 2
+MIDDLE_TWO = bonuses.MIDDLE_TWO[0]  # bonus 3, tricks 2..8 not in the final run
 assert sorted(bonuses.LAST_TWOS) == [1, 2, 3], "the final run of Twos is 1 to 3 tricks long"
 RUN_BONUS = np.array([0] + [bonuses.LAST_TWOS[s][0] for s in (1, 2, 3)], dtype=np.int64)  # 4a/4b/4c by run length s
-LAST_TRICK_BONUS = bonuses.LAST_TRICK[0]            # bonus 5, only when s == 0
+LAST_TRICK_BONUS = bonuses.LAST_TRICK[0]  # bonus 5, only when s == 0
 
 assert sorted(declarations.ACES_VALUE) == [3, 4], "Aces are declared with 3 or 4 of them"
 # by number of declared Aces: every Ace won its trick (kept), or some declared Ace lost its trick (broken)
@@ -121,7 +122,7 @@ def final_tail(tw7, tw8, tw9, winner9):
     else:
         s = 3
     v = 0
-    if tw7 >= 0 and s < 3:   # trick 7 is outside the run: ordinary bonus 3
+    if tw7 >= 0 and s < 3:  # trick 7 is outside the run: ordinary bonus 3
         v += sign(tw7) * MIDDLE_TWO
     if tw8 >= 0 and s < 2:
         v += sign(tw8) * MIDDLE_TWO
@@ -164,7 +165,7 @@ def play_follow(h0, h1, leader, lead, b, td, marc, st0, st1, tw7, tw8):
         else:
             d += st1
             st1 = 0
-    two = w if wc % 9 == 0 else -1   # won with a Two: the winning card is a Two
+    two = w if wc % 9 == 0 else -1  # won with a Two: the winning card is a Two
     t = td + 1
     d += two_bonus_fixed(t, two)
     # Marc survives while one player wins every trick; after trick 1 the
@@ -248,4 +249,3 @@ def root_offset(tricks_done, cp0, cp1, two_hist, acdecl0, acdecl1, acfail0, acfa
     for i in range(tricks_done):
         v += two_bonus_fixed(i + 1, two_hist[i])
     return v
-

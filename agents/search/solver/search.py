@@ -36,6 +36,7 @@ stored in the TT, with their exact value).
 numba cannot load a cached self-recursive function (numba issue #6061), so
 the depth-first search keeps its own stack of frames instead of recursing.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -43,18 +44,27 @@ from numba import njit
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
 from trappola.agents.search.solver.last_tricks import last_three_tricks_value, last_trick_value, last_two_tricks_value
-from trappola.agents.search.solver.rules_kernel import ACES, INF, POINTS, SUITS, ace_stake, play_follow, redundant_cards, root_offset
+from trappola.agents.search.solver.rules_kernel import (
+    ACES,
+    INF,
+    POINTS,
+    SUITS,
+    ace_stake,
+    play_follow,
+    redundant_cards,
+    root_offset,
+)
 
 # A TT row: [key1, key2, packed bounds, best card].
 TT_COLUMNS = 4
-_BOUND_BITS = 22              # each bound is stored as value + INF in 22 bits
+_BOUND_BITS = 22  # each bound is stored as value + INF in 22 bits
 _BOUND_MASK = (1 << _BOUND_BITS) - 1
-_EMPTY_KEY = -1               # no real key1 is negative (bit 63 is never set)
+_EMPTY_KEY = -1  # no real key1 is negative (bit 63 is never set)
 
 # Returned by solve_moves_raw for cards that are not legal moves.
 NOT_LEGAL = -(1 << 40)
 
-MAX_PLY = 18                  # 9 tricks x 2 cards
+MAX_PLY = 18  # 9 tricks x 2 cards
 
 
 def new_table(log2_rows: int = 17) -> np.ndarray:
@@ -71,23 +81,26 @@ def new_table(log2_rows: int = 17) -> np.ndarray:
 
 
 # Columns of the frame array: one row per node on the current search path.
-H0, H1, LEADER, LEAD, TD, MARC, ST0, ST1, TW7, TW8 = range(10)   # node state
-ALPHA, BETA = 10, 11        # current window
-A0, B0 = 12, 13             # window the moves are searched with (after TT)
-LO, HI = 14, 15             # bounds known from the TT before the search
+H0, H1, LEADER, LEAD, TD, MARC, ST0, ST1, TW7, TW8 = range(10)  # node state
+ALPHA, BETA = 10, 11  # current window
+A0, B0 = 12, 13  # window the moves are searched with (after TT)
+LO, HI = 14, 15  # bounds known from the TT before the search
 BEST, BEST_CARD, CUR = 16, 17, 18
-MAXIMIZE = 19               # 1 if seat 0 chooses at this node
-N_MOVES, NEXT = 20, 21      # move list length, index of the next move
-DELTA = 22                  # points the trick to the current child earned
-SLOT, K1, K2 = 23, 24, 25   # TT row and key of a trick-start node
+MAXIMIZE = 19  # 1 if seat 0 chooses at this node
+N_MOVES, NEXT = 20, 21  # move list length, index of the next move
+DELTA = 22  # points the trick to the current child earned
+SLOT, K1, K2 = 23, 24, 25  # TT row and key of a trick-start node
 N_FIELDS = 26
 
 
 @njit(cache=True)
 def _scratch():
     """Per-solve work arrays: the search stack, move lists, node counters."""
-    return (np.zeros((MAX_PLY + 1, N_FIELDS), dtype=np.int64), np.zeros((MAX_PLY + 1, 9), dtype=np.int64),
-            np.zeros(2, dtype=np.int64))
+    return (
+        np.zeros((MAX_PLY + 1, N_FIELDS), dtype=np.int64),
+        np.zeros((MAX_PLY + 1, 9), dtype=np.int64),
+        np.zeros(2, dtype=np.int64),
+    )
 
 
 @njit(cache=True, inline="always")
@@ -97,8 +110,15 @@ def _tt_key(h0, h1, leader, marc, st0, st1, tw7, tw8):
     The number of tricks played is implied by the hand sizes.  ``st`` is 0,
     24 or 28, so ``st >> 2`` fits 3 bits; ``tw + 1`` is 0..2.
     """
-    k1 = (h0 | (leader << 36) | (marc << 37) | ((st0 >> 2) << 38) | ((st1 >> 2) << 41)
-          | ((tw7 + 1) << 44) | ((tw8 + 1) << 46))
+    k1 = (
+        h0
+        | (leader << 36)
+        | (marc << 37)
+        | ((st0 >> 2) << 38)
+        | ((st1 >> 2) << 41)
+        | ((tw7 + 1) << 44)
+        | ((tw8 + 1) << 46)
+    )
     return k1, h1
 
 
@@ -146,7 +166,7 @@ def _order_leads(hl, hf, cands, tt_best, row):
             # The opponent is void: the lead wins.  A Two wins a Two bonus.
             sc = 800 if a % 9 == 0 else 600 + POINTS[a]
         elif opp < (1 << a):
-            sc = 600 + POINTS[a]          # highest card left in its suit: wins
+            sc = 600 + POINTS[a]  # highest card left in its suit: wins
         else:
             sc = 300 - 8 * POINTS[a] - a % 9  # the opponent can win: lead cheap
         _insert(row, n, sc * 64 + a)
@@ -164,11 +184,11 @@ def _order_replies(lead, cands, stake, row):
         b = trailing_zeros(c)
         c &= c - 1
         if b // 9 == suit and b > lead:
-            sc = 600 + POINTS[b]              # takes the trick
+            sc = 600 + POINTS[b]  # takes the trick
         else:
             sc = 300 - 8 * POINTS[b] - b % 9  # loses it: give away little
             if stake and b % 9 == 8 and b // 9 != suit:
-                sc -= 200                     # would break an Aces declaration
+                sc -= 200  # would break an Aces declaration
         _insert(row, n, sc * 64 + b)
         n += 1
     return n
@@ -360,15 +380,39 @@ def _search(h0, h1, leader, lead, td, marc, st0, st1, tw7, tw8, alpha, beta, tt,
                 else:
                     h1 &= ~(1 << m)
                 fr[sp, DELTA] = 0
-                _push(fr, sp + 1, h0, h1, leader, m, fr[sp, TD], fr[sp, MARC], fr[sp, ST0], fr[sp, ST1],
-                      fr[sp, TW7], fr[sp, TW8], alpha, beta)
+                _push(
+                    fr,
+                    sp + 1,
+                    h0,
+                    h1,
+                    leader,
+                    m,
+                    fr[sp, TD],
+                    fr[sp, MARC],
+                    fr[sp, ST0],
+                    fr[sp, ST1],
+                    fr[sp, TW7],
+                    fr[sp, TW8],
+                    alpha,
+                    beta,
+                )
                 pushed = True
                 break
             d, nh0, nh1, w, t, nm, ns0, ns1, n7, n8 = play_follow(
-                h0, h1, leader, fr[sp, LEAD], m, fr[sp, TD], fr[sp, MARC], fr[sp, ST0], fr[sp, ST1],
-                fr[sp, TW7], fr[sp, TW8])
+                h0,
+                h1,
+                leader,
+                fr[sp, LEAD],
+                m,
+                fr[sp, TD],
+                fr[sp, MARC],
+                fr[sp, ST0],
+                fr[sp, ST1],
+                fr[sp, TW7],
+                fr[sp, TW8],
+            )
             if t == 9:
-                _absorb(fr, sp, d)          # the partie is over: nothing to search
+                _absorb(fr, sp, d)  # the partie is over: nothing to search
                 continue
             fr[sp, DELTA] = d
             _push(fr, sp + 1, nh0, nh1, w, -1, t, nm, ns0, ns1, n7, n8, alpha - d, beta - d)
@@ -393,8 +437,7 @@ def _mtdf(h0, h1, leader, lead, td, marc, st0, st1, tw7, tw8, guess, tt, fr, mov
     g = guess
     while lo < hi:
         beta = g + 1 if g == lo else g
-        g = _search(h0, h1, leader, lead, td, marc, st0, st1, tw7, tw8,
-                    beta - 1, beta, tt, fr, moves, stats)
+        g = _search(h0, h1, leader, lead, td, marc, st0, st1, tw7, tw8, beta - 1, beta, tt, fr, moves, stats)
         if g < beta:
             hi = g
         else:
@@ -415,8 +458,9 @@ def _root_state(h0, h1, to_move, lead, td, tw0, tw1, two_hist, acdecl0, acdecl1,
 
 
 @njit(cache=True, nogil=True)
-def solve_raw(h0, h1, to_move, lead, tricks_done, cp0, cp1, tw0, tw1, two_hist,
-              acdecl0, acdecl1, acfail0, acfail1, base_diff, tt):
+def solve_raw(
+    h0, h1, to_move, lead, tricks_done, cp0, cp1, tw0, tw1, two_hist, acdecl0, acdecl1, acfail0, acfail1, base_diff, tt
+):
     """Exact final score difference (seat 0 minus seat 1) under optimal play.
 
     Same fields as ``Position`` as plain numbers: ``h0``/``h1`` hands,
@@ -427,20 +471,23 @@ def solve_raw(h0, h1, to_move, lead, tricks_done, cp0, cp1, tw0, tw1, two_hist,
     """
     fr, moves, stats = _scratch()
     leader, marc, st0, st1, tw7, tw8 = _root_state(
-        h0, h1, to_move, lead, tricks_done, tw0, tw1, two_hist, acdecl0, acdecl1, acfail0, acfail1)
+        h0, h1, to_move, lead, tricks_done, tw0, tw1, two_hist, acdecl0, acdecl1, acfail0, acfail1
+    )
     offset = root_offset(tricks_done, cp0, cp1, two_hist, acdecl0, acdecl1, acfail0, acfail1, base_diff)
     return offset + _mtdf(h0, h1, leader, lead, tricks_done, marc, st0, st1, tw7, tw8, 0, tt, fr, moves, stats)
 
 
 @njit(cache=True, nogil=True)
-def solve_moves_raw(h0, h1, to_move, lead, tricks_done, cp0, cp1, tw0, tw1, two_hist,
-                    acdecl0, acdecl1, acfail0, acfail1, base_diff, tt):
+def solve_moves_raw(
+    h0, h1, to_move, lead, tricks_done, cp0, cp1, tw0, tw1, two_hist, acdecl0, acdecl1, acfail0, acfail1, base_diff, tt
+):
     """Value (final difference) of each card for ``to_move``: an int64 array
     of 36, ``NOT_LEGAL`` where the card is not a legal move."""
     out = np.full(36, NOT_LEGAL, dtype=np.int64)
     fr, moves, stats = _scratch()
     leader, marc, st0, st1, tw7, tw8 = _root_state(
-        h0, h1, to_move, lead, tricks_done, tw0, tw1, two_hist, acdecl0, acdecl1, acfail0, acfail1)
+        h0, h1, to_move, lead, tricks_done, tw0, tw1, two_hist, acdecl0, acdecl1, acfail0, acfail1
+    )
     offset = root_offset(tricks_done, cp0, cp1, two_hist, acdecl0, acdecl1, acfail0, acfail1, base_diff)
     hm = h0 if to_move == 0 else h1
     ho = h1 if to_move == 0 else h0
@@ -455,7 +502,7 @@ def solve_moves_raw(h0, h1, to_move, lead, tricks_done, cp0, cp1, tw0, tw1, two_
     guess = 0
     c = legal
     while c:
-        m = trailing_zeros(c)   # ascending, so a redundant card's twin is done
+        m = trailing_zeros(c)  # ascending, so a redundant card's twin is done
         c &= c - 1
         if red & (1 << m):
             # Same value as the next lower card of this hand in the suit.
@@ -465,11 +512,11 @@ def solve_moves_raw(h0, h1, to_move, lead, tricks_done, cp0, cp1, tw0, tw1, two_
         if lead < 0:
             nh0 = h0 & ~(1 << m) if to_move == 0 else h0
             nh1 = h1 & ~(1 << m) if to_move == 1 else h1
-            v = _mtdf(nh0, nh1, leader, m, tricks_done, marc, st0, st1, tw7, tw8,
-                      guess, tt, fr, moves, stats)
+            v = _mtdf(nh0, nh1, leader, m, tricks_done, marc, st0, st1, tw7, tw8, guess, tt, fr, moves, stats)
         else:
             d, nh0, nh1, w, t, nm, ns0, ns1, n7, n8 = play_follow(
-                h0, h1, leader, lead, m, tricks_done, marc, st0, st1, tw7, tw8)
+                h0, h1, leader, lead, m, tricks_done, marc, st0, st1, tw7, tw8
+            )
             v = d
             if t < 9:
                 v += _mtdf(nh0, nh1, w, -1, t, nm, ns0, ns1, n7, n8, guess - d, tt, fr, moves, stats)
@@ -479,33 +526,115 @@ def solve_moves_raw(h0, h1, to_move, lead, tricks_done, cp0, cp1, tw0, tw1, two_
 
 
 @njit(cache=True, nogil=True)
-def solve_batch_raw(h0s, h1s, to_move, lead, tricks_done, cp0, cp1, tw0, tw1, two_hist,
-                    acdecl0, acdecl1, acfail0, acfail1, base_diff, tt):
+def solve_batch_raw(
+    h0s,
+    h1s,
+    to_move,
+    lead,
+    tricks_done,
+    cp0,
+    cp1,
+    tw0,
+    tw1,
+    two_hist,
+    acdecl0,
+    acdecl1,
+    acfail0,
+    acfail1,
+    base_diff,
+    tt,
+):
     """``solve_raw`` for many layouts of the same public state at once:
     ``h0s[i], h1s[i]`` are the hands of layout i.  Returns int64 values."""
     n = h0s.shape[0]
     out = np.empty(n, dtype=np.int64)
     for i in range(n):
-        out[i] = solve_raw(h0s[i], h1s[i], to_move, lead, tricks_done, cp0, cp1, tw0, tw1, two_hist,
-                           acdecl0, acdecl1, acfail0, acfail1, base_diff, tt)
+        out[i] = solve_raw(
+            h0s[i],
+            h1s[i],
+            to_move,
+            lead,
+            tricks_done,
+            cp0,
+            cp1,
+            tw0,
+            tw1,
+            two_hist,
+            acdecl0,
+            acdecl1,
+            acfail0,
+            acfail1,
+            base_diff,
+            tt,
+        )
     return out
 
 
 @njit(cache=True, nogil=True)
-def solve_moves_batch_raw(h0s, h1s, to_move, lead, tricks_done, cp0, cp1, tw0, tw1, two_hist,
-                          acdecl0, acdecl1, acfail0, acfail1, base_diff, tt):
+def solve_moves_batch_raw(
+    h0s,
+    h1s,
+    to_move,
+    lead,
+    tricks_done,
+    cp0,
+    cp1,
+    tw0,
+    tw1,
+    two_hist,
+    acdecl0,
+    acdecl1,
+    acfail0,
+    acfail1,
+    base_diff,
+    tt,
+):
     """``solve_moves_raw`` for many layouts: an (n, 36) int64 array."""
     n = h0s.shape[0]
     out = np.empty((n, 36), dtype=np.int64)
     for i in range(n):
-        out[i] = solve_moves_raw(h0s[i], h1s[i], to_move, lead, tricks_done, cp0, cp1, tw0, tw1,
-                                 two_hist, acdecl0, acdecl1, acfail0, acfail1, base_diff, tt)
+        out[i] = solve_moves_raw(
+            h0s[i],
+            h1s[i],
+            to_move,
+            lead,
+            tricks_done,
+            cp0,
+            cp1,
+            tw0,
+            tw1,
+            two_hist,
+            acdecl0,
+            acdecl1,
+            acfail0,
+            acfail1,
+            base_diff,
+            tt,
+        )
     return out
 
 
 @njit(cache=True)
-def search_window_raw(h0, h1, to_move, lead, tricks_done, cp0, cp1, tw0, tw1, two_hist,
-                      acdecl0, acdecl1, acfail0, acfail1, base_diff, alpha, beta, tt):
+def search_window_raw(
+    h0,
+    h1,
+    to_move,
+    lead,
+    tricks_done,
+    cp0,
+    cp1,
+    tw0,
+    tw1,
+    two_hist,
+    acdecl0,
+    acdecl1,
+    acfail0,
+    acfail1,
+    base_diff,
+    alpha,
+    beta,
+    tt,
+):
     """One fail-soft alpha-beta search with the window ``(alpha, beta)``
     (final differences, as ``solve_raw`` returns) instead of the drivers'
     MTD(f) sequence of null windows, reading and filling ``tt``: a value
@@ -513,19 +642,23 @@ def search_window_raw(h0, h1, to_move, lead, tricks_done, cp0, cp1, tw0, tw1, tw
     bound, and in between it is exact. For checking and tuning the search."""
     fr, moves, stats = _scratch()
     leader, marc, st0, st1, tw7, tw8 = _root_state(
-        h0, h1, to_move, lead, tricks_done, tw0, tw1, two_hist, acdecl0, acdecl1, acfail0, acfail1)
+        h0, h1, to_move, lead, tricks_done, tw0, tw1, two_hist, acdecl0, acdecl1, acfail0, acfail1
+    )
     offset = root_offset(tricks_done, cp0, cp1, two_hist, acdecl0, acdecl1, acfail0, acfail1, base_diff)
-    return offset + _search(h0, h1, leader, lead, tricks_done, marc, st0, st1, tw7, tw8,
-                            alpha - offset, beta - offset, tt, fr, moves, stats)
+    return offset + _search(
+        h0, h1, leader, lead, tricks_done, marc, st0, st1, tw7, tw8, alpha - offset, beta - offset, tt, fr, moves, stats
+    )
 
 
 @njit(cache=True)
-def count_nodes_raw(h0, h1, to_move, lead, tricks_done, cp0, cp1, tw0, tw1, two_hist,
-                    acdecl0, acdecl1, acfail0, acfail1, base_diff, tt):
+def count_nodes_raw(
+    h0, h1, to_move, lead, tricks_done, cp0, cp1, tw0, tw1, two_hist, acdecl0, acdecl1, acfail0, acfail1, base_diff, tt
+):
     """Like ``solve_raw`` but returns (value, nodes visited, TT stores): for tuning."""
     fr, moves, stats = _scratch()
     leader, marc, st0, st1, tw7, tw8 = _root_state(
-        h0, h1, to_move, lead, tricks_done, tw0, tw1, two_hist, acdecl0, acdecl1, acfail0, acfail1)
+        h0, h1, to_move, lead, tricks_done, tw0, tw1, two_hist, acdecl0, acdecl1, acfail0, acfail1
+    )
     offset = root_offset(tricks_done, cp0, cp1, two_hist, acdecl0, acdecl1, acfail0, acfail1, base_diff)
     v = _mtdf(h0, h1, leader, lead, tricks_done, marc, st0, st1, tw7, tw8, 0, tt, fr, moves, stats)
     return offset + v, stats[0], stats[1]
