@@ -23,14 +23,13 @@ from __future__ import annotations
 import copy
 from collections import Counter
 
+from trappola.agents.search.sampling import constraints_of
+from trappola.agents.settings import Setting
 from trappola_env.engine import Deal, Partie, RuleConfig
 from trappola_env.engine.advice import NO_ADVICE, advice_id
 from trappola_env.engine.cards import N_CARDS, cards_of, mask_of
 from trappola_env.engine.infostate import ROLES, InfoState
 from trappola_env.interface import AdviceView, TurnView
-
-from trappola.agents.search.sampling import constraints_of
-from trappola.agents.settings import Setting
 
 _TRIES = 4  # draws per world asked for, before giving up on the rest
 

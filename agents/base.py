@@ -26,12 +26,11 @@ from __future__ import annotations
 
 import random
 
+from trappola.agents.pro_rules import ProRule, pro_settings
+from trappola.agents.settings import Setting
 from trappola_env.engine.advice import NO_ADVICE
 from trappola_env.engine.infostate import InfoState
 from trappola_env.interface import AdviceView, ProView, TurnView
-
-from trappola.agents.pro_rules import ProRule, pro_settings
-from trappola.agents.settings import Setting
 
 __all__ = ["Player", "Setting", "pro_settings"]
 

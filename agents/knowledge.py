@@ -20,11 +20,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import comb
 
+from trappola.agents.search.sampling import declared_ranks, excluded_by_play
 from trappola_env.engine.cards import ACE, RANK_MASK, SUIT_MASK, cards_of, mask_of
 from trappola_env.engine.declarations import declaration_value
 from trappola_env.engine.infostate import InfoState
-
-from trappola.agents.search.sampling import declared_ranks, excluded_by_play
 
 
 @dataclass(frozen=True)

@@ -96,6 +96,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from trappola.agents.advice import advice_settings, heeded, honest_advice
+from trappola.agents.base import AdviceView, Player, TurnView, pro_settings
+from trappola.agents.knowledge import aces_failed
+from trappola.agents.search.belief import load_belief
+from trappola.agents.search.inference import load_inference, normalise
+from trappola.agents.search.sampling import constraints_of
+from trappola.agents.settings import Setting
 from trappola_env.engine.actions import (
     ACCEPT_ALIFER,
     ACES,
@@ -117,14 +124,6 @@ from trappola_env.engine.declarations import (
 )
 from trappola_env.engine.infostate import InfoState
 from trappola_env.observation import encode_info
-
-from trappola.agents.advice import advice_settings, heeded, honest_advice
-from trappola.agents.base import AdviceView, Player, TurnView, pro_settings
-from trappola.agents.search.belief import load_belief
-from trappola.agents.search.inference import load_inference, normalise
-from trappola.agents.knowledge import aces_failed
-from trappola.agents.search.sampling import constraints_of
-from trappola.agents.settings import Setting
 
 _CARDS = (1 << 36) - 1
 _DECLARE_CHOICES = ("first", "last", "never")

@@ -50,23 +50,16 @@ import importlib.util
 
 import numpy as np
 
-from trappola_env.engine.actions import CARD_ACTIONS, NO_PRO, PRO
-from trappola_env.engine.cards import mask_of
-from trappola_env.interface import ProView, TurnView
-from trappola_env.observation import OBS_SIZE, encode_info
-from trappola_env.trappola_v0 import mask_array
-
 from trappola.agents.base import Player
-from trappola.agents.model_io.model_files import (
-    DEFAULT_MODEL,
-    load_checkpoint_policy,
-    resolve_model_path,
-    shipped_model_path,
-)  # noqa: F401
+from trappola.agents.model_io.model_files import DEFAULT_MODEL, load_checkpoint_policy
 from trappola.agents.pimc import PimcPlayer
 from trappola.agents.pro_learned import pro_policy_from_dict
 from trappola.agents.pro_rules import PRO_MODES, ProRule
 from trappola.agents.settings import Setting
+from trappola_env.engine.actions import CARD_ACTIONS, NO_PRO, PRO
+from trappola_env.interface import ProView, TurnView
+from trappola_env.observation import OBS_SIZE, encode_info
+from trappola_env.trappola_v0 import mask_array
 
 _PRO_BITS = (1 << PRO) | (1 << NO_PRO)
 
@@ -202,7 +195,7 @@ class PolicyPlayer(Player):
         return cls.kind + (":" + ",".join(items) if items else "")
 
     @classmethod
-    def from_numpy(cls, policy, meta: dict | None = None, name: str = "learner", **settings) -> "PolicyPlayer":
+    def from_numpy(cls, policy, meta: dict | None = None, name: str = "learner", **settings) -> PolicyPlayer:
         """A player around an in-memory ``NumpyPolicy`` (training-time
         evaluation): no file involved, and the network alone unless
         ``endgame`` says otherwise, since a run evaluates what it trains."""

@@ -102,7 +102,7 @@ class ProPolicy:
         return out
 
     @classmethod
-    def from_dict(cls, spec: dict) -> "ProPolicy":
+    def from_dict(cls, spec: dict) -> ProPolicy:
         """The policy from ``to_dict``'s form; anything else raises ``ValueError``."""
         if (
             not isinstance(spec, dict)
@@ -118,7 +118,7 @@ class ProPolicy:
         )
 
     @classmethod
-    def threshold(cls, bulka_in_costs: float) -> "ProPolicy":
+    def threshold(cls, bulka_in_costs: float) -> ProPolicy:
         """The fixed rule "declare when the Bulka holds at least T extra stakes"."""
         return cls((-bulka_in_costs / 10.0 + 1e-9, 1.0, 0.0))
 
@@ -222,7 +222,7 @@ class ObservedPro:
         return {"kind": "observed", "features": list(RECORD_FEATURES), "weights": [float(w) for w in self.weights]}
 
     @classmethod
-    def from_dict(cls, spec: dict) -> "ObservedPro":
+    def from_dict(cls, spec: dict) -> ObservedPro:
         """The policy from ``to_dict``'s form; anything else raises ``ValueError``."""
         if (
             not isinstance(spec, dict)
@@ -272,7 +272,7 @@ class LookaheadPro:
         }
 
     @classmethod
-    def from_dict(cls, spec: dict) -> "LookaheadPro":
+    def from_dict(cls, spec: dict) -> LookaheadPro:
         """The policy from ``to_dict``'s form; anything else raises ``ValueError``."""
         if not isinstance(spec, dict) or spec.get("kind") != "lookahead" or not isinstance(spec.get("win_rates"), dict):
             raise ValueError(f"unsupported Pro policy in checkpoint: {spec!r}")

@@ -27,13 +27,12 @@ compared with the stake and the chance of winning the partie is fair.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import Callable
-
-from trappola_env.interface import ProView
 
 from trappola.agents.settings import Setting
+from trappola_env.interface import ProView
 
 PRO_MODES = ("never", "always", "threshold", "random")
 
@@ -63,7 +62,7 @@ class ProRule:
             raise ValueError(f"pro mode must be one of {', '.join(PRO_MODES)}, got {self.mode!r}")
 
     @classmethod
-    def from_settings(cls, settings: dict) -> "ProRule":
+    def from_settings(cls, settings: dict) -> ProRule:
         """The rule of a player's ``pro``, ``pro_bulka`` and ``pro_vs`` settings."""
         vs = tuple(v.strip() for v in str(settings.get("pro_vs", "")).split("+") if v.strip())
         return cls(settings.get("pro", "never"), float(settings.get("pro_bulka", 3.0)), vs)

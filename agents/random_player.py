@@ -12,11 +12,10 @@ advice included); ``heed=true`` plays the advice it gets when legal.
 
 from __future__ import annotations
 
-from trappola_env.engine.actions import ACCEPT_ALIFER, DECLINE_ALIFER, PROPOSE_ALIFER
-
 from trappola.agents.advice import advice_settings, heeded
 from trappola.agents.base import AdviceView, Player, TurnView, pro_settings
 from trappola.agents.settings import Setting
+from trappola_env.engine.actions import ACCEPT_ALIFER, DECLINE_ALIFER, PROPOSE_ALIFER
 
 _ALIFER_OFF = ~(1 << PROPOSE_ALIFER)
 

@@ -52,6 +52,12 @@ gives the bare heuristics at about 0.15 ms.
 
 from __future__ import annotations
 
+from trappola.agents.advice import advice_settings, heeded, honest_advice
+from trappola.agents.base import AdviceView, Player, TurnView, pro_settings
+from trappola.agents.knowledge import OpponentCards, aces_failed, opponent_cards, public_points
+from trappola.agents.search.endgame import card_values, win_chance
+from trappola.agents.search.worlds import determinize
+from trappola.agents.settings import Setting
 from trappola_env.engine.actions import (
     ACCEPT_ALIFER,
     ACES,
@@ -63,13 +69,6 @@ from trappola_env.engine.actions import (
 )
 from trappola_env.engine.cards import ACE, CARD_POINTS, SUIT_MASK, TWO, cards_of
 from trappola_env.engine.infostate import InfoState
-
-from trappola.agents.advice import advice_settings, heeded, honest_advice
-from trappola.agents.base import AdviceView, Player, TurnView, pro_settings
-from trappola.agents.search.endgame import card_values, win_chance
-from trappola.agents.knowledge import OpponentCards, aces_failed, opponent_cards, public_points
-from trappola.agents.settings import Setting
-from trappola.agents.search.worlds import determinize
 
 _SCORING = tuple(range(FIGURA_RE, BIANKA + 1))  # 36..42
 _CARDS = (1 << 36) - 1

@@ -42,13 +42,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import trappola_env.referee as referee  # noqa: E402
-from trappola.agents.pimc import PimcPlayer  # noqa: E402
-from trappola.agents.policy_player import PolicyPlayer  # noqa: E402
-from trappola.agents.evaluation import head_to_head  # noqa: E402
-from trappola.agents.search.sampling import constraints_of  # noqa: E402
-from trappola.agents.evaluation.backend import ProcessBackend, SerialBackend  # noqa: E402
-from trappola_env.engine.cards import cards_of, mask_of  # noqa: E402
+import trappola_env.referee as referee
+from trappola.agents.evaluation import head_to_head
+from trappola.agents.evaluation.backend import ProcessBackend, SerialBackend
+from trappola.agents.pimc import PimcPlayer
+from trappola.agents.policy_player import PolicyPlayer
+from trappola.agents.search.sampling import constraints_of
+from trappola_env.engine.cards import cards_of, mask_of
 
 _DEAL = {}
 _play_partie = referee.play_partie

@@ -53,10 +53,10 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from trappola.agents import make_player  # noqa: E402
+from trappola.agents.evaluation import derive_seed, stats  # noqa: E402
 from trappola.agents.search.belief import load_belief  # noqa: E402
 from trappola.agents.search.inference import effective_sample_size, load_inference, normalise  # noqa: E402
 from trappola.agents.search.sampling import constraints_of  # noqa: E402
-from trappola.agents.evaluation import derive_seed, stats  # noqa: E402
 from trappola_env.engine import Partie, random_deal  # noqa: E402
 from trappola_env.interface import TurnView  # noqa: E402
 from trappola_env.observation import encode_info  # noqa: E402

@@ -20,8 +20,8 @@ Run:  .venv/bin/python benchmarks/bench_pimc.py [--spec pimc] [--deals 2000] [--
 from __future__ import annotations
 
 import argparse
-import os
 import json
+import os
 import random
 import statistics
 import sys
@@ -34,10 +34,10 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 from trappola.agents import make_player  # noqa: E402
-from trappola_env.referee import play_partie  # noqa: E402
-from trappola_env.engine import random_deal  # noqa: E402
 from trappola.agents.evaluation import derive_seed, head_to_head  # noqa: E402
 from trappola_env.atomic_file import write_text  # noqa: E402
+from trappola_env.engine import random_deal  # noqa: E402
+from trappola_env.referee import play_partie  # noqa: E402
 
 
 class Timed:

@@ -24,9 +24,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywhere, installed or not
 
 from trappola.agents import make_player
-from trappola_env.referee import play_partie
-from trappola_env.engine import random_deal
 from trappola.agents.evaluation import head_to_head
+from trappola_env.engine import random_deal
+from trappola_env.referee import play_partie
 
 
 def line(label: str, s: dict) -> str:

@@ -35,7 +35,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from trappola.agents.evaluation.stats import mean_ci  # noqa: E402
+from trappola.agents.evaluation.stats import mean_ci
 
 PLAYERS = ("rule:answer_rollouts=0,endgame=2", "random")
 
@@ -87,9 +87,9 @@ def bench_eval(deals: int, repeats: int, workers: int) -> None:
 
 def bench_train(steps: int, repeats: int, workers: int) -> None:
     from trappola.train.config_file import load_config, resolve_config
-    from trappola.train.sb3.ppo_selfplay import train as train_sb3
     from trappola.train.rllib.config import RLlibConfig
     from trappola.train.rllib.selfplay import train as train_rllib
+    from trappola.train.sb3.ppo_selfplay import train as train_sb3
 
     shared = {"total_timesteps": steps, "eval_deals": 0, "checkpoint_every": 0, "progress_bar": False, "max_minutes": 0}
     rates = {"sb3": [], "rllib": []}

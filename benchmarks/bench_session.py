@@ -18,12 +18,11 @@ import random
 import statistics
 import time
 
+from trappola.agents.evaluation.seeding import derive_seed
 from trappola_env.engine import DEFAULT_CONFIG, InfoState, Partie, cards_of, random_deal
 from trappola_env.engine.partie import DONE
 from trappola_env.referee import play_session
 from trappola_env.seat_adapters import PolicySeat
-
-from trappola.agents.evaluation.seeding import derive_seed
 
 
 class RandomPlayer:

@@ -48,7 +48,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from trappola.agents.policy_player import shipped_model_path  # noqa: E402
+from trappola.agents.model_io.model_files import shipped_model_path
 
 
 def bench_env(seconds: float = 3.0) -> None:
@@ -94,8 +94,8 @@ def bench_ppo(
     from sb3_contrib import MaskablePPO
 
     from trappola.train.config_file import load_config
-    from trappola.train.sb3.callbacks import SelfPlayCallback
     from trappola.train.networks import activation_class
+    from trappola.train.sb3.callbacks import SelfPlayCallback
     from trappola.train.sb3.vec import make_vec_env
 
     root = Path(__file__).resolve().parents[1]

@@ -28,9 +28,9 @@ from pathlib import Path
 
 from trappola.agents.evaluation import head_to_head
 from trappola.agents.evaluation.stats import wilson
-from trappola_env.atomic_file import write_text
 from trappola.train.config_file import load_config, resolve_config
 from trappola.train.sb3.ppo_selfplay import train
+from trappola_env.atomic_file import write_text
 
 
 def parse_arm(text: str) -> tuple[str, list[str]]:

@@ -10,6 +10,7 @@ with the AS) 6 = 124; the dealer has 0.
 from __future__ import annotations
 
 from helpers import make_deal_spec
+
 from trappola_env.engine import action_id
 from trappola_env.engine.actions import DECLINE_ALIFER
 

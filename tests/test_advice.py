@@ -7,6 +7,8 @@ from __future__ import annotations
 import random
 
 import pytest
+from helpers import act, make_deal_spec, make_partie
+from test_session_scripts import FORFEIT, dealer_wins, make_session
 
 from trappola_env.engine import InfoState, RuleConfig, action_id
 from trappola_env.engine.actions import ACCEPT_ALIFER, DECLINE_ALIFER, PRO, PROPOSE_ALIFER
@@ -20,12 +22,9 @@ from trappola_env.engine.advice import (
     possible_mask,
 )
 from trappola_env.engine.cards import card_id
-from trappola_env.engine.partie import IllegalActionError, Partie
 from trappola_env.engine.deal import random_deal
+from trappola_env.engine.partie import IllegalActionError, Partie
 from trappola_env.engine.session import Session
-
-from helpers import act, make_deal_spec, make_partie
-from test_session_scripts import FORFEIT, dealer_wins, make_session
 
 ALL = (1 << 36) - 1
 FIRST_CARD = sum(

@@ -8,26 +8,24 @@ import random
 
 import numpy as np
 import pytest
+from helpers import act, make_partie
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from trappola.agents import REGISTRY, make_player, parse_spec, split_player_list
-from trappola_env.referee import play_partie
 from trappola.agents.base import Player
-from trappola_env.interface import TurnView
-from trappola.agents.search.endgame import WIN, card_values
 from trappola.agents.human_player import HumanPlayer, HumanQuit, parse_choice, render_view
 from trappola.agents.knowledge import opponent_cards, public_points
 from trappola.agents.pro_rules import ProRule
-from trappola_env.interface import ProView
+from trappola.agents.search.endgame import WIN, card_values
 from trappola_env.engine import Deal, Partie, action_id, random_deal
 from trappola_env.engine.actions import ACCEPT_ALIFER, BIANKA, BLANS, DECLINE_ALIFER, FIGURA_RE, MANKO, PROPOSE_ALIFER
 from trappola_env.engine.bonuses import trick_bonuses
 from trappola_env.engine.cards import CARD_NAMES, CARD_POINTS, SUIT_MASK, card_id, cards_of, mask_of
 from trappola_env.engine.declarations import declaration_value
 from trappola_env.engine.infostate import InfoState
-
-from helpers import act, make_partie
+from trappola_env.interface import ProView, TurnView
+from trappola_env.referee import play_partie
 
 SPECS = [
     "random",

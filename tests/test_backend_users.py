@@ -11,8 +11,8 @@ import signal
 import pytest
 
 from trappola.agents import REGISTRY
-from trappola.agents.random_player import RandomPlayer
 from trappola.agents.evaluation.backend import ProcessBackend, WorkerLostError
+from trappola.agents.random_player import RandomPlayer
 
 
 class DyingSpec(str):
@@ -77,8 +77,9 @@ def test_opponent_workers_with_a_killed_worker():
     import random
 
     from scripted import Lowest
-    from trappola_env.engine import Partie, random_deal
+
     from trappola.train.selfplay.opponent_workers import OpponentWorkers
+    from trappola_env.engine import Partie, random_deal
 
     before = set(multiprocessing.active_children())
     workers = OpponentWorkers({"lowest": Lowest()}, {"lowest": 1}, 2)

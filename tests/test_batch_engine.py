@@ -21,9 +21,9 @@ from trappola_env.batch import OUTCOME_NAMES, BatchPartie
 from trappola_env.batch.engine import order_of
 from trappola_env.engine import IllegalActionError, Partie, RuleConfig, action_id, deal_from_names, deal_from_order
 from trappola_env.engine.partie import ALIFER_ANSWER
-from trappola_env.spaces_and_rewards import REWARD_MODES, partie_reward
 from trappola_env.full_deal import encode_full_deal
 from trappola_env.observation import encode
+from trappola_env.spaces_and_rewards import REWARD_MODES, partie_reward
 
 N_PARTIES = int(os.environ.get("TRAPPOLA_BATCH_PARTIES", "2000"))
 PLAYTHROUGHS = Path(__file__).parent / "playthroughs"

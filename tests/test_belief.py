@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import act, make_partie
 
 from trappola.agents import make_player
 from trappola.agents.search.belief import BeliefModel, load_belief, shipped_belief_path
 from trappola.agents.search.sampling import constraints_of
-from helpers import act, make_partie
+from trappola.train.fit import belief_fit as tb
 from trappola_env.interface import TurnView
 from trappola_env.observation import OBS_SIZE
-from trappola.train.fit import belief_fit as tb
 
 
 def _bias_model(bias) -> BeliefModel:

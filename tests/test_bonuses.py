@@ -12,12 +12,11 @@ here on ``trick_bonuses`` and ``settle`` directly.
 from types import SimpleNamespace
 
 import pytest
+from helpers import act, make_partie
 
 from trappola_env.engine import DECIDED
 from trappola_env.engine.bonuses import last_two_streak, trick_bonuses
 from trappola_env.engine.scoring import settle
-
-from helpers import act, make_partie
 
 # ------------------------------------------------- played parties
 

@@ -13,14 +13,13 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+from test_session_scripts import DEAL_CHALLENGER_WINS, DEAL_DECLARATION
 
 from trappola_env import bulka_v0, trappola_v0
+from trappola_env.aec_base import OrderEnforcing
 from trappola_env.bulka_v0 import BULKA_OBS_SIZE, SESSION_LAYOUT
 from trappola_env.engine.actions import NO_PRO, PRO
-from trappola_env.aec_base import OrderEnforcing
 from trappola_env.observation import OBS_SIZE, decode_observation, encode
-
-from test_session_scripts import DEAL_CHALLENGER_WINS, DEAL_DECLARATION
 
 SEATING3 = {"dealer": "player_1", "challenger": "player_0", "queue": ["player_2"]}
 

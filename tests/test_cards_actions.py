@@ -3,6 +3,7 @@
 import random
 
 import pytest
+from helpers import make_deal_spec
 
 from trappola_env.engine import (
     ACTION_NAMES,
@@ -27,8 +28,6 @@ from trappola_env.engine.cards import (
     rank_of,
     suit_of,
 )
-
-from helpers import make_deal_spec
 
 # ---------------------------------------------------------------- cards
 

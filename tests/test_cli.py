@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from trappola.cli.main import main
 from trappola.agents.evaluation.duplicate import SUMMARY_KEYS
+from trappola.cli.main import main
 
 FAST = "rule:answer_rollouts=0,endgame=2"
 

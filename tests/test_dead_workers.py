@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from trappola.agents.model_io.checkpoint_format import read_metadata
 from trappola.agents.evaluation.backend import ProcessBackend, WorkerLostError
+from trappola.agents.model_io.checkpoint_format import read_metadata
 from trappola.train.config_file import load_config
 from trappola.train.train_command import cli_main
 

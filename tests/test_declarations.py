@@ -7,6 +7,7 @@ Aces, whose success does), so most tests finish with ``play_lowest``.
 """
 
 import pytest
+from helpers import act, make_partie, play_lowest
 
 from trappola_env.engine import RuleConfig
 from trappola_env.engine.actions import (
@@ -20,8 +21,6 @@ from trappola_env.engine.actions import (
     MANKO,
 )
 from trappola_env.engine.cards import CAVALL, COURT_MASK, RE, TWO
-
-from helpers import act, make_partie, play_lowest
 
 DECLS = {FIGURA_RE, FIGURA_CAVALL, FIGURA_BUBE, FIGURA_TWOS, ACES, BLANS, BIANKA, MANKO}
 S, C, D, B = range(4)

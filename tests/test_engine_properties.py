@@ -8,6 +8,7 @@ shows up as a mismatch, not only the hand-built cases of the other files.
 
 import random
 
+from helpers import state_key
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -22,8 +23,6 @@ from trappola_env.engine import (
     random_deal,
 )
 from trappola_env.engine.cards import CARD_POINTS, points_of
-
-from helpers import state_key
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -11,13 +11,12 @@ import warnings
 import numpy as np
 import pytest
 from pettingzoo.test import api_test
+from test_session_scripts import DEAL_DECLARATION
 
 from trappola_env import bulka_v0, trappola_v0
+from trappola_env.aec_base import MAX_MULTIPLIER, MAX_STAKE_MULTIPLE
 from trappola_env.engine import action_id
 from trappola_env.engine.actions import ACCEPT_ALIFER, PRO, PROPOSE_ALIFER
-from trappola_env.aec_base import MAX_MULTIPLIER, MAX_STAKE_MULTIPLE
-
-from test_session_scripts import DEAL_DECLARATION
 
 
 def lowest(mask) -> int:

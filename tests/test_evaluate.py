@@ -10,7 +10,6 @@ import pytest
 
 from trappola.agents import make_player
 from trappola.agents.base import Player
-from trappola_env.engine import random_deal
 from trappola.agents.evaluation import (
     ProcessBackend,
     SerialBackend,
@@ -24,6 +23,7 @@ from trappola.agents.evaluation.duplicate import RECORD_FIELDS, SUMMARY_KEYS
 from trappola.agents.evaluation.report import format_summary, to_json, write_csv, write_json
 from trappola.agents.evaluation.stats import clustered_rate, mean_ci, t_quantile, wilson
 from trappola.agents.evaluation.tournament import PER_PLAYER_KEYS, SESSION_FIELDS, unique_labels
+from trappola_env.engine import random_deal
 
 FAST_RULE = "rule:answer_rollouts=0,endgame=2"  # canonical order: as in RulePlayer.SETTINGS
 

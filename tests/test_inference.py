@@ -9,8 +9,10 @@ from importlib import resources
 
 import numpy as np
 import pytest
+from helpers import act, make_partie
 
 from trappola.agents import make_player
+from trappola.agents.model_io.model_files import load_checkpoint_policy
 from trappola.agents.search.inference import (
     SHIPPED_OPPONENT_MODELS,
     PolicyInference,
@@ -18,14 +20,11 @@ from trappola.agents.search.inference import (
     load_inference,
     normalise,
 )
-from trappola.agents.model_io.model_files import load_checkpoint_policy
 from trappola.agents.search.sampling import constraints_of
 from trappola_env.engine import Deal, Partie, random_deal
 from trappola_env.engine.cards import SUIT_MASK, cards_of, mask_of
 from trappola_env.interface import TurnView
 from trappola_env.observation import encode
-
-from helpers import act, make_partie
 
 
 def _play_until(deal: Deal, specs, seed: int, cards_left: int, seat: int = 0, alifer_allowed: bool = True) -> Partie:

@@ -8,6 +8,7 @@ import re
 
 import numpy as np
 import pytest
+from helpers import act, make_partie
 
 from trappola_env import trappola_v0
 from trappola_env.engine import Partie, RuleConfig, cards_of, deal_from_names, random_deal
@@ -26,8 +27,6 @@ from trappola_env.observation import (
     encode,
     multiplier_feature,
 )
-
-from helpers import act, make_partie
 
 RANK_NAME = {RE: "Re", CAVALL: "Cavall", BUBE: "Bube", TWO: "Twos"}
 FORFEIT_CFG = RuleConfig(illegal_action="forfeit")

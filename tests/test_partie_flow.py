@@ -3,6 +3,7 @@
 """
 
 import pytest
+from helpers import act, legal_names, make_partie, play_lowest, state_key
 
 from trappola_env.engine import (
     AGREED_ALIFER,
@@ -21,8 +22,6 @@ from trappola_env.engine.actions import (
     PROPOSE_ALIFER,
 )
 from trappola_env.engine.partie import ALIFER_ANSWER, DONE, PLAY
-
-from helpers import act, legal_names, make_partie, play_lowest, state_key
 
 FORFEIT_CFG = RuleConfig(illegal_action="forfeit")
 
@@ -147,7 +146,7 @@ def test_decline_returns_the_turn_to_the_proposer_who_may_declare_then_must_play
     assert PROPOSE_ALIFER not in p.legal_actions()  # once per partie per player
     act(p, "declare Figura Re", "declare Figura Twos")
     assert p.to_act == 0
-    assert set(p.legal_actions()) == {card_id(n) for n in "RC RD RB 2S 2C 2B 7S 7C 7D".split()}
+    assert set(p.legal_actions()) == {card_id(n) for n in ["RC", "RD", "RB", "2S", "2C", "2B", "7S", "7C", "7D"]}
     act(p, "7S")
     assert p.to_act == 1
     # The dealer may still propose its own, once.

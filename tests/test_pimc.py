@@ -8,13 +8,12 @@ import random
 
 import numpy as np
 import pytest
+from helpers import act, make_deal_spec, make_partie
 
 from trappola.agents import make_player
 from trappola.agents.base import Player
-from trappola_env.interface import TurnView
-from trappola_env.referee import play_partie
+from trappola.agents.evaluation import head_to_head
 from trappola.agents.pimc import PimcPlayer, opponent_pending
-from helpers import act, make_deal_spec, make_partie
 from trappola_env.engine import RuleConfig, card_id, deal_from_names, mask_of, random_deal
 from trappola_env.engine.actions import (
     ACCEPT_ALIFER,
@@ -27,7 +26,8 @@ from trappola_env.engine.actions import (
     action_id,
 )
 from trappola_env.engine.declarations import aces_possible, bianka_possible, first_card_declarations
-from trappola.agents.evaluation import head_to_head
+from trappola_env.interface import TurnView
+from trappola_env.referee import play_partie
 
 DECLS = set(range(FIGURA_RE, BIANKA + 1))
 

@@ -34,7 +34,6 @@ import numpy as np
 import pytest
 
 from trappola_env import bulka_v0
-
 from trappola_env.engine import (
     Partie,
     RuleConfig,

@@ -10,15 +10,15 @@ import numpy as np
 import pytest
 
 from trappola.agents import make_player
-from trappola_env.interface import TurnView
-from trappola_env.referee import play_partie
-from trappola.agents.policy_player import PolicyPlayer, pro_view_from_bulka_obs, shipped_model_path
-from trappola_env.observation import encode_info
-from trappola_env.engine import Partie, random_deal
-from trappola_env.observation import encode
 from trappola.agents.model_io.checkpoint_format import read_metadata
+from trappola.agents.model_io.model_files import shipped_model_path
+from trappola.agents.policy_player import PolicyPlayer, pro_view_from_bulka_obs
 from trappola.train.model_checkpoint import build_metadata, save_checkpoint, write_metadata
 from trappola.train.sb3.config import TrainConfig
+from trappola_env.engine import Partie, random_deal
+from trappola_env.interface import TurnView
+from trappola_env.observation import encode, encode_info
+from trappola_env.referee import play_partie
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -115,8 +115,8 @@ def test_default_model_is_shipped_and_loads():
 
 
 def test_drives_a_bulka_v0_session_from_observations():
-    from trappola_env import bulka_v0
     from trappola.agents.pro_learned import ProPolicy
+    from trappola_env import bulka_v0
 
     env = bulka_v0.env(n_players=3, max_parties=25)
     env.reset(seed=3)

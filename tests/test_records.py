@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_session_scripts import alifer, challenger_wins, dealer_wins, make_session
 
 from trappola_env import bulka_v0
 from trappola_env.engine.actions import PRO
 from trappola_env.engine.records import Record, SessionRecords, session_records
 from trappola_env.referee import pro_view
-
-from test_session_scripts import alifer, challenger_wins, dealer_wins, make_session
 
 
 def scripted():

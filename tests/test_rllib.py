@@ -12,8 +12,8 @@ import pytest
 ray = pytest.importorskip("ray")
 pytest.importorskip("ray.rllib")
 
-from trappola.agents.model_io.checkpoint_format import load_policy, read_metadata  # noqa: E402
 from trappola.agents.evaluation import head_to_head  # noqa: E402
+from trappola.agents.model_io.checkpoint_format import load_policy, read_metadata  # noqa: E402
 from trappola.train.rllib.config import RLlibConfig  # noqa: E402
 from trappola.train.rllib.env import MASK_KEY, OBS_KEY, RLlibTrappolaEnv  # noqa: E402
 from trappola.train.rllib.selfplay import MAIN, league_mapping  # noqa: E402
@@ -162,9 +162,9 @@ def test_bulka_episode_returns_in_rllib(local_ray):
 
 
 def test_export_is_the_module_actor(tmp_path, local_ray):
+    import torch
     from ray.rllib.core.columns import Columns
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-    import torch
 
     from trappola.train.rllib.export import save_rllib_checkpoint
     from trappola.train.rllib.module import MaskedActorCritic

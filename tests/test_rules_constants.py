@@ -42,12 +42,12 @@ def test_solver_card_constants():
 def test_solver_bonus_constants():
     from trappola.agents.search.solver import rules_kernel as rk
 
-    assert rk.MARC_BONUS == bonuses.MARC[0]
-    assert rk.FIRST_TRICK_TWO == bonuses.FIRST_TRICK_TWO[0]
-    assert rk.MIDDLE_TWO == bonuses.MIDDLE_TWO[0]
+    assert bonuses.MARC[0] == rk.MARC_BONUS
+    assert bonuses.FIRST_TRICK_TWO[0] == rk.FIRST_TRICK_TWO
+    assert bonuses.MIDDLE_TWO[0] == rk.MIDDLE_TWO
     assert rk.RUN_BONUS.tolist() == [0] + [bonuses.LAST_TWOS[s][0] for s in (1, 2, 3)]
     assert sorted(bonuses.LAST_TWOS) == [1, 2, 3]
-    assert rk.LAST_TRICK_BONUS == bonuses.LAST_TRICK[0]
+    assert bonuses.LAST_TRICK[0] == rk.LAST_TRICK_BONUS
 
 
 def test_solver_aces_declaration_values():
@@ -79,7 +79,7 @@ def test_solver_infinity_exceeds_any_score_difference():
         + declarations.BLANS_VALUE[0]
         + declarations.BIANKA_VALUE[0]
     )
-    assert rk.INF > 2 * (sum(cards.CARD_POINTS) + bonus + decl)
+    assert 2 * (sum(cards.CARD_POINTS) + bonus + decl) < rk.INF
 
 
 def _project_files_read_by_kernels(folder: Path) -> set[Path]:
@@ -153,7 +153,7 @@ def test_batch_card_and_action_constants():
     assert K.BIANKA_FORBIDDEN == declarations.BIANKA_FORBIDDEN
     assert K.FIG_RANK.tolist() == [declarations.FIGURA_RANK[a] for a in FIGURAS]
     assert [K.FIG0 + i for i in range(8)] == [*FIGURAS, ACES, BLANS, BIANKA, MANKO]
-    assert K.FIGURA_BITS == sum(1 << a for a in declarations.FIGURA_ACTIONS)
+    assert sum(1 << a for a in declarations.FIGURA_ACTIONS) == K.FIGURA_BITS
     assert (K.ACES_BIT, K.MANKO_BIT, K.PROPOSE_BIT) == (1 << ACES, 1 << MANKO, 1 << PROPOSE_ALIFER)
     assert K.ANSWER_BITS == (1 << ACCEPT_ALIFER) | (1 << DECLINE_ALIFER)
     assert K.NACT == N_ACTIONS
@@ -168,8 +168,8 @@ def test_batch_declaration_values():
     for n in (3, 4):
         assert (K.ACES_WIN[n - 3], K.ACES_PAY[n - 3]) == declarations.declaration_value(ACES, n, True)
         assert (K.ACES_LOSE[n - 3], K.ACES_PAY[n - 3]) == declarations.declaration_value(ACES, n, False)
-    assert (K.BLANS_POINTS, K.BLANS_PAY) == declarations.declaration_value(BLANS, 1, True)
-    assert (K.BIANKA_POINTS, K.BIANKA_PAY) == declarations.declaration_value(BIANKA, 1, True)
+    assert declarations.declaration_value(BLANS, 1, True) == (K.BLANS_POINTS, K.BLANS_PAY)
+    assert declarations.declaration_value(BIANKA, 1, True) == (K.BIANKA_POINTS, K.BIANKA_PAY)
 
 
 def test_batch_bonus_values_and_stake():

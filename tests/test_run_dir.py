@@ -11,12 +11,12 @@ import os
 import pytest
 
 from trappola.agents.model_io.checkpoint_format import read_metadata
-from trappola.train.model_checkpoint import write_metadata
 from trappola.train.config_file import load_config
-from trappola.train.sb3.ppo_selfplay import train
-from trappola.train.train_command import cli_main
+from trappola.train.model_checkpoint import write_metadata
 from trappola.train.rllib.config import RLlibConfig
 from trappola.train.run_log import RunDirError, check_run_dir
+from trappola.train.sb3.ppo_selfplay import train
+from trappola.train.train_command import cli_main
 
 TINY = [
     "n_envs=2",

@@ -14,15 +14,16 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from helpers import act, make_partie
 
 from trappola.agents import make_player
-from trappola_env.interface import TurnView
 from trappola.agents.search.sampling import constraints_of, dealt_consistent
-from helpers import act, make_partie
 from trappola_env.engine import Partie, RuleConfig, random_deal
 from trappola_env.engine.actions import ACES, BIANKA, BLANS, MANKO
-from trappola_env.engine.cards import ACE_MASK, COURT_MASK, RANK_MASK, SUIT_MASK, card_id as card_id_, cards_of, mask_of
+from trappola_env.engine.cards import ACE_MASK, COURT_MASK, RANK_MASK, SUIT_MASK, cards_of, mask_of
+from trappola_env.engine.cards import card_id as card_id_
 from trappola_env.engine.declarations import aces_possible, bianka_possible, first_card_declarations
+from trappola_env.interface import TurnView
 
 
 def _declaring(hand: int) -> bool:

@@ -5,11 +5,10 @@ declarations, stakes and endings.
 """
 
 import pytest
+from helpers import act, make_partie, state_key
 
 from trappola_env.engine import AGREED_ALIFER, DECIDED, FORFEIT, TIE, RuleConfig, card_id
 from trappola_env.engine.actions import BLANS
-
-from helpers import act, make_partie, state_key
 
 # Challenger: no court, no Ace (Blans and Bianka). Dealer: 3 Bube (BS, the
 # missing one, is the face-up bottom card).

@@ -11,20 +11,20 @@ from functools import partial
 
 import numpy as np
 import pytest
+from helpers import make_deal_spec
 from sb3_contrib.common.maskable.utils import get_action_masks
+from scripted import DEAL, WINNER_POINTS, Accepts, Lowest
 from stable_baselines3.common.vec_env import DummyVecEnv
 
-from helpers import make_deal_spec
-from scripted import DEAL, WINNER_POINTS, Accepts, Lowest
-from trappola_env.engine import random_deal
-from trappola_env.engine.actions import PROPOSE_ALIFER
-from trappola_env.engine.cards import CARD_NAMES, suit_of
 from trappola.train.sb3.batched_vec_env import BatchedSelfPlayVecEnv
+from trappola.train.sb3.selfplay_env import SelfPlayEnv
 from trappola.train.selfplay.alifer import AliferValue, replay_mean
 from trappola.train.selfplay.forced import forced_action, forced_actions
 from trappola.train.selfplay.pool import OpponentPool, pool_member
 from trappola.train.selfplay.reward import RewardShaping, scale_reward
-from trappola.train.sb3.selfplay_env import SelfPlayEnv
+from trappola_env.engine import random_deal
+from trappola_env.engine.actions import PROPOSE_ALIFER
+from trappola_env.engine.cards import CARD_NAMES, suit_of
 
 ADAPTERS = ("batched", "gym")
 WIN = {"win": 1.0, "loss": -1.0, "alifer": 0.0}

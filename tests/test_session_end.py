@@ -10,11 +10,6 @@ import json
 from fractions import Fraction
 
 import pytest
-
-from trappola_env.engine import IllegalActionError, RuleConfig
-from trappola_env.engine.actions import ACCEPT_ALIFER, DECLINE_ALIFER, PROPOSE_ALIFER
-from trappola_env.engine.session import Session
-
 from test_session_scripts import (
     DEAL_DECLARATION,
     DEAL_TIE,
@@ -25,6 +20,10 @@ from test_session_scripts import (
     make_session,
     play_deal,
 )
+
+from trappola_env.engine import IllegalActionError, RuleConfig
+from trappola_env.engine.actions import ACCEPT_ALIFER, DECLINE_ALIFER, PROPOSE_ALIFER
+from trappola_env.engine.session import Session
 
 
 def test_session_ends_after_max_parties_and_splits_the_bulka():

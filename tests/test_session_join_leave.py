@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from test_session_scripts import alifer, challenger_wins, dealer_wins, make_session, table
 
 

@@ -6,12 +6,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from test_session_scripts import DEAL_DECLARATION, dealer_wins, make_session, play_deal, table
 
 from trappola_env.engine import RuleConfig
 from trappola_env.engine.actions import NO_PRO, PRO
 from trappola_env.engine.partie import IllegalActionError
-
-from test_session_scripts import DEAL_DECLARATION, dealer_wins, make_session, play_deal, table
 
 
 def offered(stake_multiple=1, config=None):

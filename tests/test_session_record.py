@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from fractions import Fraction
 
+from trappola.agents import make_player
 from trappola.agents.evaluation import session_tournament
 from trappola.agents.evaluation.game_record import read_games
 from trappola.agents.evaluation.session_record import SessionRecorder
@@ -14,7 +15,6 @@ from trappola.cli.main import main
 from trappola_env.engine.advice import ADVICE_BASE
 from trappola_env.engine.session import Session
 from trappola_env.referee import play_session
-from trappola.agents import make_player
 
 FAST = "rule:answer_rollouts=0,endgame=2"
 

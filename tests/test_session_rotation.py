@@ -9,7 +9,6 @@ A wins two parties (streak 2) and declares Pro before the third."""
 from __future__ import annotations
 
 import pytest
-
 from test_session_scripts import alifer, challenger_wins, dealer_wins, make_session, table, wins
 
 QUEUES = {2: [], 3: ["C"], 4: ["C", "D"]}

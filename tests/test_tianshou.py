@@ -7,12 +7,12 @@ import pytest
 
 pytest.importorskip("tianshou")
 
-from tianshou.algorithm.multiagent.marl import MultiAgentPolicy  # noqa: E402
-from tianshou.algorithm.random import MARLRandomDiscreteMaskedOffPolicyAlgorithm  # noqa: E402
-from tianshou.data import Collector, VectorReplayBuffer  # noqa: E402
-from tianshou.env import DummyVectorEnv, PettingZooEnv  # noqa: E402
+from tianshou.algorithm.multiagent.marl import MultiAgentPolicy
+from tianshou.algorithm.random import MARLRandomDiscreteMaskedOffPolicyAlgorithm
+from tianshou.data import Collector, VectorReplayBuffer
+from tianshou.env import DummyVectorEnv, PettingZooEnv
 
-from trappola_env import bulka_v0, trappola_v0  # noqa: E402
+from trappola_env import bulka_v0, trappola_v0
 
 
 class Recording(PettingZooEnv):

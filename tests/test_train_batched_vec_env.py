@@ -10,10 +10,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from trappola_env.full_deal import encode_full_deal
-from trappola_env.observation import encode
 from trappola.agents.model_io.numpy_policy import NumpyPolicy
 from trappola.train.sb3.batched_vec_env import BatchedSelfPlayVecEnv, TorchActor, sample_masked
+from trappola_env.full_deal import encode_full_deal
+from trappola_env.observation import encode
 
 
 def test_games_follow_the_reference_engine():

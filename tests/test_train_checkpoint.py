@@ -18,9 +18,9 @@ from trappola.agents.model_io.checkpoint_format import (
     load_policy,
     read_metadata,
 )
+from trappola.agents.model_io.numpy_policy import NumpyPolicy
 from trappola.train.model_checkpoint import build_metadata, load_model, save_checkpoint, write_metadata
 from trappola.train.sb3.config import TrainConfig
-from trappola.agents.model_io.numpy_policy import NumpyPolicy
 
 
 @pytest.fixture(scope="module")

@@ -145,8 +145,8 @@ def test_zero_means_no_limit_and_player_specs_with_settings_pass(tmp_path):
 
 
 def test_command_line_refuses_bad_files_and_takes_key_value_options(tmp_path, capsys, monkeypatch):
-    from trappola.train.sb3 import ppo_selfplay
     from trappola.cli.main import main
+    from trappola.train.sb3 import ppo_selfplay
 
     f = tmp_path / "tabs.yaml"
     f.write_text("seed: 1\npool:\n\trule: 1\n")

@@ -6,8 +6,8 @@ import multiprocessing
 
 import numpy as np
 import pytest
-
 from scripted import Lowest
+
 from trappola.train.sb3.batched_vec_env import BatchedSelfPlayVecEnv
 from trappola.train.sb3.config import TrainConfig
 from trappola.train.selfplay.opponent_workers import OpponentWorkers, worker_seed

@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 
 from trappola.agents import make_player
-from trappola_env.interface import ProView
-from trappola_env.engine.session import ProDecision
 from trappola.agents.pro_learned import FEATURES, ProPolicy, features
 from trappola.agents.pro_rules import ProRule
 from trappola.train.pro.bench import SessionBench
 from trappola.train.pro.compare import compare, threshold_rule
 from trappola.train.pro.rollouts import pro_advantages
+from trappola_env.engine.session import ProDecision
+from trappola_env.interface import ProView
 
 
 def view(bulka, parties_left=30, stake_multiple=1, multiplier=1):

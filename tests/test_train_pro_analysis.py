@@ -7,7 +7,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from trappola.train.pro.bench import SessionBench
 from trappola.train.pro.analysis import (
     FIELDS,
     OneTable,
@@ -19,6 +18,7 @@ from trappola.train.pro.analysis import (
     save,
     table,
 )
+from trappola.train.pro.bench import SessionBench
 
 
 def records(rows):

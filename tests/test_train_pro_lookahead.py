@@ -6,12 +6,11 @@ from __future__ import annotations
 import pytest
 
 from trappola.agents import make_player
-from trappola_env.interface import ProView
-from trappola_env.engine.session import ProDecision
-from trappola_env.referee import play_session
-from trappola.agents.pro_learned import ProPolicy, pro_policy_from_dict
-from trappola.agents.pro_learned import LookaheadPro, matchup, opponent_kind
+from trappola.agents.pro_learned import LookaheadPro, ProPolicy, matchup, opponent_kind, pro_policy_from_dict
 from trappola.train.pro.lookahead import measure_win_rates
+from trappola_env.engine.session import ProDecision
+from trappola_env.interface import ProView
+from trappola_env.referee import play_session
 
 RATES = LookaheadPro({"rule": 0.6, "random": 0.9}, default=0.75)
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from scripted import DEAL, Lowest
+
 from trappola.train.sb3.selfplay_env import SelfPlayEnv
 
 

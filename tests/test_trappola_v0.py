@@ -12,16 +12,15 @@ import warnings
 
 import numpy as np
 import pytest
+from helpers import make_deal_spec, state_key
 from pettingzoo.test import api_test, seed_test
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from trappola_env import trappola_v0
-from trappola_env.engine import action_id, cards_of
 from trappola_env.aec_base import OrderEnforcing
-from trappola_env.spaces_and_rewards import mask_array, observation_space
+from trappola_env.engine import action_id, cards_of
 from trappola_env.observation import OBS_SIZE, decode_observation
-
-from helpers import make_deal_spec, state_key
+from trappola_env.spaces_and_rewards import mask_array, observation_space
 
 P0, P1 = "player_0", "player_1"
 

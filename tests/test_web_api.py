@@ -15,11 +15,11 @@ pytest.importorskip("httpx")
 
 with warnings.catch_warnings():  # starlette's notice about its httpx client, not about this project
     warnings.simplefilter("ignore")
-    from fastapi.testclient import TestClient  # noqa: E402
+    from fastapi.testclient import TestClient
 
-from trappola.agents.base import Player  # noqa: E402
-from trappola.agents.evaluation import head_to_head, rate_pool  # noqa: E402
-from trappola.web.app import create_app  # noqa: E402
+from trappola.agents.base import Player
+from trappola.agents.evaluation import head_to_head, rate_pool
+from trappola.web.app import create_app
 
 
 class GatedPlayer(Player):
@@ -404,9 +404,9 @@ def test_the_human_defender_of_a_pro_partie_sees_the_advice_and_no_hidden_card()
     players give each other in the Pro partie it watches is not in its
     moves either."""
     from trappola.agents import make_player
+    from trappola.web.play import PlayTable
     from trappola_env.engine import InfoState
     from trappola_env.engine.advice import advice_mask, advice_name
-    from trappola.web.play import PlayTable
 
     app = create_app()
     opp = make_player("rule:pro=always,answer_rollouts=0")

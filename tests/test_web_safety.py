@@ -19,16 +19,16 @@ pytest.importorskip("httpx")
 
 with warnings.catch_warnings():  # starlette's notice about its httpx client, not about this project
     warnings.simplefilter("ignore")
-    from fastapi.testclient import TestClient  # noqa: E402
+    from fastapi.testclient import TestClient
 
-from trappola.agents.base import Player  # noqa: E402
-from trappola.agents.evaluation import head_to_head  # noqa: E402
-from trappola.web import app as web_app  # noqa: E402
-from trappola.web import opponents  # noqa: E402
-from trappola.web import replay as replay_module  # noqa: E402
-from trappola.web.app import create_app  # noqa: E402
-from trappola.web.play import Tables  # noqa: E402
-from trappola.web.replay import Replays  # noqa: E402
+from trappola.agents.base import Player
+from trappola.agents.evaluation import head_to_head
+from trappola.web import app as web_app
+from trappola.web import opponents
+from trappola.web import replay as replay_module
+from trappola.web.app import create_app
+from trappola.web.play import Tables
+from trappola.web.replay import Replays
 
 BASE = "http://127.0.0.1:8000"
 JSON = {"Content-Type": "application/json"}

@@ -22,12 +22,12 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from trappola.agents.search.belief import BeliefModel
-from trappola.agents.model_io.checkpoint_format import CheckpointError, load_policy
 from trappola.agents.evaluation.game_record import GAMES_FILE, write_games
 from trappola.agents.evaluation.report import write_csv, write_json
-from trappola_env.atomic_file import write_text
+from trappola.agents.model_io.checkpoint_format import CheckpointError, load_policy
+from trappola.agents.search.belief import BeliefModel
 from trappola.train.model_checkpoint import build_metadata, save_checkpoint
+from trappola_env.atomic_file import write_text
 
 
 def tiny_model():

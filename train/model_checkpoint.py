@@ -14,6 +14,7 @@ import io
 import json
 import time
 import zipfile
+from importlib.metadata import version
 from pathlib import Path
 
 from trappola.agents.model_io.checkpoint_format import (
@@ -26,7 +27,6 @@ from trappola.agents.model_io.checkpoint_format import (
     current_signature,
     read_metadata,
 )
-from importlib.metadata import version
 from trappola.agents.model_io.numpy_policy import NumpyPolicy
 from trappola_env.atomic_file import write_bytes
 

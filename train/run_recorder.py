@@ -28,14 +28,13 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
-from trappola.agents.model_io.checkpoint_format import CheckpointError, read_metadata
-from trappola_env.atomic_file import write_text
 from trappola.agents.evaluation.stats import mean_ci
-
+from trappola.agents.model_io.checkpoint_format import CheckpointError, read_metadata
 from trappola.train.run_log import open_run, resumes_into
+from trappola_env.atomic_file import write_text
 
 #: The figures of an evaluation kept in a checkpoint's metadata.
 SHORT_KEYS = ("deals", "wins", "losses", "alifers", "win_rate", "score", "score_ci", "points_diff", "timesteps")

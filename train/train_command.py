@@ -19,9 +19,8 @@ import sys
 import textwrap
 from dataclasses import fields
 
-from trappola_env.atomic_file import describe_os_error
-
 from trappola.train.config_file import load_config, resolve_config, trainer_of
+from trappola_env.atomic_file import describe_os_error
 
 #: What the command prints of the summary at the end of a run.
 PRINTED = ("best", "final", "best_score", "timesteps", "minutes")

@@ -18,9 +18,10 @@ from __future__ import annotations
 import errno
 import os
 import secrets
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Iterator
+from typing import IO
 
 TEMP_SUFFIX = ".tmp"
 

@@ -1,4 +1,3 @@
-# noqa: D212, D415
 """
 # Bulka
 
@@ -258,6 +257,7 @@ import math
 
 import numpy as np
 
+from trappola_env.aec_base import MAX_MULTIPLIER, EnvBase, OrderEnforcing, read_only, shuffled_deal
 from trappola_env.engine import N_ACTIONS, IllegalActionError, InfoState, deal_from_names
 from trappola_env.engine.actions import action_name
 from trappola_env.engine.advice import ADVISABLE, N_ACTIONS_WITH_ADVICE
@@ -266,8 +266,6 @@ from trappola_env.engine.render import render_partie
 from trappola_env.engine.scoring import BASE_STAKE
 from trappola_env.engine.seating import Seating
 from trappola_env.engine.session import ADVICE, OVER, PLAYING, PRO_DECISION, Session
-from trappola_env.aec_base import MAX_MULTIPLIER, EnvBase, OrderEnforcing, read_only, shuffled_deal
-from trappola_env.spaces_and_rewards import check_positive_int, mask_array, wide_mask_array
 from trappola_env.observation import (
     LAYOUT,
     OBS_SIZE,
@@ -277,6 +275,7 @@ from trappola_env.observation import (
     encode_public,
     multiplier_feature,
 )
+from trappola_env.spaces_and_rewards import check_positive_int, mask_array, wide_mask_array
 
 OPTION_KEYS = ("seating", "deal")
 SEATS = ("challenger", "dealer", "waiting")

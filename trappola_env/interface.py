@@ -32,8 +32,9 @@ project's base class for it.
 from __future__ import annotations
 
 import operator
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from trappola_env.engine import N_ACTIONS, cards_of
 from trappola_env.engine.infostate import InfoState

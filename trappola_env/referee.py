@@ -61,15 +61,16 @@ how many parties it took), ``final_share``, ``parties_played``,
 from __future__ import annotations
 
 import operator
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, NamedTuple, Sequence
+from typing import Any, NamedTuple
 
 from trappola_env.engine.advice import NO_ADVICE
-from trappola_env.engine.rule_config import DEFAULT_CONFIG, RuleConfig
 from trappola_env.engine.infostate import InfoState
 from trappola_env.engine.ledger import to_json_number
 from trappola_env.engine.partie import DONE, IllegalActionError, Partie
 from trappola_env.engine.records import session_records
+from trappola_env.engine.rule_config import DEFAULT_CONFIG, RuleConfig
 from trappola_env.engine.scoring import BASE_STAKE
 from trappola_env.engine.session import ADVICE, OVER, PLAYING, PRO_DECISION, Session
 from trappola_env.interface import AdviceView, ProView, TurnView
@@ -190,14 +191,14 @@ class Referee:
         }
 
     @classmethod
-    def for_session(cls, players, session: Session, **callbacks) -> "Referee":
+    def for_session(cls, players, session: Session, **callbacks) -> Referee:
         """Play ``session`` with ``players`` (a sequence or ``{name: player}``)."""
         if not isinstance(players, dict):
             players = {f"player_{i}": p for i, p in enumerate(players)}
         return cls(players, session=session, **callbacks)
 
     @classmethod
-    def for_partie(cls, players: Sequence, partie: Partie, names: Sequence | None = None, **callbacks) -> "Referee":
+    def for_partie(cls, players: Sequence, partie: Partie, names: Sequence | None = None, **callbacks) -> Referee:
         """Play ``partie``: ``players[0]`` is the challenger, ``players[1]``
         the dealer; ``names`` the names shown (default: the players')."""
         if len(players) != 2:
@@ -306,7 +307,7 @@ class Referee:
         if self.on_partie_end is not None:
             self.on_partie_end(partie)
 
-    def run(self) -> "Referee":
+    def run(self) -> Referee:
         """Play to the end, asking the players."""
         while not self.over:
             self.answer(self.ask(self.turn()))

@@ -13,7 +13,7 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from trappola_env.interface import ProView, TurnView
 

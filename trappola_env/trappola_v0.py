@@ -1,4 +1,3 @@
-# noqa: D212, D415
 """
 # Trappola
 
@@ -206,10 +205,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from trappola_env.aec_base import MAX_MULTIPLIER, EnvBase, OrderEnforcing, check_bounded_int, shuffled_deal
 from trappola_env.engine import N_ACTIONS, IllegalActionError, Partie, action_name, deal_from_names
 from trappola_env.engine.partie import DONE
 from trappola_env.engine.render import render_partie
-from trappola_env.aec_base import MAX_MULTIPLIER, EnvBase, OrderEnforcing, check_bounded_int, shuffled_deal
+from trappola_env.observation import OBS_SIZE, Observer, decode_observation, encode
 from trappola_env.spaces_and_rewards import (
     REWARD_MODES,
     ROLES,
@@ -220,7 +220,6 @@ from trappola_env.spaces_and_rewards import (
     result_name,
     score_dict,
 )
-from trappola_env.observation import OBS_SIZE, Observer, decode_observation, encode
 
 _NO_ACTIONS = np.zeros(N_ACTIONS, np.int8)  # the mask of an agent not to act, shared: read-only
 _NO_ACTIONS.setflags(write=False)

@@ -12,9 +12,9 @@ from trappola.agents.evaluation.backend import Backend, ProcessBackend, SerialBa
 from trappola.agents.evaluation.backend_choice import BACKENDS, make_backend
 from trappola.agents.evaluation.duplicate import HeadToHeadResult, head_to_head
 from trappola.agents.evaluation.ratings import RatingsResult, rate_pool
-from trappola.agents.evaluation.tournament import TournamentResult, session_tournament
-from trappola.agents.evaluation.seeding import derive_seed
 from trappola.agents.evaluation.ray_backend import RayBackend
+from trappola.agents.evaluation.seeding import derive_seed
+from trappola.agents.evaluation.tournament import TournamentResult, session_tournament
 
 __all__ = [
     "BACKENDS",

@@ -37,8 +37,8 @@ import sys
 import threading
 import time
 import traceback
+from collections.abc import Callable, Iterable
 from multiprocessing.connection import wait
-from typing import Callable, Iterable
 
 from trappola_env.atomic_file import pid_running
 

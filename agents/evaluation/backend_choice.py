@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from trappola.agents.evaluation.backend import Backend, ProcessBackend, SerialBackend, default_workers
 
-
 BACKENDS = ("process", "serial", "ray")
 
 

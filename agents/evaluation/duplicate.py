@@ -48,9 +48,6 @@ import math
 import random
 from dataclasses import dataclass, field
 
-from trappola_env.engine import DEFAULT_CONFIG, RuleConfig, random_deal
-from trappola_env.engine.scoring import DECIDED, FORFEIT, TIE
-
 from trappola.agents.evaluation.backend import Backend
 from trappola.agents.evaluation.backend_choice import resolve_backend, run_blocks
 from trappola.agents.evaluation.game_record import GameRecorder
@@ -58,6 +55,8 @@ from trappola.agents.evaluation.players import PlayerSource, build_players, play
 from trappola.agents.evaluation.progress import progress_bar
 from trappola.agents.evaluation.seeding import derive_seed
 from trappola.agents.evaluation.stats import clustered_rate, mean_ci, wilson
+from trappola_env.engine import DEFAULT_CONFIG, RuleConfig, random_deal
+from trappola_env.engine.scoring import DECIDED, FORFEIT, TIE
 
 ROLES = ("challenger", "dealer")
 RECORD_FIELDS = ("deal", "game", "a_seat", "outcome", "winner", "points_a", "points_b", "tokens_a", "tokens_b")

@@ -22,15 +22,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from trappola_env.engine import DEFAULT_CONFIG, RuleConfig
-from trappola_env.engine.scoring import DECIDED, FORFEIT, TIE
-
 from trappola.agents.evaluation.backend import Backend
 from trappola.agents.evaluation.backend_choice import resolve_backend
 from trappola.agents.evaluation.duplicate import head_to_head
 from trappola.agents.evaluation.players import player_label, source_of
 from trappola.agents.evaluation.seeding import derive_seed
 from trappola.agents.evaluation.tournament import unique_labels
+from trappola_env.engine import DEFAULT_CONFIG, RuleConfig
+from trappola_env.engine.scoring import DECIDED, FORFEIT, TIE
 
 
 @dataclass

@@ -14,9 +14,8 @@ from __future__ import annotations
 import csv
 import json
 
-from trappola_env.atomic_file import atomic_write, write_text
-
 from trappola.agents.evaluation.exploitability import COLUMN, exploitability_cell
+from trappola_env.atomic_file import atomic_write, write_text
 
 
 def _num(v, digits: int = 3) -> str:

@@ -31,10 +31,9 @@ an advice id (docs/rules.md section 9). Numbers that can be fractions
 
 from __future__ import annotations
 
+from trappola.agents.evaluation.game_record import GameRecorder
 from trappola_env.engine.advice import advice_name
 from trappola_env.engine.ledger import to_json_number
-
-from trappola.agents.evaluation.game_record import GameRecorder
 
 
 class SessionRecorder:

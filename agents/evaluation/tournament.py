@@ -41,14 +41,13 @@ import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from trappola_env.engine import DEFAULT_CONFIG, RuleConfig
-
 from trappola.agents.evaluation.backend import Backend
 from trappola.agents.evaluation.backend_choice import resolve_backend, run_blocks
 from trappola.agents.evaluation.players import build_players, player_label, source_of
 from trappola.agents.evaluation.progress import progress_bar
 from trappola.agents.evaluation.seeding import derive_seed
 from trappola.agents.evaluation.stats import clustered_rate, mean_ci
+from trappola_env.engine import DEFAULT_CONFIG, RuleConfig
 
 SESSION_FIELDS = (
     "session",
@@ -92,10 +91,9 @@ def unique_labels(names) -> list[str]:
 def _play_sessions(task) -> tuple[list[tuple], list[dict]]:
     """Play sessions ``start..stop-1``; runs in a worker. Rows follow
     ``SESSION_FIELDS``; saved games only when asked for."""
+    from trappola.agents.evaluation.session_record import SessionRecorder
     from trappola_env.engine.session import Session
     from trappola_env.referee import play_session
-
-    from trappola.agents.evaluation.session_record import SessionRecorder
 
     sources, labels, seed, start, stop, parties, config, stake_multiple, record, advice = task
     players = build_players(sources)

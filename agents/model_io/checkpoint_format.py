@@ -36,10 +36,9 @@ from pathlib import Path
 
 import numpy as np
 
-from trappola_env.engine.actions import ACTION_NAMES, N_ACTIONS
-
 from trappola.agents.model_io.numpy_policy import NumpyPolicy
 from trappola.agents.model_io.zip_members import check_member_sizes
+from trappola_env.engine.actions import ACTION_NAMES, N_ACTIONS
 
 FORMAT_VERSION = 1
 META_NAME = "trappola_meta.json"

@@ -48,7 +48,7 @@ class NumpyPolicy:
         self.n_actions = self.head[0].shape[0]
 
     @classmethod
-    def from_state_dict(cls, state: dict, activation: str = "relu") -> "NumpyPolicy":
+    def from_state_dict(cls, state: dict, activation: str = "relu") -> NumpyPolicy:
         """From the ``state_dict`` of an SB3 ``MaskableActorCriticPolicy``
         whose features extractor is a flatten (MlpPolicy)."""
 
@@ -68,7 +68,7 @@ class NumpyPolicy:
         return cls(layers, head, activation)
 
     @classmethod
-    def from_sb3(cls, policy, activation: str = "relu") -> "NumpyPolicy":
+    def from_sb3(cls, policy, activation: str = "relu") -> NumpyPolicy:
         """From a live SB3 ``MaskableActorCriticPolicy`` (see ``from_state_dict``)."""
         return cls.from_state_dict(policy.state_dict(), activation)
 
@@ -77,7 +77,7 @@ class NumpyPolicy:
         return {"layers": self.layers, "head": self.head, "activation": self.activation}
 
     @classmethod
-    def from_weights(cls, weights: dict) -> "NumpyPolicy":
+    def from_weights(cls, weights: dict) -> NumpyPolicy:
         """From the picklable form ``get_weights`` returns."""
         return cls(weights["layers"], weights["head"], weights["activation"])
 

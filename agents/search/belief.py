@@ -96,7 +96,7 @@ class BeliefModel:
             np.savez(f, meta=np.array(json.dumps(self.meta)), **arrays)
 
     @classmethod
-    def load(cls, path) -> "BeliefModel":
+    def load(cls, path) -> BeliefModel:
         """Read a model written by ``save``; a missing, damaged or oversized file raises ``ValueError``."""
         path = Path(path)
         if not path.exists():

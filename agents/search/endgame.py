@@ -17,13 +17,12 @@ four cards a hand; the tree grows as the factorial of the cards left.
 
 from __future__ import annotations
 
+from trappola.agents.knowledge import aces_failed
 from trappola_env.engine.actions import ACES
 from trappola_env.engine.bonuses import trick_bonuses
 from trappola_env.engine.cards import ACE, CARD_POINTS, SUIT_MASK, TEN, cards_of
 from trappola_env.engine.declarations import declaration_value
 from trappola_env.engine.infostate import InfoState
-
-from trappola.agents.knowledge import aces_failed
 
 WIN = 1000  # the sign of the outcome outweighs any point difference
 _INF = 1 << 30
@@ -44,7 +43,7 @@ def _moves(hand: int, lead: int, other: int) -> list[int]:
             prev >= 0
             and 1 <= r <= TEN
             and prev // 9 == c // 9
-            and 1 <= prev % 9
+            and prev % 9 >= 1
             and not (other >> (prev + 1)) & ((1 << (c - prev - 1)) - 1)
             and not prev < lead < c
         ):

@@ -43,14 +43,13 @@ from importlib import resources
 
 import numpy as np
 
+from trappola.agents.model_io.model_files import load_checkpoint_policy
+from trappola.agents.model_io.numpy_policy import NumpyPolicy
 from trappola_env.batch import BatchPartie
 from trappola_env.engine.actions import N_ACTIONS, PROPOSE_ALIFER
 from trappola_env.engine.cards import N_CARDS
 from trappola_env.engine.infostate import InfoState
 from trappola_env.observation import OBS_SIZE
-
-from trappola.agents.model_io.model_files import load_checkpoint_policy
-from trappola.agents.model_io.numpy_policy import NumpyPolicy
 
 #: ``infer`` values naming a model shipped in ``agents/models/``: the shipped
 #: network itself, and that network fitted to imitate ``pimc:samples=32``

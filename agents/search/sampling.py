@@ -159,7 +159,7 @@ class Constraints:
                 return False
         return True
 
-    def holding(self, cards: int) -> "Constraints":
+    def holding(self, cards: int) -> Constraints:
         """The consistent hands that hold every card of the bit set ``cards``
         (what a seat knows once those cards are shown to it): each moves from
         its group, with one fewer to choose there, to ``forced``. Raises

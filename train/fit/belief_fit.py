@@ -42,11 +42,11 @@ from pathlib import Path
 import numpy as np
 
 from trappola.agents import make_player, split_player_list
-from trappola.agents.search.belief import BeliefModel
-from trappola.agents.search.sampling import constraints_of
 from trappola.agents.evaluation.backend_choice import make_backend
 from trappola.agents.evaluation.progress import progress_bar
 from trappola.agents.evaluation.seeding import derive_seed
+from trappola.agents.search.belief import BeliefModel
+from trappola.agents.search.sampling import constraints_of
 from trappola_env.atomic_file import atomic_write
 from trappola_env.engine import random_deal
 from trappola_env.engine.actions import CARD_ACTIONS

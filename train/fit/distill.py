@@ -29,18 +29,17 @@ from pathlib import Path
 import numpy as np
 
 from trappola.agents import make_player
+from trappola.agents.evaluation.seeding import derive_seed
 from trappola.agents.model_io.checkpoint_format import load_state_dict, read_metadata
 from trappola.agents.model_io.model_files import DEFAULT_MODEL, resolve_model_path
 from trappola.agents.model_io.numpy_policy import NumpyPolicy
 from trappola.agents.policy_player import PolicyPlayer
-from trappola.agents.evaluation.seeding import derive_seed
+from trappola.train.fit.opponent_model import fit, write_model
 from trappola_env.engine import random_deal
 from trappola_env.interface import TurnView
 from trappola_env.observation import OBS_SIZE, encode
 from trappola_env.referee import play_partie
 from trappola_env.trappola_v0 import mask_array
-
-from trappola.train.fit.opponent_model import fit, write_model
 
 
 def collect_round(state: dict, activation: str, expert_spec: str, opponent_spec: str, deals: int, seed: int) -> dict:

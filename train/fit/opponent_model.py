@@ -34,7 +34,6 @@ import numpy as np
 
 from trappola.agents.model_io.checkpoint_format import META_NAME, POLICY_NAME, load_state_dict, read_metadata
 from trappola.agents.model_io.model_files import DEFAULT_MODEL, resolve_model_path
-
 from trappola.train.sb3 import bc
 
 _ACTOR_KEYS = ("mlp_extractor.policy_net.", "action_net.")

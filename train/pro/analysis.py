@@ -42,17 +42,14 @@ from pathlib import Path
 import numpy as np
 
 from trappola.agents import make_player
-from trappola.agents.policy_player import shipped_model_path
-from trappola.agents.pro_learned import opponent_kind
-from trappola_env.atomic_file import atomic_write, write_text
-
 from trappola.agents.evaluation.backend import ProcessBackend, SerialBackend
-
 from trappola.agents.evaluation.tournament import unique_labels
-
+from trappola.agents.model_io.model_files import shipped_model_path
+from trappola.agents.pro_learned import opponent_kind
 from trappola.train.pro.bench import FOCAL, SessionBench
 from trappola.train.pro.observed import TEST_POOL, table_of
 from trappola.train.pro.rollouts import pro_advantages
+from trappola_env.atomic_file import atomic_write, write_text
 
 BULKA_BINS = (5.0, 8.0, 12.0, 20.0, 40.0)  # extra stakes
 LEFT_BINS = (5.0, 15.0, 30.0)  # parties left

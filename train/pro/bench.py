@@ -15,14 +15,12 @@ import random
 
 import numpy as np
 
-from trappola_env.referee import play_session
-from trappola_env.seat_adapters import WithProRule
-
 from trappola.agents import make_player
-from trappola.agents.pro_rules import ProRule
 from trappola.agents.evaluation.backend import ProcessBackend
 from trappola.agents.evaluation.seeding import derive_seed
-
+from trappola.agents.pro_rules import ProRule
+from trappola_env.referee import play_session
+from trappola_env.seat_adapters import WithProRule
 
 FOCAL = "focal"
 

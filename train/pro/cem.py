@@ -11,7 +11,6 @@ from __future__ import annotations
 import numpy as np
 
 from trappola.agents.pro_learned import ProPolicy
-
 from trappola.train.pro.bench import SessionBench
 
 

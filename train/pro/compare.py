@@ -8,7 +8,6 @@ import math
 import numpy as np
 
 from trappola.agents.pro_rules import ProRule
-
 from trappola.train.pro.bench import SessionBench
 
 

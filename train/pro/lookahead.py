@@ -13,13 +13,11 @@ from __future__ import annotations
 
 import random
 
+from trappola.agents.evaluation.seeding import derive_seed
+from trappola.agents.pro_learned import LookaheadPro, opponent_kind
+from trappola.train.pro.bench import FOCAL, SessionBench
 from trappola_env.engine.deal import random_deal
 from trappola_env.referee import play_partie
-
-from trappola.agents.pro_learned import LookaheadPro, opponent_kind
-from trappola.agents.evaluation.seeding import derive_seed
-
-from trappola.train.pro.bench import FOCAL, SessionBench
 
 
 def measure_win_rates(card_player, opponents: dict, parties: int = 2000, seed: int = 0) -> dict:

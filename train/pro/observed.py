@@ -37,17 +37,16 @@ import time
 import numpy as np
 
 from trappola.agents import make_player
-from trappola.agents.pro_learned import RECORD_FEATURES, LookaheadPro, ObservedPro, record_features
 from trappola.agents.evaluation.seeding import derive_seed
 from trappola.agents.evaluation.stats import mean_ci
 from trappola.agents.evaluation.tournament import unique_labels
+from trappola.agents.pro_learned import RECORD_FEATURES, LookaheadPro, ObservedPro, record_features
+from trappola.train.pro.bench import FOCAL, per_seed
+from trappola.train.pro.lookahead import measure_win_rates
 from trappola_env.engine.records import session_records
 from trappola_env.engine.session import Session
 from trappola_env.referee import play_session
 from trappola_env.seat_adapters import WithProRule
-
-from trappola.train.pro.bench import FOCAL, per_seed
-from trappola.train.pro.lookahead import measure_win_rates
 
 # Every random player here declines Alifer: two random players that agree to
 # replays double the stakes again and again, and tokens per partie then have

@@ -17,13 +17,11 @@ from pathlib import Path
 
 import numpy as np
 
+from trappola.agents.pro_learned import FEATURES, ProPolicy, features
+from trappola.train.pro.bench import FOCAL, SessionBench, map_interleaved
 from trappola_env.atomic_file import atomic_write
 from trappola_env.engine.session import PRO_DECISION, Session
 from trappola_env.referee import Referee, play_session
-
-from trappola.agents.pro_learned import FEATURES, ProPolicy, features
-
-from trappola.train.pro.bench import FOCAL, SessionBench, map_interleaved
 
 
 def pro_advantages(bench: SessionBench, seeds, rollout_pro=None, context: list | None = None) -> tuple:

@@ -58,11 +58,10 @@ import numpy as np
 from gymnasium import spaces
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
-from trappola_env import bulka_v0, trappola_v0
-
 from trappola.train.rllib.config import ENVS
 from trappola.train.selfplay.forced import forced_action
 from trappola.train.selfplay.reward import POINTS_SCALE, POINTS_WEIGHT, TOKENS_SCALE, RewardShaping
+from trappola_env import bulka_v0, trappola_v0
 
 OBS_KEY, MASK_KEY = "observations", "action_mask"
 

@@ -20,10 +20,9 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from trappola_env.engine import N_ACTIONS
-
 from trappola.train.model_checkpoint import build_metadata, save_checkpoint
 from trappola.train.networks import activation_class
+from trappola_env.engine import N_ACTIONS
 
 _NAMES = {
     "pi_trunk": "mlp_extractor.policy_net",
@@ -61,7 +60,6 @@ class _Spaces(gymnasium.Env):
 
 def sb3_model(state: dict, net_arch, activation: str, num_timesteps: int = 0):
     """A ``MaskablePPO`` holding the weights of a ``MaskedActorCritic``."""
-    import torch
     from sb3_contrib import MaskablePPO
 
     weights = sb3_state_dict(state)

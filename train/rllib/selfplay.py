@@ -163,7 +163,6 @@ def player_of(cfg: RLlibConfig, weights: dict):
     """The weights of ``main`` as a player for the evaluator."""
     from trappola.agents.model_io.numpy_policy import NumpyPolicy
     from trappola.agents.policy_player import PolicyPlayer
-
     from trappola.train.rllib.export import sb3_state_dict
 
     return PolicyPlayer.from_numpy(NumpyPolicy.from_state_dict(sb3_state_dict(weights), cfg.activation))

@@ -58,22 +58,20 @@ import torch
 from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
-from trappola_env.batch import BatchPartie, order_of, random_orders
-from trappola_env.batch.engine import rewards_of
-from trappola_env.engine import Partie, deal_from_names, deal_from_order
-from trappola_env.engine.actions import N_ACTIONS
-from trappola_env.spaces_and_rewards import ROLES
-from trappola_env.full_deal import FULL_DEAL_SIZE
-from trappola_env.observation import OBS_SIZE
-
 from trappola.agents.model_io.numpy_policy import NumpyPolicy
-
 from trappola.train.networks import activation_inplace
 from trappola.train.selfplay.alifer import AliferValue
 from trappola.train.selfplay.forced import forced_actions
 from trappola.train.selfplay.opponent_workers import OpponentWorkers
 from trappola.train.selfplay.pool import OpponentPool, PlayerOpponent, pool_member
 from trappola.train.selfplay.reward import POINTS_SCALE, POINTS_WEIGHT, TOKENS_SCALE, RewardShaping
+from trappola_env.batch import BatchPartie, order_of, random_orders
+from trappola_env.batch.engine import rewards_of
+from trappola_env.engine import Partie, deal_from_names, deal_from_order
+from trappola_env.engine.actions import N_ACTIONS
+from trappola_env.full_deal import FULL_DEAL_SIZE
+from trappola_env.observation import OBS_SIZE
+from trappola_env.spaces_and_rewards import ROLES
 
 RANDOM, PLAYER, NETWORK = 0, 1, 2
 _RESULT = {True: "win", False: "loss"}

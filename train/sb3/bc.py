@@ -23,16 +23,14 @@ import time
 
 import numpy as np
 
+from trappola.agents.evaluation.seeding import derive_seed
+from trappola.train.selfplay.alifer import replay_mean, replays
+from trappola.train.selfplay.reward import POINTS_SCALE, POINTS_WEIGHT, TOKENS_SCALE, RewardShaping
 from trappola_env.engine import random_deal
 from trappola_env.full_deal import FULL_DEAL_SIZE, encode_full_deal
 from trappola_env.observation import OBS_SIZE, encode
 from trappola_env.referee import play_partie
 from trappola_env.trappola_v0 import mask_array, result_name, reward_of
-
-from trappola.agents.evaluation.seeding import derive_seed
-
-from trappola.train.selfplay.alifer import replay_mean, replays
-from trappola.train.selfplay.reward import POINTS_SCALE, POINTS_WEIGHT, TOKENS_SCALE, RewardShaping
 
 
 def collect(

@@ -18,7 +18,6 @@ from collections import defaultdict
 from stable_baselines3.common.callbacks import BaseCallback
 
 from trappola.agents.model_io.numpy_policy import NumpyPolicy
-
 from trappola.train.selfplay.pool import pool_member
 
 

@@ -35,7 +35,6 @@ from __future__ import annotations
 import time
 
 from trappola.agents.evaluation.backend import WorkerLostError
-
 from trappola.train.run_log import check_run_dir
 from trappola.train.sb3.config import TrainConfig
 
@@ -54,13 +53,12 @@ def train(cfg: TrainConfig, log=None, callbacks=(), players: dict | None = None)
 
     from trappola.agents.model_io.numpy_policy import NumpyPolicy
     from trappola.agents.policy_player import PolicyPlayer
-
-    from trappola.train.sb3 import bc as bc_mod
-    from trappola.train.sb3.callbacks import ProgressBarCallback, RecorderCallback, SelfPlayCallback, TimeLimitCallback
     from trappola.train.model_checkpoint import build_metadata, load_model, save_checkpoint
     from trappola.train.networks import activation_class
-    from trappola.train.sb3.privileged_policy import PrivilegedCriticPolicy
     from trappola.train.run_recorder import RunRecorder
+    from trappola.train.sb3 import bc as bc_mod
+    from trappola.train.sb3.callbacks import ProgressBarCallback, RecorderCallback, SelfPlayCallback, TimeLimitCallback
+    from trappola.train.sb3.privileged_policy import PrivilegedCriticPolicy
     from trappola.train.sb3.vec import make_vec_env
 
     # 1. settings and seeds ---------------------------------------------

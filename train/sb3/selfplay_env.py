@@ -49,18 +49,16 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from trappola.agents.policy_player import PolicyPlayer
+from trappola.train.selfplay.alifer import AliferValue
+from trappola.train.selfplay.forced import forced_action
+from trappola.train.selfplay.pool import LEARNER_NAME, OpponentPool, PlayerOpponent, pool_member
+from trappola.train.selfplay.reward import POINTS_SCALE, POINTS_WEIGHT, TOKENS_SCALE, RewardShaping
 from trappola_env import trappola_v0
 from trappola_env.engine import N_ACTIONS
 from trappola_env.full_deal import FULL_DEAL_SIZE, encode_full_deal
 from trappola_env.interface import TurnView
 from trappola_env.observation import OBS_SIZE
-
-from trappola.agents.policy_player import PolicyPlayer
-
-from trappola.train.selfplay.alifer import AliferValue
-from trappola.train.selfplay.forced import forced_action
-from trappola.train.selfplay.pool import LEARNER_NAME, OpponentPool, PlayerOpponent, pool_member
-from trappola.train.selfplay.reward import POINTS_SCALE, POINTS_WEIGHT, TOKENS_SCALE, RewardShaping
 
 LEARNER, OPPONENT = "player_0", "player_1"
 

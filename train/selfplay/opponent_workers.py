@@ -21,7 +21,6 @@ from __future__ import annotations
 import numpy as np
 
 from trappola.agents.evaluation.backend import WorkerLostError, WorkerProcesses, inherited
-
 from trappola.train.selfplay.pool import PlayerOpponent
 
 

@@ -311,11 +311,11 @@ def cmd_play(args) -> int:
     """``trappola play``: parties against a computer player in this terminal (an Alifer
     doubles the next partie's stakes)."""
     from trappola.agents import make_player
+    from trappola.agents.evaluation.seeding import derive_seed
     from trappola.agents.human_player import HumanQuit
-    from trappola_env.referee import play_partie
     from trappola_env.engine import random_deal
     from trappola_env.engine.cards import names_of
-    from trappola.agents.evaluation.seeding import derive_seed
+    from trappola_env.referee import play_partie
 
     opponent = make_player(args.opponent)
     if opponent.interactive:
@@ -350,9 +350,9 @@ def cmd_play(args) -> int:
 def cmd_evaluate(args) -> int:
     """``trappola evaluate``: a head-to-head, a session tournament or ratings of the players given."""
     from trappola.agents import split_player_list
+    from trappola.agents.evaluation.report import format_summary, write_csv, write_json
     from trappola.agents.human_player import HumanQuit
     from trappola_env.engine import RuleConfig
-    from trappola.agents.evaluation.report import format_summary, write_csv, write_json
 
     players = split_player_list(args.players)
     config = RuleConfig(ace_declaration=args.ace_declaration)
@@ -500,11 +500,11 @@ def cmd_demo(args) -> int:
         run_demo(minutes=args.minutes, seed=args.seed)
         return 0
     from trappola.agents import make_player
-    from trappola_env.referee import play_partie
-    from trappola_env.engine import Partie, random_deal
     from trappola.agents.evaluation import head_to_head, session_tournament
     from trappola.agents.evaluation.report import format_summary
     from trappola.agents.evaluation.seeding import derive_seed
+    from trappola_env.engine import Partie, random_deal
+    from trappola_env.referee import play_partie
 
     start = time.perf_counter()
     rule, rnd = make_player("rule"), make_player("random")

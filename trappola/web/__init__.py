@@ -26,7 +26,6 @@ table, and ``body`` reads uploads within their limit.
 
 from __future__ import annotations
 
-
 #: Bind addresses meaning "every interface": they name no host a browser uses.
 _ANY = ("0.0.0.0", "::", "")
 

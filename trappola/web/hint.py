@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import threading
 
-from trappola_env.engine.session import PLAYING
 from trappola.agents.evaluation.seeding import derive_seed
+from trappola.web.errors import WebError
+from trappola_env.engine.session import PLAYING
 
 from . import render
-from trappola.web.errors import WebError
 
 #: The player whose search the hint shows (its defaults: 32 layouts).
 HINT_SPEC = "pimc"

@@ -14,7 +14,6 @@ names a file of the server.
 from __future__ import annotations
 
 from trappola.agents import make_player, parse_spec, player_class
-
 from trappola.web.errors import WebError
 
 #: Longest spec accepted (the longest useful one is far shorter).

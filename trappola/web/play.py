@@ -38,15 +38,16 @@ import threading
 import time
 from collections import OrderedDict
 
-from trappola_env.engine import ACTION_NAMES, InfoState, N_ACTIONS, action_name, cards_of
-from trappola_env.engine.actions import NO_PRO, PRO as DECLARE_PRO
+from trappola.agents.evaluation.seeding import derive_seed
+from trappola.web.errors import WebError
+from trappola_env.engine import ACTION_NAMES, N_ACTIONS, InfoState, action_name, cards_of
+from trappola_env.engine.actions import NO_PRO
+from trappola_env.engine.actions import PRO as DECLARE_PRO
 from trappola_env.engine.advice import ADVICE_BASE, NO_ADVICE, advice_id, advice_name
 from trappola_env.engine.session import ADVICE, OVER, PLAYING, PRO_DECISION, Session
 from trappola_env.referee import ACT, PRO, Referee
-from trappola.agents.evaluation.seeding import derive_seed
 
 from . import render
-from trappola.web.errors import WebError
 
 HUMAN = "you"
 MAX_PARTIES = 200

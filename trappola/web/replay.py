@@ -20,8 +20,8 @@ import secrets
 import threading
 from collections import OrderedDict
 
-from trappola_env.engine import CARD_NAMES, InfoState, Partie, RuleConfig, card_id, deal_from_names
 from trappola.agents.evaluation.game_record import MAX_LINE, replay_record
+from trappola_env.engine import CARD_NAMES, InfoState, Partie, RuleConfig, card_id, deal_from_names
 
 from . import render
 

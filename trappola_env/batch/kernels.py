@@ -36,7 +36,11 @@ from trappola_env.engine.actions import (
     PROPOSE_ALIFER,
 )
 from trappola_env.engine.cards import ACE, ACE_MASK, CARD_POINTS, COURT_MASK, N_CARDS, RANK_MASK, SUIT_MASK, TWO
-from trappola_env.engine.scoring import AGREED_ALIFER, BASE_STAKE, DECIDED as _DECIDED, FORFEIT as _FORFEIT, TIE as _TIE
+from trappola_env.engine.scoring import AGREED_ALIFER, BASE_STAKE
+from trappola_env.engine.scoring import DECIDED as _DECIDED
+from trappola_env.engine.scoring import FORFEIT as _FORFEIT
+from trappola_env.engine.scoring import TIE as _TIE
+
 from .. import full_deal as _fd
 from .. import observation as _obs
 

@@ -6,7 +6,7 @@ with bit ``id`` set, which keeps hands cheap to copy and to test.
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 SUITS = "SCDB"  # Spade, Coppe, Denari, Bastoni
 SUIT_NAMES = ("Spade", "Coppe", "Denari", "Bastoni")

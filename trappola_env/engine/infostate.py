@@ -76,7 +76,7 @@ class InfoState:
         self.history = tuple(partie.history)
 
     @classmethod
-    def public(cls, partie, seat: int) -> "InfoState":
+    def public(cls, partie, seat: int) -> InfoState:
         """What anyone watching the table knows, from ``seat``'s side: the
         ``InfoState`` of ``seat`` with its hand and dealt hand hidden (both
         0) and no legal mask. An adviser in a Pro partie sees this

@@ -16,8 +16,8 @@ that need JSON or rewards convert with ``float()`` at the boundary.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from fractions import Fraction
-from typing import Iterable
 
 
 def exact(x):

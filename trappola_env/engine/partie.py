@@ -16,7 +16,6 @@ from trappola_env.engine.actions import (
     ACCEPT_ALIFER,
     ACES,
     BIANKA,
-    CARD_ACTIONS,
     DECLINE_ALIFER,
     FIGURA_TWOS,
     MANKO,
@@ -25,7 +24,6 @@ from trappola_env.engine.actions import (
     action_name,
 )
 from trappola_env.engine.cards import ACE, ACE_MASK, CARD_POINTS, SUIT_MASK, cards_of
-from trappola_env.engine.rule_config import DEFAULT_CONFIG, RuleConfig
 from trappola_env.engine.deal import Deal
 from trappola_env.engine.declarations import (
     FIGURA_ACTIONS,
@@ -36,7 +34,7 @@ from trappola_env.engine.declarations import (
     missing_suit,
     rank_count,
 )
-
+from trappola_env.engine.rule_config import DEFAULT_CONFIG, RuleConfig
 from trappola_env.engine.scoring import AGREED_ALIFER, DECIDED, FORFEIT, TIE, final_totals, settle
 
 PLAY, ALIFER_ANSWER, DONE = 0, 1, 2
@@ -141,7 +139,7 @@ class Partie:
         self.propose_bit = _PROPOSE_BIT if alifer_allowed else 0
 
     # ------------------------------------------------------------------ copy
-    def copy(self) -> "Partie":
+    def copy(self) -> Partie:
         """An independent copy of the partie (the deal and rule config are shared: both are immutable)."""
         new = Partie.__new__(Partie)
         new.config = self.config

@@ -44,7 +44,7 @@ class SessionRecords:
         self.beat: dict = {}  # (winner, loser) -> decided parties
         self._seen = 0
 
-    def update(self, history) -> "SessionRecords":
+    def update(self, history) -> SessionRecords:
         """Read the parties of ``history`` (a ``Session.history``) not read
         yet; returns self."""
         n = len(history)

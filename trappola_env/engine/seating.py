@@ -21,8 +21,8 @@ table that drew with real cards); ``Seating.explicit(...)`` skips drawing.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
 
 from trappola_env.engine.cards import CARD_NAMES, N_CARDS, card_id
 
@@ -39,12 +39,12 @@ class Seating:
     draws: tuple = field(default=())
 
     @classmethod
-    def explicit(cls, dealer: str, challenger: str, queue: Iterable[str] = ()) -> "Seating":
+    def explicit(cls, dealer: str, challenger: str, queue: Iterable[str] = ()) -> Seating:
         """A seating given directly, without drawing cards."""
         return cls(dealer, challenger, tuple(queue))
 
     @classmethod
-    def from_dict(cls, spec) -> "Seating":
+    def from_dict(cls, spec) -> Seating:
         """``{"dealer": name, "challenger": name, "queue": [names]}`` (the
         queue may be left out); a missing key raises ``ValueError``."""
         if not isinstance(spec, dict):

@@ -111,11 +111,11 @@ from __future__ import annotations
 
 import operator
 import random
-from typing import Callable, NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple
 
 from trappola_env.engine.actions import NO_PRO, PRO, action_name
 from trappola_env.engine.advice import NO_ADVICE, advice_mask, advice_name, advised_action
-from trappola_env.engine.rule_config import DEFAULT_CONFIG, RuleConfig
 from trappola_env.engine.cards import cards_of
 from trappola_env.engine.deal import Deal, deal_from_names, random_deal
 from trappola_env.engine.history import History
@@ -124,6 +124,7 @@ from trappola_env.engine.join_window import JoinWindow
 from trappola_env.engine.ledger import Ledger, to_json_number
 from trappola_env.engine.partie import DONE, IllegalActionError, Partie
 from trappola_env.engine.rotation import rotate_normal, rotate_pro_won
+from trappola_env.engine.rule_config import DEFAULT_CONFIG, RuleConfig
 from trappola_env.engine.scoring import BASE_STAKE, FORFEIT, PartieResult, Score
 from trappola_env.engine.seating import Seating, draw_seating
 
