@@ -26,7 +26,7 @@ test: $(VENV)/.installed
 bench: $(VENV)/.installed
 	$(PY) benchmarks/bench_env.py
 
-# The shipped model (train/README.md, "The shipped model"): self-play, then half the games against
+# The shipped model (docs/results/shipped_model.md, "The shipped model"): self-play, then half the games against
 # `pimc`, then the Pro decision; under 2 hours on 2 cores. Ship it by copying runs/model/default.zip
 # to agents/models/default.zip.
 MODEL_DIR := runs/model
@@ -37,14 +37,14 @@ model: $(VENV)/.installed
 	$(PY) -m trappola.train.pro --model $(MODEL_DIR)/default.zip --write --rate-parties 1000 --test-sessions 400 \
 	  --baseline-sessions 200 --scan-sessions 10 --thresholds 5 --workers 2
 
-# The belief the `policy` player's endgame search weights its layouts with (train/README.md, "Reading
+# The belief the `policy` player's endgame search weights its layouts with (docs/results/inference.md, "Reading
 # the opponent's hand"): 60,000 deals of the network, `pimc` and `rule`, then the fit; 14 minutes
 # on 2 cores. Ship it by copying runs/model/belief.npz to agents/models/belief.npz.
 belief: $(VENV)/.installed
 	$(PY) -m trappola.train.fit.belief_fit --workers 2 --out $(MODEL_DIR)/belief.npz
 
 # The opponent model the `policy` player's endgame search reads the opponent's decisions with
-# (train/README.md, "Reading the opponent's decisions"): 6,000 deals of `pimc:samples=32` against
+# (docs/results/inference.md, "Reading the opponent's decisions"): 6,000 deals of `pimc:samples=32` against
 # itself, then the shipped network's actor fitted to its choices; 6 minutes on 2 cores. Ship it by copying
 # runs/model/opponent_pimc.zip to agents/models/opponent_pimc.zip.
 opponent: $(VENV)/.installed

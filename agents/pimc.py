@@ -27,7 +27,7 @@ weighted by the model's odds of the cards it gives the opponent, and
 weighted, when every layout is solved), so a search costs the solver no
 more than without it. The record's hard constraints still hold in every
 layout. Measured with the ``policy`` player's endgame search in
-``train/README.md`` ("Reading the opponent's hand").
+``docs/results/inference.md`` ("Reading the opponent's hand").
 
 Policy-based inference (``infer``, off by default): each layout is weighed
 by the likelihood of the opponent's past decisions (cards, declarations,
@@ -39,7 +39,7 @@ shipped network, ``infer=PATH`` with any checkpoint, e.g. one
 ``infer_draws`` layouts are drawn (in arrays, ``Constraints.sample_array``)
 and weighed, then ``samples`` taken as above; with ``belief`` too, the two
 weights multiply. ``infer_temp`` and ``infer_floor`` soften a model that
-does not match the opponent. Measured in ``train/README.md`` ("Reading the
+does not match the opponent. Measured in ``docs/results/inference.md`` ("Reading the
 opponent's decisions").
 
 Signs need totals, so the solver is given every fixed point as

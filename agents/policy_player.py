@@ -35,7 +35,7 @@ network is weakest in the last tricks, which a double-dummy search solves
 in a few milliseconds once the hands are small; the median decision stays
 well under a millisecond, since most turns are the network's or have one
 legal card. The search reads the seat's ``InfoState`` only, like every
-player. Measured in ``train/README.md`` ("Endgame search", "Reading the
+player. Measured in ``docs/results/ablation.md`` ("Endgame search", "Reading the
 opponent's hand").
 
 Pro: ``pro=learned`` (default) uses the Pro decision trained by

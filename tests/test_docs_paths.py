@@ -1,5 +1,5 @@
 """The documents name only what exists: every repository path in backticks in README.md,
-train/README.md, CONTRIBUTING.md and docs/*.md is a file or folder of the checkout, and every
+train/README.md, CONTRIBUTING.md and docs/**/*.md is a file or folder of the checkout, and every
 ``python -m trappola.X`` module they (or the Makefile) name can be run.
 
 Modules are looked up as files, so no package's ``__init__`` runs (nothing heavy is imported)."""
@@ -17,7 +17,7 @@ DOCS = (
     "README.md",
     "train/README.md",
     "CONTRIBUTING.md",
-    *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md")),
+    *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").rglob("*.md")),
 )
 MODULE_SOURCES = (*DOCS, "Makefile")
 
