@@ -18,7 +18,7 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402  (after choosing the backend)
+import matplotlib.pyplot as plt
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = ROOT / "docs" / "results"
@@ -72,7 +72,8 @@ def main_series(table: list[list[str]]) -> tuple[str, list[str], list[tuple[floa
         count = sum(v is not None for v in values)
         key = (intervals, count)
         if count >= 2 and (best is None or key > best[0]):
-            labels = [_label(r, col, rows[:i]) for i, (r, v) in enumerate(zip(rows, values, strict=True)) if v is not None]
+            pairs = enumerate(zip(rows, values, strict=True))
+            labels = [_label(r, col, rows[:i]) for i, (r, v) in pairs if v is not None]
             best = (key, header[col], labels, [v for v in values if v is not None])
     return None if best is None else best[1:]
 
