@@ -28,7 +28,7 @@ from typing import ClassVar
 
 from trappola.train.choices import check_choice
 from trappola.train.networks import ACTIVATIONS
-from trappola.train.selfplay.reward import POINTS_SCALE, POINTS_WEIGHT, REWARD_MODES, TOKENS_SCALE
+from trappola.train.selfplay.reward import POINTS_SCALE, POINTS_WEIGHT, TOKENS_SCALE, TRAINING_REWARD_MODES
 
 #: Seeds are passed to numpy, torch and Python's random, and offsets are added to them.
 MAX_SEED = 2**31 - 1
@@ -99,7 +99,7 @@ class RunConfig:
         "mixed",
         "win: +1/-1/0; points: (own - opponent total) / points_scale; tokens: net "
         "tokens / tokens_scale; mixed: win + points_weight * points.",
-        choices=REWARD_MODES,
+        choices=TRAINING_REWARD_MODES,
     )
     points_scale: float = setting(
         POINTS_SCALE, "Divides the points difference (reward_mode points and mixed).", bounds=POSITIVE

@@ -162,8 +162,7 @@ class BatchedSelfPlayVecEnv(VecEnv):
     ):
         self.reward = RewardShaping(reward_mode, points_scale, tokens_scale, points_weight)
         self.alifer = AliferValue(alifer_value, reward_mode, alifer_ema)
-        if isinstance(n_envs, bool) or not isinstance(n_envs, int) or n_envs < 1:
-            raise ValueError(f"n_envs must be a positive int, got {n_envs!r}")
+        self.batch = BatchPartie(n_envs)  # first: the engine checks the number of games (the config did already)
         if isinstance(opponent_workers, bool) or not isinstance(opponent_workers, int) or opponent_workers < 0:
             raise ValueError(f"opponent_workers must be an int >= 0, got {opponent_workers!r}")
         self.render_mode = None
@@ -196,7 +195,6 @@ class BatchedSelfPlayVecEnv(VecEnv):
         if opponent_workers and self.players:
             self._workers = OpponentWorkers({k: v.player for k, v in self.players.items()}, seeds, opponent_workers)
         self._actors: dict[str, tuple[TorchActor, bool]] = {}  # snapshots and exploiters, by name
-        self.batch = BatchPartie(n_envs)
         n = n_envs
         self.learner_seat = np.zeros(n, np.int64)
         self.opp_kind = np.zeros(n, np.int64)

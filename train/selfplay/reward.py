@@ -10,21 +10,23 @@ which gives a denser signal early in training.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import partial
 
-from trappola.train.choices import check_choice
+from trappola_env.spaces_and_rewards import REWARD_MODES as ENV_REWARD_MODES
+from trappola_env.spaces_and_rewards import check_reward_mode as _check_mode
 
-REWARD_MODES = ("win", "points", "tokens", "mixed")
-# The environment's reward mode each training mode is computed from.
-ENV_REWARD_MODE = {"win": "win", "points": "points", "tokens": "tokens", "mixed": "points"}
+#: The one reward-mode table: each training reward mode -> the environment reward mode it is computed
+#: from. The environment's own modes train as they are; "mixed" adds the win to the points.
+ENV_REWARD_MODE = {**{mode: mode for mode in ENV_REWARD_MODES}, "mixed": "points"}
+TRAINING_REWARD_MODES = tuple(ENV_REWARD_MODE)
 POINTS_SCALE = 60.0
 TOKENS_SCALE = 30.0
 POINTS_WEIGHT = 0.5
 _WIN = {"win": 1.0, "loss": -1.0}
 
 
-# Refuses a reward mode other than ``REWARD_MODES``; returns it.
-check_reward_mode = partial(check_choice, "reward_mode", choices=REWARD_MODES)
+def check_reward_mode(reward_mode: str) -> str:
+    """``reward_mode`` if it is one of ``TRAINING_REWARD_MODES``, else ``ValueError``."""
+    return _check_mode(reward_mode, TRAINING_REWARD_MODES)
 
 
 def scale_reward(
@@ -39,7 +41,7 @@ def scale_reward(
 
     :param env_reward: the environment's reward, in ``ENV_REWARD_MODE[reward_mode]``
     :param result: the learner's result, "win", "loss" or "alifer"
-    :param reward_mode: one of ``REWARD_MODES``
+    :param reward_mode: one of ``TRAINING_REWARD_MODES``
     :param points_scale: divides a points difference
     :param tokens_scale: divides net tokens
     :param points_weight: weight of the points term in "mixed"
@@ -61,7 +63,7 @@ def scale_reward(
 class RewardShaping:
     """A checked reward mode with its scales, as the adapters hold it.
 
-    :param mode: one of ``REWARD_MODES``
+    :param mode: one of ``TRAINING_REWARD_MODES``
     :param points_scale: see ``scale_reward``
     :param tokens_scale: see ``scale_reward``
     :param points_weight: see ``scale_reward``
