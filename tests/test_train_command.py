@@ -4,8 +4,6 @@ line naming the field, and a removed setting is an unknown key."""
 
 from __future__ import annotations
 
-from dataclasses import fields
-
 import pytest
 
 from trappola.cli.main import main
@@ -23,12 +21,15 @@ def help_of(capsys, *argv) -> str:
 @pytest.mark.parametrize("cls, argv", [(TrainConfig, []), (RLlibConfig, ["--config", "rllib_selfplay"])])
 def test_help_lists_every_field_with_its_help(capsys, cls, argv):
     text = help_of(capsys, *argv)
-    for f in fields(cls):
-        assert f"--{f.name} " in text
-        assert field_help(cls, f.name) and field_help(cls, f.name) in text, f.name
+    for name in cls.model_fields:
+        assert f"--{name} " in text
+        assert field_help(cls, name) and field_help(cls, name) in text, name
     assert "one of win, points, tokens, mixed" in text  # a field's choices
+    assert "--gamma FLOAT" in text and "in (0, 1]" in text and "--n_epochs INT" in text  # types and ranges
     name = argv[1] if argv else "ppo_selfplay"
-    assert f"({name}: {load_config(resolve_config(name)).total_timesteps})" in text  # the file's value, not the default
+    assert (
+        f"({name}: {load_config(resolve_config(name)).total_timesteps}; >= 0)" in text
+    )  # the file's value, not the default
     assert ("--league_size" in text) == (cls is RLlibConfig) and ("--bc_teacher" in text) == (cls is TrainConfig)
 
 

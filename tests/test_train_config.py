@@ -12,7 +12,7 @@ from trappola.train.sb3.config import TrainConfig
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_default_yaml_loads_and_matches_dataclass_fields():
+def test_default_yaml_loads_and_matches_the_config_fields():
     cfg = load_config(ROOT / "configs" / "ppo_selfplay.yaml")
     assert isinstance(cfg, TrainConfig)
     assert cfg.n_steps * cfg.n_envs % cfg.batch_size == 0

@@ -96,6 +96,18 @@ def test_the_shipped_configs_are_found(installed):
     assert demo_run == "demo"
 
 
+def test_a_config_named_by_its_repository_path_is_found_from_the_wheel(installed):
+    """``--config configs/ppo_selfplay.yaml`` works in a checkout (a real file) and from the wheel
+    anywhere else (the shipped copy)."""
+    proc = run(
+        installed,
+        "-c",
+        "from trappola.train.config_file import resolve_config;print(resolve_config('configs/ppo_selfplay.yaml'))",
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().startswith(str(installed[0])) and proc.stdout.strip().endswith("ppo_selfplay.yaml")
+
+
 def test_a_relative_path_is_the_users(installed):
     proc = run(installed, "-m", "trappola.cli", "evaluate", "--players", "policy:nothing/here.zip,rule", "--deals", "2")
     assert proc.returncode == 2

@@ -5,7 +5,7 @@ error, so a typo never silently falls back to a default) and then applies
 command-line overrides, each either ``key=value`` or ``--key value``
 (``--key=value`` too). Nested mappings use dots: ``pool.rule=0.5``. Values
 are parsed as YAML scalars/lists (``net_arch=[128,128]``, ``bc=false``) and
-checked against the field's type.
+checked by the config class (pydantic: types, ranges, then the project's rules).
 
 The file's ``trainer`` key picks the config class (``trainer_of``,
 ``config_class``): ``sb3`` (the default) is ``trappola.train.sb3.config.TrainConfig``,
@@ -18,7 +18,6 @@ user's file from the working directory, or a shipped config by name
 from __future__ import annotations
 
 import typing
-from dataclasses import asdict, fields
 from importlib import resources
 from pathlib import Path
 
@@ -46,15 +45,15 @@ def config_from_dict(data: dict, base=None, cls: type | None = None):
     Dotted keys (``pool.rule``) update one entry of a mapping field. Raises
     ``ValueError`` for an unknown key or a bad value."""
     cls = cls or (type(base) if base is not None else TrainConfig)
-    values = asdict(base) if base is not None else asdict(cls())
-    known = {f.name: f for f in fields(cls)}
+    values = (base if base is not None else cls()).to_dict()
+    known = cls.model_fields
     for key, value in data.items():
         top, _, sub = str(key).partition(".")
         if top not in known:
             close = [n for n in known if n.startswith(top[:3])]
             raise ValueError(f"unknown config key {key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
         if sub:
-            if known[top].type != "dict":
+            if known[top].annotation is not dict:
                 raise ValueError(f"config key {top!r} is not a mapping; cannot set {key!r}")
             values[top] = {**values[top], sub: value}
         else:

@@ -1,14 +1,16 @@
 """The settings every training run has, whichever trainer runs it.
 
 ``RunConfig`` is the base of ``TrainConfig`` (SB3, ``trappola.train.sb3.config``)
-and ``RLlibConfig`` (``trappola.train.rllib.config``). Every field is declared
-with ``setting(default, help, ...)``: its help text (which ``trappola train
+and ``RLlibConfig`` (``trappola.train.rllib.config``): pydantic models, so
+pydantic checks the types and the ranges. Every field is declared with
+``setting(default, help, ...)``: its help text (which ``trappola train
 --help`` prints, ``trappola.train.train_command``), its allowed values
-(``choices``), its range (``bounds``) and whether it names a computer
-player (``player``) travel with it, so ``validate`` checks every field of
-every trainer the same way, written once here. A subclass adds its own
-fields the same way, changes a shared field's default with ``redefine``,
-and adds checks across fields in ``check``.
+(``choices``), its range (``bounds``, turned into pydantic's ``gt``/``ge``/
+``lt``/``le``) and whether it names a computer player (``player``) travel
+with it, so every field of every trainer is checked the same way. A
+subclass adds its own fields the same way, changes a shared field's default
+with ``redefine``, and adds checks across fields in ``check``. A bad value
+is one ``ValueError`` line naming the field ("n_envs must be >= 1, got 0").
 
 A name in both trainers means the same thing (``total_timesteps``,
 ``out_dir``, ``run_name``, ``net_arch``, ``learning_rate``...). Reading a
@@ -19,12 +21,13 @@ YAML file and command-line overrides into a config is
 from __future__ import annotations
 
 import copy
-import dataclasses
 import math
 import os
-from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic.fields import FieldInfo
 
 from trappola.train.choices import check_choice
 from trappola.train.networks import ACTIVATIONS
@@ -40,36 +43,54 @@ POSITIVE = (0, math.inf, "()")
 FRACTION = (0, 1, "[]")
 OPEN_FRACTION = (0, 1, "(]")  # above 0, at most 1
 
-#: The Python type of each annotation a setting may have (``from __future__ import annotations``
-#: leaves them as strings).
-TYPES = {"str": str, "int": int, "float": float, "bool": bool, "list": list, "dict": dict}
+# pydantic's error types for a value outside a field's range
+_RANGE_ERRORS = ("greater_than", "greater_than_equal", "less_than", "less_than_equal")
 
 
-def setting(default, help: str, *, choices: tuple = (), bounds: tuple | None = None, player: bool = False):
+def setting(default, help: str, *, choices: tuple = (), bounds: tuple | None = None, player: bool = False) -> Any:
     """A config field: ``default`` (a list or dict is copied for each
     config), ``help`` (one or two sentences, shown by ``trappola train
     --help``), ``choices`` (the allowed values), ``bounds`` (``(low, high,
     brackets)``, e.g. ``POSITIVE``) and ``player`` (the value must be a
-    registered computer player's spec). Returns a ``dataclasses.field``."""
-    meta = {"help": " ".join(help.split()), "choices": tuple(choices), "bounds": bounds, "player": player}
+    registered computer player's spec). Returns a pydantic ``Field``."""
+    limits = {}
+    if bounds is not None:
+        low, high, closed = bounds
+        limits["gt" if closed[0] == "(" else "ge"] = low
+        if high != math.inf:
+            limits["lt" if closed[1] == ")" else "le"] = high
+    extra = {"choices": tuple(choices), "bounds": bounds, "player": player}
     if isinstance(default, (list, dict)):
-        return dataclasses.field(default_factory=lambda: copy.deepcopy(default), metadata=meta)
-    return dataclasses.field(default=default, metadata=meta)
+        return Field(
+            default_factory=lambda: copy.deepcopy(default),
+            description=" ".join(help.split()),
+            json_schema_extra=extra,
+            **limits,
+        )
+    return Field(default, description=" ".join(help.split()), json_schema_extra=extra, **limits)
 
 
-def redefine(base: type, name: str, default, **changes):
+def _extra(info: FieldInfo) -> dict:
+    extra = info.json_schema_extra
+    return extra if isinstance(extra, dict) else {}
+
+
+def redefine(base: type[BaseModel], name: str, default, **changes) -> Any:
     """``base``'s field ``name`` with another ``default`` for a subclass
     (its help, choices, bounds kept unless given in ``changes``)."""
-    meta = {**base.__dataclass_fields__[name].metadata, **changes}
+    info = base.model_fields[name]
+    meta = {"help": info.description or "", **_extra(info), **changes}
     return setting(default, meta["help"], choices=meta["choices"], bounds=meta["bounds"], player=meta["player"])
 
 
-@dataclass
-class RunConfig:
+class RunConfig(BaseModel):
     """The settings shared by both trainers; see the module docstring.
     Subclasses set ``TRAINER`` (the value of the ``trainer`` key) and may
     extend ``check``. Constructing one validates it (``ValueError``)."""
 
+    # strict: no silent conversions (a string is not a number, 1 is not True); ints are still
+    # accepted where floats are expected (lr=1 means 1.0)
+    model_config = ConfigDict(strict=True, extra="forbid", allow_inf_nan=False, validate_default=True)
     TRAINER: ClassVar[str] = ""
 
     # --- run -------------------------------------------------------------
@@ -109,7 +130,7 @@ class RunConfig:
         POINTS_WEIGHT, "Weight of the points term in reward_mode mixed.", bounds=NON_NEGATIVE
     )
     # --- network and PPO ------------------------------------------------
-    net_arch: list = setting([256, 256], "Hidden layer sizes of the actor and of the critic.")
+    net_arch: list[int] = setting([256, 256], "Hidden layer sizes of the actor and of the critic.")
     activation: str = setting("relu", "Activation of the hidden layers.", choices=ACTIVATIONS)
     learning_rate: float = setting(3e-4, "PPO learning rate.", bounds=POSITIVE)
     batch_size: int = setting(2048, "PPO minibatch size.", bounds=AT_LEAST_1)
@@ -149,15 +170,24 @@ class RunConfig:
         False, "Also keep each periodic checkpoint as checkpoints/<steps>.zip (a learning curve)."
     )
 
-    def __post_init__(self):
-        self.validate()
+    def __init__(self, **values):
+        try:
+            super().__init__(**values)
+        except ValidationError as exc:
+            raise ValueError(_one_line(type(self), exc)) from None
 
-    def validate(self) -> None:
-        """Raise ``ValueError`` naming the first bad setting: types, the
-        trainer, folder and seed rules, finite numbers, choices, ranges,
-        player specs, then the subclass's ``check``."""
-        for f in fields(self):
-            setattr(self, f.name, coerce(f.name, getattr(self, f.name), f.type))
+    @field_validator("*", mode="before")
+    @classmethod
+    def _empty_string(cls, value, info):
+        """An empty YAML value (``resume:``) means "" where a string is expected."""
+        if value is None and cls.model_fields[info.field_name].annotation in (str, "str"):
+            return ""
+        return value
+
+    @model_validator(mode="after")
+    def _rules(self):
+        """What the types and ranges do not say: the trainer, folder names,
+        the network's layers, choices, player specs, then ``check``."""
         if self.trainer != self.TRAINER:
             raise ValueError(
                 f"trainer must be {self.TRAINER!r} in a {type(self).__name__} "
@@ -171,20 +201,20 @@ class RunConfig:
             )
         if not self.out_dir:
             raise ValueError(f"out_dir must be a non-empty path, got {self.out_dir!r}")
-        arch = self.net_arch
-        if not arch or any(isinstance(n, bool) or not isinstance(n, int) or n < 1 for n in arch):
-            raise ValueError(f"net_arch must be a non-empty list of positive ints, got {arch!r}")
-        for f in fields(self):
-            value, meta = getattr(self, f.name), f.metadata
-            if isinstance(value, float) and not math.isfinite(value):
-                raise ValueError(f"{f.name} must be a finite number, got {value!r}")
-            if meta.get("choices"):
-                check_choice(f.name, value, meta["choices"])
-            if meta.get("bounds") and not in_bounds(value, meta["bounds"]):
-                raise ValueError(f"{f.name} must be {describe_bounds(meta['bounds'])}, got {value!r}")
-            if meta.get("player"):
-                check_player(f.name, value)
+        if not self.net_arch or any(n < 1 for n in self.net_arch):
+            raise ValueError(f"net_arch must be a non-empty list of positive ints, got {self.net_arch!r}")
+        for field, info in type(self).model_fields.items():
+            extra, value = _extra(info), getattr(self, field)
+            if extra.get("choices"):
+                check_choice(field, value, extra["choices"])
+            if extra.get("player"):
+                check_player(field, value)
         self.check()
+        return self
+
+    def validate(self) -> None:
+        """Check the settings again (after changing a field): ``ValueError`` naming the first bad one."""
+        type(self)(**self.to_dict())
 
     def check(self) -> None:
         """Checks across fields, for subclasses (the base has none)."""
@@ -201,37 +231,49 @@ class RunConfig:
 
     def to_dict(self) -> dict:
         """The settings as plain data (what ``config.yaml`` and checkpoints hold)."""
-        return asdict(self)
+        return self.model_dump()
 
 
-def field_help(cls: type, name: str) -> str:
+def field_help(cls: type[BaseModel], name: str) -> str:
     """The help text of ``cls``'s field ``name``."""
-    return cls.__dataclass_fields__[name].metadata.get("help", "")
+    return cls.model_fields[name].description or ""
 
 
-def coerce(name: str, value, annotation: str):
-    """``value`` checked against a field's declared type (raises
-    ``ValueError`` naming the field); ints are accepted where floats are
-    expected (``lr=1`` means 1.0), integral floats where ints are, and
-    None where a string is (as "")."""
-    kind = TYPES[annotation]
-    if kind is float and isinstance(value, int) and not isinstance(value, bool):
-        return float(value)
-    if kind is int and isinstance(value, float) and value.is_integer():
-        return int(value)
-    if kind is str and value is None:
-        return ""
-    if kind is not bool and isinstance(value, bool) or not isinstance(value, kind):
-        raise ValueError(f"config key {name!r} expects {annotation}, got {value!r}")
-    return value
+def field_range(cls: type[BaseModel], name: str) -> str:
+    """``cls``'s field ``name``'s range in words (">= 1", "in (0, 1]"), or "" without one."""
+    bounds = _extra(cls.model_fields[name]).get("bounds")
+    return describe_bounds(bounds) if bounds else ""
 
 
-def in_bounds(value, bounds: tuple) -> bool:
-    """Whether ``value`` lies in ``bounds`` = ``(low, high, brackets)``."""
-    low, high, closed = bounds
-    above = low < value if closed[0] == "(" else low <= value
-    below = value < high if closed[1] == ")" else value <= high
-    return above and below
+def field_choices(cls: type[BaseModel], name: str) -> tuple:
+    """The values ``cls``'s field ``name`` allows, or () for any of its type."""
+    return tuple(_extra(cls.model_fields[name]).get("choices") or ())
+
+
+def type_name(annotation) -> str:
+    """A field's type as ``--help`` shows it: int, float, str, bool, list, dict."""
+    return getattr(annotation, "__origin__", annotation).__name__
+
+
+def _one_line(cls: type[BaseModel], exc: ValidationError) -> str:
+    """pydantic's first error as the project's one line: the field, what it must be, the value given."""
+    error = exc.errors(include_url=False)[0]
+    field = str(error["loc"][0]) if error["loc"] else ""
+    value = error.get("input")
+    info = cls.model_fields.get(field)
+    kind = error["type"]
+    if kind == "value_error":  # raised by a check of ours: its message as it is
+        return str(error["ctx"]["error"])
+    if info is None:
+        return f"unknown config key {field!r}" if kind == "extra_forbidden" else error["msg"]
+    if kind in _RANGE_ERRORS and _extra(info).get("bounds"):
+        shown = float(value) if info.annotation in (float, "float") and isinstance(value, int) else value
+        return f"{field} must be {describe_bounds(_extra(info)['bounds'])}, got {shown!r}"
+    if kind == "finite_number":
+        return f"{field} must be a finite number, got {value!r}"
+    if len(error["loc"]) > 1:  # an element of a list or a mapping
+        return f"{field}: element {error['loc'][1]!r} must be {type_name(int)}, got {value!r}"
+    return f"config key {field!r} expects {type_name(info.annotation)}, got {value!r}"
 
 
 def describe_bounds(bounds: tuple) -> str:

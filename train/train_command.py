@@ -17,9 +17,9 @@ from __future__ import annotations
 import json
 import sys
 import textwrap
-from dataclasses import fields
 
 from trappola.train.config_file import load_config, resolve_config, trainer_of
+from trappola.train.run_config import field_choices, field_help, field_range, type_name
 from trappola_env.atomic_file import describe_os_error
 
 #: What the command prints of the summary at the end of a run.
@@ -29,8 +29,8 @@ PRINTED = ("best", "final", "best_score", "timesteps", "minutes")
 def help_text(cfg, config_name: str = "ppo_selfplay") -> str:
     """The ``--help`` of ``trappola train`` for the config ``cfg`` (read
     from the file ``config_name``): usage, then every field of its class as
-    ``--name TYPE`` with its help, its value in ``cfg`` and its allowed
-    values."""
+    ``--name TYPE`` with its help, its value in ``cfg``, its allowed values
+    and its range."""
     cls = type(cfg)
     about = (
         f"Training with the settings of {cls.__name__} ({cls.__module__}): the config file (here "
@@ -46,13 +46,14 @@ def help_text(cfg, config_name: str = "ppo_selfplay") -> str:
         "",
         "settings (with their value in the config file):",
     ]
-    for f in fields(cls):
-        meta = f.metadata
-        extra = [f"{config_name}: {json.dumps(getattr(cfg, f.name))}"]
-        if meta.get("choices"):
-            extra.append("one of " + ", ".join(map(str, meta["choices"])))
-        text = f"{meta.get('help', '')} ({'; '.join(extra)})"
-        lines.append(f"  --{f.name} {f.type.upper()}")
+    for name, info in cls.model_fields.items():
+        extra = [f"{config_name}: {json.dumps(getattr(cfg, name))}"]
+        if field_choices(cls, name):
+            extra.append("one of " + ", ".join(map(str, field_choices(cls, name))))
+        if field_range(cls, name):
+            extra.append(field_range(cls, name))
+        text = f"{field_help(cls, name)} ({'; '.join(extra)})"
+        lines.append(f"  --{name} {type_name(info.annotation).upper()}")
         lines.extend(textwrap.wrap(text, 100, initial_indent="      ", subsequent_indent="      "))
     return "\n".join(lines)
 

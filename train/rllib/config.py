@@ -10,15 +10,12 @@ how ``trappola train`` picks this path.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from trappola.train.run_config import AT_LEAST_1, FRACTION, NON_NEGATIVE, POSITIVE, RunConfig, redefine, setting
 from trappola.train.selfplay.reward import TOKENS_SCALE
 
 ENVS = ("trappola_v0", "bulka_v0")
 
 
-@dataclass
 class RLlibConfig(RunConfig):
     """The settings of an RLlib run: ``RunConfig``'s and the fields below."""
 

@@ -12,7 +12,6 @@ run is reproducible from a file on disk. Reading it:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from trappola.train.run_config import (
@@ -31,7 +30,6 @@ from trappola.train.selfplay.alifer import ALIFER_VALUES
 VEC_ENVS = ("batched", "subproc", "dummy")
 
 
-@dataclass
 class TrainConfig(RunConfig):
     """The settings of an SB3 run: ``RunConfig``'s and the fields below."""
 
