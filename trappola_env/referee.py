@@ -94,7 +94,7 @@ def _pro_answer(display: str, who, answer) -> bool:
     string such as ``"no"`` is a bug in the rule, not a declaration."""
     if isinstance(answer, bool):
         return answer
-    if type(answer).__module__ == "numpy" and getattr(answer, "dtype", None) == bool:
+    if type(answer).__module__ == "numpy" and getattr(getattr(answer, "dtype", None), "kind", None) == "b":
         return bool(answer)
     raise ValueError(
         f"player {display!r} ({who}): its Pro rule answered {answer!r}; a Pro rule must return True or False"

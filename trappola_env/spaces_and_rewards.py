@@ -97,7 +97,7 @@ def partie_reward(result, seat: int, reward_mode: str) -> float:
     if reward_mode == "tokens":
         return float(result.tokens[seat])
     outcome = result.outcome
-    if outcome == TIE or outcome == AGREED_ALIFER:
+    if outcome in (TIE, AGREED_ALIFER):
         return 0.0
     won = result.winner == seat
     if reward_mode == "win":

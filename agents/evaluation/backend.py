@@ -28,6 +28,7 @@ workers computing for nobody.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import multiprocessing as mp
@@ -188,10 +189,8 @@ class WorkerProcesses:
     def close(self, wait_s: float = 5.0) -> None:
         """Stop every worker and return once they are gone."""
         for conn in self.conns:
-            try:
+            with contextlib.suppress(OSError):
                 conn.send(None)
-            except OSError:
-                pass
         for proc in self.procs:
             proc.join(timeout=wait_s)
             if proc.is_alive():

@@ -30,6 +30,7 @@ workers.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 
 from trappola.agents.evaluation.backend import Backend
@@ -108,10 +109,8 @@ class RayBackend(Backend):
         except BaseException:
             # Ctrl-C or a failed task: nothing left running on the cluster for a result nobody reads.
             for ref in refs[len(out) :]:
-                try:
+                with contextlib.suppress(Exception):  # already finished or gone
                     ray.cancel(ref, force=True)
-                except Exception:  # already finished or gone
-                    pass
             raise
         return out
 

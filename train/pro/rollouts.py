@@ -42,31 +42,30 @@ def pro_advantages(bench: SessionBench, seeds, rollout_pro=None, context: list |
         offers = 0
         referee = Referee.for_session(main, session)
         while not referee.over:
-            if session.phase == PRO_DECISION:
-                if session.dealer == FOCAL:
-                    decision = session.pending
-                    value = {}
-                    for declare in (True, False):
-                        branch = copy.deepcopy(session)
-                        branch.decide_pro(declare)
-                        res = play_session(bench.seated(rollout_pro, seed, "branch", offers), session=branch)
-                        value[declare] = float(res.balances[FOCAL]) / max(res.parties_played, 1)
-                    xs.append(features(decision))
-                    adv.append(value[True] - value[False])
-                    if context is not None:
-                        context.append(
-                            {
-                                "seed": seed,
-                                "bulka_in_costs": decision.bulka / decision.extra_stake,
-                                "parties_left": decision.parties_left,
-                                "challenger": specs[session.challenger],
-                                "next": specs[session.queue[0]] if session.queue else None,
-                                "values": (value[True], value[False]),
-                            }
-                        )
-                    offers += 1
-                    main = bench.seated(rollout_pro, seed, "main", offers)
-                    referee = Referee.for_session(main, session)
+            if session.phase == PRO_DECISION and session.dealer == FOCAL:
+                decision = session.pending
+                value = {}
+                for declare in (True, False):
+                    branch = copy.deepcopy(session)
+                    branch.decide_pro(declare)
+                    res = play_session(bench.seated(rollout_pro, seed, "branch", offers), session=branch)
+                    value[declare] = float(res.balances[FOCAL]) / max(res.parties_played, 1)
+                xs.append(features(decision))
+                adv.append(value[True] - value[False])
+                if context is not None:
+                    context.append(
+                        {
+                            "seed": seed,
+                            "bulka_in_costs": decision.bulka / decision.extra_stake,
+                            "parties_left": decision.parties_left,
+                            "challenger": specs[session.challenger],
+                            "next": specs[session.queue[0]] if session.queue else None,
+                            "values": (value[True], value[False]),
+                        }
+                    )
+                offers += 1
+                main = bench.seated(rollout_pro, seed, "main", offers)
+                referee = Referee.for_session(main, session)
             referee.answer(referee.ask(referee.turn()))
     return np.array(xs, dtype=float).reshape(-1, len(FEATURES)), np.array(adv, dtype=float)
 

@@ -138,7 +138,7 @@ def loop_run(env, seconds: float, rng: random.Random) -> tuple[int, float]:
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
         env.reset()
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             obs, reward, termination, truncation, info = env.last()
             if termination or truncation:
                 action = None

@@ -344,7 +344,7 @@ def results(S, rows, stake_multiple, scores, tokens):
         i = rows[j]
         u = stake_multiple * S[i, MULTIPLIER]
         outcome = S[i, OUTCOME]
-        settled = outcome == DECIDED or outcome == TIE
+        settled = outcome in (DECIDED, TIE)
         finished = settled and S[i, TRICK] == 9
         if finished:
             _bonuses(S, i, bp, bpay)

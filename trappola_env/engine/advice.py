@@ -9,8 +9,11 @@ shared table:
 
 | id | advice | ``advice_name`` |
 |---|---|---|
-| 49 + a, a in 0..46 | "do action a" (a card, a declaration, Manko, propose / accept / decline Alifer) | ``advise play AS`` .. ``advise decline Alifer`` |
+| 49 + a, a in 0..46 | "do action a" (a card, declaration, Manko, Alifer move) | ``advise play AS`` .. |
 | 96 | no advice | ``no advice`` |
+
+(The names run from ``advise play AS`` to ``advise decline Alifer``; an Alifer move is
+propose, accept or decline.)
 
 An adviser sees only the public record, never a hand, so it may suggest
 only what the defender could possibly do on that record

@@ -20,13 +20,17 @@ Player-keyed fields use the players' names. Fields:
 | ``winner``, ``loser`` | names, ``None`` for an Alifer (tie or agreed) |
 | ``forfeited_by`` | the offender's name after a forfeit (Art. 12), else ``None`` |
 | ``scores`` | ``{name: total points}`` |
-| ``tokens`` | ``{name: net tokens of the partie}``: stake, declaration and bonus payments (not the Pro stake, not the Bulka won) |
+| ``tokens`` | ``{name: net tokens of the partie}``: stake, declaration and bonus payments (*) |
 | ``bulka_in`` | tokens the partie put into the Bulka (stakes and trick bonuses) |
 | ``bulka_won`` | tokens the Pro winner took (0 unless Pro won) |
 | ``pro_result`` | ``"won"``, ``"lost"``, ``"alifer"`` for a Pro partie, else ``None`` |
 | ``bulka`` | the Bulka after settlement and any Pro award |
 | ``details`` | declarations and trick bonuses: ``[{"player", "what", "points", "tokens"}]`` |
-| ``deal`` | the deal as a ``deal_from_names`` spec: each hand in card-id order, the stock as the 17 unseen cards in id order then the face-up bottom card (order within a hand or the unseen stock never matters to play); ``None`` for a forfeit before the deal |
+| ``deal`` | the deal as a ``deal_from_names`` spec (**); ``None`` for a forfeit before the deal |
+
+(*) Not the Pro stake, not the Bulka won.
+(**) Each hand in card-id order, the stock as the 17 unseen cards in id order then the face-up
+bottom card (order within a hand or the unseen stock never matters to play).
 
 Storage: the session logs each partie as one flat plain tuple of ints and
 strings (the deal as the two dealt hands' bit sets and the bottom card),

@@ -195,10 +195,7 @@ class Partie:
             return _ANSWER_MASK if self.phase == ALIFER_ANSWER else 0
         p = self.to_act
         hand = self.hands[p]
-        if self.lead >= 0:
-            cards = hand & SUIT_MASK[_SUIT_OF[self.lead]] or hand
-        else:
-            cards = hand
+        cards = (hand & SUIT_MASK[_SUIT_OF[self.lead]] or hand) if self.lead >= 0 else hand
         k = self.ncards[p]
         decl = self.bianka_ok[p] | self.propose_bit
         if k == 0:

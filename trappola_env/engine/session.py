@@ -453,7 +453,7 @@ class Session:
                 a = None if isinstance(action, bool) else operator.index(action)
             except TypeError:
                 a = None
-            if a == PRO or a == NO_PRO:
+            if a in (PRO, NO_PRO):
                 self.decide_pro(a == PRO)
             elif self.config.illegal_action == "forfeit":
                 self._forfeit_pro_decision()
