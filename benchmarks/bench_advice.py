@@ -102,7 +102,7 @@ def measure(defender: str, declarer: str, adviser: str, deals: int, seed: int) -
         deal_seed = derive_seed(seed, "deal", d)
         with_advice.append(pro_partie(deal_seed, players, True))
         without.append(pro_partie(deal_seed, players, False))
-    diff = mean_ci([int(a) - int(b) for a, b in zip(with_advice, without)])
+    diff = mean_ci([int(a) - int(b) for a, b in zip(with_advice, without, strict=True)])
     adv = players["adviser"]
     counting = players["defender"]
     return {

@@ -79,7 +79,7 @@ def test_under_the_forfeit_rule_an_illegal_move_loses_the_partie():
 
 def test_stepping_by_hand_plays_the_session_run_to_the_end():
     def table():
-        players = {n: make_player(spec) for n, spec in zip("ABC", ("rule:pro=always", "random", "rule"))}
+        players = {n: make_player(spec) for n, spec in zip("ABC", ("rule:pro=always", "random", "rule"), strict=True)}
         for i, p in enumerate(players.values()):
             p.reset(i)
         return players, Session(names=list(players), max_parties=25, seed=7, advice=True)

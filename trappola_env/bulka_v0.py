@@ -159,7 +159,7 @@ at the table, so every agent sees these values.
 | field | offset | size | meaning |
 |---|---|---|---|
 | `advice` | 366 | 94 | per waiting player in queue order (2 x 47): one-hot of the defender action it advises |
-| `advice_given` | 460 | 2 | per waiting player in queue order: it has advised this decision (all zeros in `advice`: no advice) |
+| `advice_given` | 460 | 2 | per waiting player in queue order: it has advised this decision (`advice` zeros: none) |
 
 Also with ``advice=True``, a waiting agent's first 347 values are no
 longer zeros while a partie is played: they are what an onlooker sees from
@@ -434,7 +434,7 @@ def encode_records(session: Session, records: SessionRecords, agent: str, agents
         out[base] = 1.0
         out[base + 1] = x == opponent
         out[base + 2] = x == head
-        for j, (n, cap) in enumerate(zip(records.record(x, agent), _RECORD_CAPS)):
+        for j, (n, cap) in enumerate(zip(records.record(x, agent), _RECORD_CAPS, strict=True)):
             out[base + 3 + j] = min(n, cap) / cap
 
 

@@ -188,7 +188,7 @@ def head_to_head(
     bar = progress_bar(progress, deals, f"{labels[0]} vs {labels[1]}", "deal")
     per_game = 2 if duplicate else 1
     rows, games = run_blocks(backend, own, _play_block, tasks, bar, lambda block: len(block[0]) // per_game)
-    records = [dict(zip(RECORD_FIELDS, row)) for row in rows]
+    records = [dict(zip(RECORD_FIELDS, row, strict=True)) for row in rows]
     summary = summarize(records, duplicate)
     summary["players"] = labels
     summary["settings"] = {

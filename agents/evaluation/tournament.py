@@ -116,7 +116,7 @@ def _play_sessions(task) -> tuple[list[tuple], list[dict]]:
         )
         recorder = SessionRecorder(session, {"session": i, "seating": " ".join(order)}) if record else None
         res = play_session(
-            dict(zip(labels, players)), session=session, on_partie=recorder.on_partie if record else None
+            dict(zip(labels, players, strict=True)), session=session, on_partie=recorder.on_partie if record else None
         )
         if record:
             saved.extend(recorder.finish())
@@ -187,7 +187,7 @@ def session_tournament(
     ]
     bar = progress_bar(progress, sessions, "sessions", "session")
     rows, games = run_blocks(backend, own, _play_sessions, tasks, bar, lambda out: len(out[0]) // len(labels))
-    records = [dict(zip(SESSION_FIELDS, row)) for row in rows]
+    records = [dict(zip(SESSION_FIELDS, row, strict=True)) for row in rows]
     per_player = {}
     for name in labels:
         rows = [r for r in records if r["player"] == name]

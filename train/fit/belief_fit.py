@@ -32,6 +32,7 @@ number of workers); the fit is seeded too. ``--save-data`` keeps the rows
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 import random
@@ -182,7 +183,7 @@ def fit(
         raise ValueError("no training rows: collect more deals or lower --val-share")
     sizes = [OBS_SIZE, *hidden, 36]
     mods = []
-    for a, b in zip(sizes[:-1], sizes[1:]):
+    for a, b in itertools.pairwise(sizes):
         mods += [torch.nn.Linear(a, b), torch.nn.ReLU()]
     net = torch.nn.Sequential(*mods[:-1])
     opt = torch.optim.Adam(net.parameters(), lr=learning_rate)
@@ -231,7 +232,8 @@ def save_rows(path, data: dict, pairs, deals: int, seed: int) -> None:
 
 
 def load_rows(path) -> dict:
-    """Rows written by ``save_rows``, with their ``pairs``, ``deals`` and ``seed``; ``ValueError`` if not such a file."""
+    """Rows written by ``save_rows``, with their ``pairs``, ``deals`` and ``seed``;
+    ``ValueError`` if not such a file."""
     try:
         with np.load(path, allow_pickle=False) as z:
             out = {k: z[k] for k in ("obs", "hand", "prior", "deal", "opponent")}

@@ -241,7 +241,7 @@ class BatchedSelfPlayVecEnv(VecEnv):
             del self._actors[old]
 
     def _draw(self, rows: np.ndarray) -> None:
-        for i, name in zip(rows, self.pool.draw(self._rng, rows.size)):
+        for i, name in zip(rows, self.pool.draw(self._rng, rows.size), strict=True):
             self.mirror[i] = None
             self.opp_name[i] = name
             if name in self._actors or name in self.frozen:
@@ -274,7 +274,7 @@ class BatchedSelfPlayVecEnv(VecEnv):
     def _apply(self, rows: np.ndarray, actions: np.ndarray) -> None:
         self.batch.step(actions, rows)
         if self.players:
-            for i, a in zip(rows[self.opp_kind[rows] == PLAYER], actions[self.opp_kind[rows] == PLAYER]):
+            for i, a in zip(rows[self.opp_kind[rows] == PLAYER], actions[self.opp_kind[rows] == PLAYER], strict=True):
                 self.mirror[i].apply(int(a))
 
     def _opponent_actions(self, rows: np.ndarray) -> np.ndarray:
@@ -371,7 +371,6 @@ class BatchedSelfPlayVecEnv(VecEnv):
 
     def step_wait(self):
         n = self.num_envs
-        b = self.batch
         if self._actions is None or self._actions.size != n:
             raise ValueError(f"step needs one action per game ({n})")
         rows = np.arange(n)

@@ -51,7 +51,7 @@ class SelfPlayCallback(BaseCallback):
         self.t0, self.steps0 = time.time(), self.num_timesteps
 
     def _on_step(self) -> bool:
-        for done, info in zip(self.locals["dones"], self.locals["infos"]):
+        for done, info in zip(self.locals["dones"], self.locals["infos"], strict=True):
             if done and "opponent" in info:
                 s = self.stats[pool_member(info["opponent"])]
                 s[{"win": 0, "loss": 1}.get(info["result"], 2)] += 1
@@ -61,10 +61,10 @@ class SelfPlayCallback(BaseCallback):
         return True
 
     def _on_rollout_end(self) -> None:
-        for name, (w, l, a, pts) in self.stats.items():
-            n = w + l + a
+        for name, (won, lost, alifer, pts) in self.stats.items():
+            n = won + lost + alifer
             if n:
-                self.logger.record(f"selfplay/win_rate_vs_{name}", w / max(w + l, 1))
+                self.logger.record(f"selfplay/win_rate_vs_{name}", won / max(won + lost, 1))
                 self.logger.record(f"selfplay/points_diff_vs_{name}", pts / n)
                 self.logger.record(f"selfplay/episodes_vs_{name}", n)
         self.stats.clear()

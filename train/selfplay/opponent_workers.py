@@ -71,7 +71,7 @@ class OpponentWorkers:
             raise RuntimeError("gather the previous decisions before submitting more")
         slots = [[] for _ in range(self.n)]
         batches = [[] for _ in range(self.n)]
-        for j, (row, name, info, mask) in enumerate(zip(rows, names, infos, masks)):
+        for j, (row, name, info, mask) in enumerate(zip(rows, names, infos, masks, strict=True)):
             k = int(row) % self.n
             slots[k].append(j)
             batches[k].append((name, info, mask))

@@ -135,7 +135,7 @@ class PlayTable:
         names = [HUMAN, self.opp_name]
         for p in advisers:
             names.append(_distinct(p.name, names))
-        self.computers = dict(zip(names[1:], [opponent, *advisers]))
+        self.computers = dict(zip(names[1:], [opponent, *advisers], strict=True))
         try:
             self.session = Session(
                 names=names,

@@ -116,7 +116,8 @@ def draw_seating(names: Iterable[str], rng: random.Random) -> Seating:
     def draw(group):
         deck = list(range(N_CARDS))
         rng.shuffle(deck)
-        return dict(zip(group, deck))
+        # One card per name; the rest of the deck stays undrawn, so the lengths differ.
+        return dict(zip(group, deck, strict=False))
 
     rounds: list = []
     return _seating(_order(names, draw, rounds), rounds)
