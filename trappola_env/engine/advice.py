@@ -33,6 +33,8 @@ believes best.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from trappola_env.engine.actions import (
     ACCEPT_ALIFER,
     ACES,
@@ -47,6 +49,9 @@ from trappola_env.engine.actions import (
     action_name,
 )
 from trappola_env.engine.cards import ACE_MASK, ALL_CARDS, COURT_MASK, SUIT_MASK
+
+if TYPE_CHECKING:
+    from trappola_env.engine.infostate import InfoState
 
 ADVICE_BASE = N_ACTIONS  # 49: advice id of "do action 0"
 ADVISABLE = DECLINE_ALIFER + 1  # 47: the defender's actions 0..46 can be advised
@@ -77,7 +82,7 @@ def advice_name(advice: int) -> str:
     return "no advice" if action is None else "advise " + action_name(action)
 
 
-def possible_mask(info) -> int:
+def possible_mask(info: InfoState) -> int:
     """Bit set of the defender actions (ids 0..46) that the public record
     of ``info`` (an ``InfoState`` of the defender's seat, of which only
     public fields are read: never ``hand`` or ``dealt``) leaves possible;
@@ -112,7 +117,7 @@ def possible_mask(info) -> int:
     return cards | (decl & ~info.used[seat])
 
 
-def advice_mask(info) -> int:
+def advice_mask(info: InfoState) -> int:
     """The adviser's legal actions: one advice id per possible defender
     action (``possible_mask``), and no advice."""
     return possible_mask(info) << ADVICE_BASE | 1 << NO_ADVICE
