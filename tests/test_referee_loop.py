@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+from scripted import Lowest
 
 from trappola.agents import make_player
 from trappola_env.engine import Partie, RuleConfig, action_id, deal_from_names
@@ -121,3 +122,10 @@ def test_a_player_answered_from_outside_is_not_asked():
         ref.answer(ref.ask(ref.turn()))
     with pytest.raises(ValueError, match="answered from outside"):
         ref.ask(ref.turn())
+
+
+def test_an_answer_after_the_session_ended_is_refused_as_such():
+    referee = Referee.for_session([Lowest(), Lowest(), Lowest()], Session(max_parties=1, seed=1)).run()
+    assert referee.over and referee.partie is None
+    with pytest.raises(ValueError, match="session is over"):
+        referee.answer(0)

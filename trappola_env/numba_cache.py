@@ -28,8 +28,11 @@ def cache_dir(module_file: Path) -> Path:
     from numba import config
     from numba.core.caching import UserProvidedCacheLocator
 
-    if config.CACHE_DIR:
-        return Path(config.CACHE_DIR) / UserProvidedCacheLocator.get_suitable_cache_subpath(str(module_file))
+    configured: str = config.CACHE_DIR  # type: ignore[attr-defined]  # numba sets its settings at run time
+    if configured:
+        # numba's cache locator is not annotated.
+        subpath: str = UserProvidedCacheLocator.get_suitable_cache_subpath(str(module_file))  # type: ignore[no-untyped-call]
+        return Path(configured) / subpath
     return Path(module_file).parent / "__pycache__"
 
 

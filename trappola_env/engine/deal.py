@@ -3,10 +3,9 @@ challenger first; 18 in the stock whose bottom card is face up."""
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from trappola_env.engine.cards import CARD_NAMES, N_CARDS, card_id, mask_of
 
@@ -51,7 +50,14 @@ def deal_from_order(order: Sequence[int]) -> Deal:
     return Deal(tuple(ch), tuple(de), tuple(order[18:]))
 
 
-def random_deal(rng: random.Random) -> Deal:
+class Shuffler(Protocol):
+    """A random source that shuffles a list in place: ``random.Random``, or numpy's ``Generator``."""
+
+    def shuffle(self, x: list[Any], /) -> None:
+        """Shuffle ``x`` in place."""
+
+
+def random_deal(rng: Shuffler) -> Deal:
     """A deal of a deck shuffled by ``rng`` (a ``random.Random``)."""
     order = list(range(N_CARDS))
     rng.shuffle(order)

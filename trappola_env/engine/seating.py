@@ -20,12 +20,12 @@ table that drew with real cards); ``Seating.explicit(...)`` skips drawing.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from trappola_env.engine.cards import CARD_NAMES, N_CARDS, card_id
+from trappola_env.engine.deal import Shuffler
 
 
 @dataclass(frozen=True)
@@ -110,7 +110,7 @@ def _check_names(names: Iterable[str]) -> list[str]:
     return names
 
 
-def draw_seating(names: Iterable[str], rng: random.Random) -> Seating:
+def draw_seating(names: Iterable[str], rng: Shuffler) -> Seating:
     """Seat ``names`` by drawing cards with ``rng`` (a ``random.Random``)."""
     names = _check_names(names)
 

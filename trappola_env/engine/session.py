@@ -117,7 +117,7 @@ from typing import Any, NamedTuple
 from trappola_env.engine.actions import NO_PRO, PRO, action_name
 from trappola_env.engine.advice import NO_ADVICE, advice_mask, advice_name, advised_action
 from trappola_env.engine.cards import cards_of
-from trappola_env.engine.deal import Deal, deal_from_names, random_deal
+from trappola_env.engine.deal import Deal, Shuffler, deal_from_names, random_deal
 from trappola_env.engine.history import History
 from trappola_env.engine.infostate import InfoState
 from trappola_env.engine.join_window import JoinWindow
@@ -243,10 +243,10 @@ class Session:
         config: RuleConfig = DEFAULT_CONFIG,
         *,
         seed: int | None = None,
-        rng: random.Random | None = None,
+        rng: Shuffler | None = None,
         names: Iterable[str] | None = None,
         seating: Seating | dict[str, Any] | None = None,
-        deal_source: Callable[[random.Random], Deal] | None = None,
+        deal_source: Callable[[Any], Deal] | None = None,  # called with the session's rng
         advice: bool = False,
         streaks: dict[str, int] | None = None,
     ):
@@ -277,7 +277,7 @@ class Session:
         if not isinstance(config, RuleConfig):
             raise TypeError(f"config must be a RuleConfig, got {type(config).__name__}")
         self.config = config
-        self.rng = rng if rng is not None else random.Random(seed)
+        self.rng: Shuffler = rng if rng is not None else random.Random(seed)
         self._deal_source = deal_source or random_deal
         if seating is None:
             seating = draw_seating(names, self.rng)
