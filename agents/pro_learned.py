@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 FEATURES = ("bias", "bulka_in_costs/10", "parties_left/50")
 
@@ -95,7 +96,11 @@ class ProPolicy:
 
     def to_dict(self) -> dict:
         """The policy as stored in a checkpoint's metadata."""
-        out = {"kind": "linear", "features": list(FEATURES), "weights": [float(w) for w in self.weights]}
+        out: dict[str, Any] = {
+            "kind": "linear",
+            "features": list(FEATURES),
+            "weights": [float(w) for w in self.weights],
+        }
         if self.cov is not None:
             out["cov"] = [[float(v) for v in row] for row in self.cov]
             out["z"] = float(self.z)

@@ -21,6 +21,7 @@ import typing
 from dataclasses import asdict, fields
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -126,7 +127,7 @@ def load_config(path: str | Path | None = None, overrides: typing.Sequence[str] 
     """The config of ``path`` (YAML; None = defaults) with ``overrides``
     (``key=value`` strings or a dict), as a ``cls`` (default: the class of
     the file's ``trainer``, ``TrainConfig`` without a file)."""
-    data = {}
+    data: dict[str, Any] = {}
     if path is not None:
         path = Path(path)
         if not path.is_file():

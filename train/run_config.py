@@ -24,7 +24,7 @@ import math
 import os
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar, cast
 
 from trappola.train.choices import check_choice
 from trappola.train.networks import ACTIVATIONS
@@ -57,7 +57,7 @@ def setting(default, help: str, *, choices: tuple = (), bounds: tuple | None = N
     return dataclasses.field(default=default, metadata=meta)
 
 
-def redefine(base: type, name: str, default, **changes):
+def redefine(base: Any, name: str, default, **changes):
     """``base``'s field ``name`` with another ``default`` for a subclass
     (its help, choices, bounds kept unless given in ``changes``)."""
     meta = {**base.__dataclass_fields__[name].metadata, **changes}
@@ -157,7 +157,8 @@ class RunConfig:
         trainer, folder and seed rules, finite numbers, choices, ranges,
         player specs, then the subclass's ``check``."""
         for f in fields(self):
-            setattr(self, f.name, coerce(f.name, getattr(self, f.name), f.type))
+            # Annotations are strings in this module (from __future__ import annotations).
+            setattr(self, f.name, coerce(f.name, getattr(self, f.name), cast(str, f.type)))
         if self.trainer != self.TRAINER:
             raise ValueError(
                 f"trainer must be {self.TRAINER!r} in a {type(self).__name__} "
@@ -204,7 +205,7 @@ class RunConfig:
         return asdict(self)
 
 
-def field_help(cls: type, name: str) -> str:
+def field_help(cls: Any, name: str) -> str:
     """The help text of ``cls``'s field ``name``."""
     return cls.__dataclass_fields__[name].metadata.get("help", "")
 

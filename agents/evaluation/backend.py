@@ -40,6 +40,7 @@ import time
 import traceback
 from collections.abc import Callable, Iterable
 from multiprocessing.connection import wait
+from typing import Any
 
 from trappola_env.atomic_file import pid_running
 
@@ -115,7 +116,7 @@ def _serve(conn, main_pid: int, initializer, initargs) -> None:
             return
         fn, arg = msg
         try:
-            reply = ("ok", fn(arg))
+            reply: tuple[Any, ...] = ("ok", fn(arg))
         except Exception as exc:  # the caller raises it, with this traceback
             reply = ("error", exc, traceback.format_exc())
         try:
@@ -136,7 +137,7 @@ class WorkerProcesses:
     def __init__(self, n: int, context: str, initializer=None, initargs=(), per_worker=None, name="worker"):
         self.n = n
         self.name = name
-        ctx = mp.get_context(context)
+        ctx: Any = mp.get_context(context)  # typeshed's BaseContext has no Process; each start method's has
         self.conns, self.procs = [], []
         main = os.getpid()
         try:

@@ -84,7 +84,7 @@ class RayBackend(Backend):
         return ray
 
     @property
-    def workers(self) -> int:
+    def workers(self) -> int:  # type: ignore[override]  # read-only here: the Ray instance has the CPUs it has
         """CPUs of the Ray instance (connects on first use): the evaluators
         size their chunks by it."""
         ray = self._connect()

@@ -39,6 +39,7 @@ import random
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -79,7 +80,7 @@ def uniform_posterior(info) -> np.ndarray:
 def _collect_chunk(task) -> dict:
     pairs, start, stop, seed = task
     players = {}
-    rows = {"obs": [], "hand": [], "prior": [], "deal": [], "opponent": []}
+    rows: dict[str, list[Any]] = {"obs": [], "hand": [], "prior": [], "deal": [], "opponent": []}
     buf = np.empty(OBS_SIZE, np.float32)
     for i in range(start, stop):
         pair_index = i % len(pairs)

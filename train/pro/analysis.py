@@ -321,6 +321,7 @@ def main(argv=None) -> int:
     if args.load:
         records = load(args.load)
     else:
+        tables: MixedTables | OneTable
         if args.tables == "mixed":
             tables = MixedTables(args.focal, max_parties=args.parties, workers=args.workers)
         else:

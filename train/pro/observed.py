@@ -98,7 +98,7 @@ def table_of(pool, seed: int) -> list[str]:
 def seated(focal_card: str, pro, pool, seed: int) -> dict:
     """``{name: player}`` of one session, every player reset from ``seed``."""
     specs = table_of(pool, seed)
-    players = {FOCAL: WithProRule(make_player(focal_card), pro, FOCAL)}
+    players: dict[str, WithProRule | _Named] = {FOCAL: WithProRule(make_player(focal_card), pro, FOCAL)}
     for label, spec in zip(unique_labels(specs), specs, strict=True):
         players[label] = _Named(make_player(spec), label)
     for k, p in enumerate(players.values()):

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import copy
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from trappola.agents.pro_learned import FEATURES, ProPolicy, features
 from trappola.train.pro.bench import FOCAL, SessionBench, map_interleaved
 from trappola_env.atomic_file import atomic_write
-from trappola_env.engine.session import PRO_DECISION, Session
+from trappola_env.engine.session import PRO_DECISION, ProDecision, Session
 from trappola_env.referee import Referee, play_session
 
 
@@ -44,6 +45,7 @@ def pro_advantages(bench: SessionBench, seeds, rollout_pro=None, context: list |
         while not referee.over:
             if session.phase == PRO_DECISION and session.dealer == FOCAL:
                 decision = session.pending
+                assert isinstance(decision, ProDecision)  # the phase is PRO_DECISION
                 value = {}
                 for declare in (True, False):
                     branch = copy.deepcopy(session)
@@ -108,7 +110,7 @@ def fit_pro_policy(
     resid = A - X @ w
     cov = np.linalg.inv(X.T @ X + ridge * np.eye(X.shape[1])) * resid.var(ddof=X.shape[1])
     half = 1.96 * A.std(ddof=1) / np.sqrt(len(A))
-    stats = {
+    stats: dict[str, Any] = {
         "offers": int(len(A)),
         "mean_advantage": float(A.mean()),
         "mean_advantage_ci": [float(A.mean() - half), float(A.mean() + half)],

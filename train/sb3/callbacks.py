@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
+from typing import Any
 
 from stable_baselines3.common.callbacks import BaseCallback
 
@@ -36,7 +37,8 @@ class SelfPlayCallback(BaseCallback):
         self.activation = activation
         self.last_snapshot = 0
         self.n_snapshots = 0
-        self.stats = defaultdict(lambda: [0, 0, 0, 0.0])  # wins, losses, alifers, points diff sum
+        # wins, losses, alifers, points diff sum
+        self.stats: defaultdict[str, list[float]] = defaultdict(lambda: [0, 0, 0, 0.0])
         self.t0 = time.time()
         self.steps0 = 0
 
@@ -95,7 +97,7 @@ class ProgressBarCallback(BaseCallback):
     def __init__(self, total: int):
         super().__init__()
         self.total = total
-        self.bar = None
+        self.bar: Any = None  # a tqdm bar once training starts
 
     def _on_training_start(self) -> None:
         from tqdm import tqdm
