@@ -459,13 +459,13 @@ class PimcPlayer(Player):
             for n in np.unique(aces):
                 rows = aces == n
                 args[_ACDECL + opp] = int(n) if n else declared
-                values[rows] = solve(h0s[rows], h1s[rows], *args, self.table)  # type: ignore[call-arg]  # numba's Dispatcher stub
+                values[rows] = solve(h0s[rows], h1s[rows], *args, self.table)
             # The opponent's other points are a constant per layout: they move
             # the difference, never the best play within the layout.
             offset = points if opp == 1 else -points
             values -= offset[:, None] if moves else offset
         else:
-            values = solve(h0s, h1s, *args, self.table)  # type: ignore[call-arg]  # numba's Dispatcher stub has no parameters
+            values = solve(h0s, h1s, *args, self.table)
         return (-values if info.seat == 1 else values), weights
 
     def card_values(self, info: InfoState, cards: int | None = None) -> dict[int, tuple[float, float, float]]:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from typing import Any
 
 from trappola.agents import make_player
 from trappola.agents.evaluation.seeding import derive_seed
@@ -92,7 +93,7 @@ def pro_partie(seed: int, players: dict, advice: bool) -> bool:
 
 
 def measure(defender: str, declarer: str, adviser: str, deals: int, seed: int) -> dict:
-    players = {
+    players: dict[str, Any] = {
         "defender": Counting(make_player(defender)),
         "declarer": Timed(make_player(declarer)),
         "adviser": Timed(make_player(adviser)),

@@ -92,7 +92,7 @@ def bench_train(steps: int, repeats: int, workers: int) -> None:
     from trappola.train.sb3.ppo_selfplay import train as train_sb3
 
     shared = {"total_timesteps": steps, "eval_deals": 0, "checkpoint_every": 0, "progress_bar": False, "max_minutes": 0}
-    rates = {"sb3": [], "rllib": []}
+    rates: dict[str, list[float]] = {"sb3": [], "rllib": []}
     with tempfile.TemporaryDirectory() as tmp:
         for i in range(repeats):
             cfg = load_config(

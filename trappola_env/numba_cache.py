@@ -28,10 +28,9 @@ def cache_dir(module_file: Path) -> Path:
     from numba import config
     from numba.core.caching import UserProvidedCacheLocator
 
-    configured: str = config.CACHE_DIR  # type: ignore[attr-defined]  # numba sets its settings at run time
+    configured: str = config.CACHE_DIR  # numba is untyped to the checker (pyproject.toml)
     if configured:
-        # numba's cache locator is not annotated.
-        subpath: str = UserProvidedCacheLocator.get_suitable_cache_subpath(str(module_file))  # type: ignore[no-untyped-call]
+        subpath: str = UserProvidedCacheLocator.get_suitable_cache_subpath(str(module_file))
         return Path(configured) / subpath
     return Path(module_file).parent / "__pycache__"
 

@@ -170,7 +170,7 @@ def solve(pos: Position, table: np.ndarray | None = None) -> int:
     """Exact final score difference (seat 0 minus seat 1) under optimal play."""
     pos.validate()
     tt = default_table() if table is None else table
-    return int(solve_raw(*raw_args(pos), tt))  # type: ignore[call-arg]  # numba's Dispatcher stub has no parameters
+    return int(solve_raw(*raw_args(pos), tt))
 
 
 def solve_moves(pos: Position, table: np.ndarray | None = None) -> dict[int, int]:
@@ -179,5 +179,5 @@ def solve_moves(pos: Position, table: np.ndarray | None = None) -> dict[int, int
     one of minimal value; ``solve(pos)`` is that best value."""
     pos.validate()
     tt = default_table() if table is None else table
-    values = solve_moves_raw(*raw_args(pos), tt)  # type: ignore[call-arg]  # numba's Dispatcher stub has no parameters
+    values = solve_moves_raw(*raw_args(pos), tt)
     return {c: int(v) for c, v in enumerate(values) if v != NOT_LEGAL}
