@@ -32,13 +32,14 @@ check: $(VENV)/.installed
 
 # mypy does not follow the package-dir mapping of pyproject.toml (agents/ installs as
 # trappola.agents, train/ as trappola.train, configs/ as trappola.configs), so it reads the
-# packages through a tree of links laid out as they install. Settings: pyproject.toml [tool.mypy].
+# packages through a tree of links laid out as they install. The links are updated, not remade:
+# new links would void mypy's cache. Settings: pyproject.toml [tool.mypy].
 TYPES := build/typecheck
 typecheck: $(VENV)/.installed
-	rm -rf $(TYPES) && mkdir -p $(TYPES)/trappola
-	ln -s ../../trappola_env $(TYPES)/trappola_env
-	for f in trappola/*; do ln -s ../../../$$f $(TYPES)/trappola/; done
-	for d in agents train configs; do ln -s ../../../$$d $(TYPES)/trappola/$$d; done
+	mkdir -p $(TYPES)/trappola
+	ln -sfn ../../trappola_env $(TYPES)/trappola_env
+	for f in trappola/* agents train configs; do ln -sfn ../../../$$f $(TYPES)/trappola/$${f#trappola/}; done
+	find $(TYPES) -xtype l -delete
 	MYPYPATH=$(TYPES) $(PY) -m mypy $(TYPES)/trappola $(TYPES)/trappola_env benchmarks
 
 # The formatter and the fixes ruff applies safely; what is left, `make check` names.
