@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from trappola_env.engine.actions import ACTION_NAMES
 from trappola_env.engine.cards import CARD_NAMES, SUITS, names_of
-
-if TYPE_CHECKING:
-    from trappola_env.engine.partie import Partie
+from trappola_env.engine.partie_state import PartieState
 
 ROLE = ("challenger", "dealer")
 
 
-def render_partie(partie: Partie, show_hands: bool = True) -> str:
+def render_partie(partie: PartieState, show_hands: bool = True) -> str:
     """A few lines of text showing a partie: multiplier, trick, each seat's points,
     hand (or card count, without ``show_hands``) and declarations, the card on the table."""
     lines = [f"Trappola partie  m={partie.multiplier}  trick {min(partie.trick + 1, 9)}/9"]

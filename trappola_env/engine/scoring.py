@@ -7,14 +7,11 @@ units and multiplied by ``stake_multiple * m`` (``partie.unit``).
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING
 
 from trappola_env.engine.actions import ACES, ACTION_NAMES
 from trappola_env.engine.bonuses import trick_bonuses
 from trappola_env.engine.declarations import declaration_value
-
-if TYPE_CHECKING:
-    from trappola_env.engine.partie import Partie
+from trappola_env.engine.partie_state import PartieState
 
 BASE_STAKE = 10
 DECIDED, TIE, AGREED_ALIFER, FORFEIT = "decided", "tie", "agreed_alifer", "forfeit"
@@ -65,7 +62,7 @@ class PartieResult:
         return self.outcome in (DECIDED, TIE)
 
 
-def declaration_lines(partie: Partie, seat: int) -> list[tuple[str, int, int]]:
+def declaration_lines(partie: PartieState, seat: int) -> list[tuple[str, int, int]]:
     """(name, points, payment units) of each declaration ``seat`` made."""
     out = []
     for action, count in sorted(partie.counts[seat].items()):
@@ -79,13 +76,13 @@ def declaration_lines(partie: Partie, seat: int) -> list[tuple[str, int, int]]:
     return out
 
 
-def final_totals(partie: Partie) -> tuple[int, int]:
+def final_totals(partie: PartieState) -> tuple[int, int]:
     """Each seat's total points at the end of the 9 tricks (card points, declarations, trick bonuses)."""
     challenger, dealer = _scores(partie, finished=True)
     return challenger.total, dealer.total
 
 
-def _scores(partie: Partie, finished: bool) -> tuple[Score, Score]:
+def _scores(partie: PartieState, finished: bool) -> tuple[Score, Score]:
     decl = [sum(p for _, p, _ in declaration_lines(partie, s)) for s in (0, 1)]
     bonus = [0, 0]
     if finished:
@@ -95,7 +92,7 @@ def _scores(partie: Partie, finished: bool) -> tuple[Score, Score]:
     return Score(partie.card_points[0], decl[0], bonus[0]), Score(partie.card_points[1], decl[1], bonus[1])
 
 
-def settle(partie: Partie) -> PartieResult:
+def settle(partie: PartieState) -> PartieResult:
     """Settle a finished partie. A partie abandoned by agreed Alifer or lost
     by forfeit settles nothing beyond the stakes; its scores are the points
     of the play so far (declarations as they stand, no trick bonuses)."""
