@@ -7,6 +7,7 @@ import pytest
 
 from trappola.agents.evaluation.report import table
 from trappola.agents.evaluation.stats import clustered_rate
+from trappola.agents.pro_learned import FEATURES, ProPolicy
 from trappola.train.selfplay.opponent_workers import OpponentWorkers
 
 
@@ -20,6 +21,12 @@ def test_a_table_row_wider_than_the_header_is_refused():
     assert table([["a", "1"]], ["name", "n"]).splitlines()[-1].split() == ["a", "1"]
     with pytest.raises(ValueError):
         table([["a", "1", "extra"]], ["name", "n"])
+
+
+def test_a_pro_policy_needs_one_weight_per_feature_it_scores():
+    assert ProPolicy(tuple(0.0 for _ in FEATURES)).weights == (0.0,) * len(FEATURES)
+    with pytest.raises(ValueError, match="weights"):
+        ProPolicy((1.0,) * (len(FEATURES) + 1))
 
 
 def test_opponent_workers_refuse_decisions_of_unequal_lengths():
