@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 # open range so other installs can choose their own build.
 TORCH := torch==2.13.0
 
-.PHONY: demo test bench model belief opponent clean
+.PHONY: demo test check typecheck fix bench model belief opponent clean
 
 $(VENV)/.installed: pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -20,8 +20,32 @@ $(VENV)/.installed: pyproject.toml Makefile
 demo: $(VENV)/.installed
 	$(PY) -m trappola.cli demo
 
-test: $(VENV)/.installed
+# The suite runs after the checks: a lint, format or type finding fails `make test` (and CI).
+test: check
 	$(PY) -m pytest -q
+
+# Lint, formatting and types (CONTRIBUTING.md, "Checks"); .pre-commit-config.yaml runs the same.
+check: $(VENV)/.installed
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+	$(MAKE) --no-print-directory typecheck
+
+# mypy does not follow the package-dir mapping of pyproject.toml (agents/ installs as
+# trappola.agents, train/ as trappola.train, configs/ as trappola.configs), so it reads the
+# packages through a tree of links laid out as they install. The links are updated, not remade:
+# new links would void mypy's cache. Settings: pyproject.toml [tool.mypy].
+TYPES := build/typecheck
+typecheck: $(VENV)/.installed
+	mkdir -p $(TYPES)/trappola
+	ln -sfn ../../trappola_env $(TYPES)/trappola_env
+	for f in trappola/* agents train configs; do ln -sfn ../../../$$f $(TYPES)/trappola/$${f#trappola/}; done
+	find $(TYPES) -xtype l -delete
+	MYPYPATH=$(TYPES) $(PY) -m mypy $(TYPES)/trappola $(TYPES)/trappola_env benchmarks
+
+# The formatter and the fixes ruff applies safely; what is left, `make check` names.
+fix: $(VENV)/.installed
+	$(PY) -m ruff check --fix .
+	$(PY) -m ruff format .
 
 bench: $(VENV)/.installed
 	$(PY) benchmarks/bench_env.py

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
+from typing import Any
 
 from trappola.agents.search.sampling import constraints_of
 from trappola.agents.settings import Setting
@@ -63,7 +64,7 @@ def imagined_views(view: AdviceView, rng, worlds: int) -> list[TurnView]:
     played = (mask_of(info.played_by(0)), mask_of(info.played_by(1)))
     defender_hands = constraints_of(_seen_as(info, declarer))
     config = RuleConfig(ace_declaration=info.ace_declaration)
-    out = []
+    out: list[Any] = []
     for _ in range(_TRIES * worlds):
         if len(out) == worlds:
             break

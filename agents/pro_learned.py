@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 FEATURES = ("bias", "bulka_in_costs/10", "parties_left/50")
 
@@ -81,7 +82,7 @@ class ProPolicy:
         """``w . x`` plus the ``z``-weighted standard error when a covariance is given:
         declare when it is positive."""
         x = features(decision)
-        s = sum(w * v for w, v in zip(self.weights, x))
+        s = sum(w * v for w, v in zip(self.weights, x, strict=True))
         if self.cov is not None and self.z:
             var = sum(x[i] * self.cov[i][j] * x[j] for i in range(len(x)) for j in range(len(x)))
             s += self.z * max(var, 0.0) ** 0.5
@@ -95,7 +96,11 @@ class ProPolicy:
 
     def to_dict(self) -> dict:
         """The policy as stored in a checkpoint's metadata."""
-        out = {"kind": "linear", "features": list(FEATURES), "weights": [float(w) for w in self.weights]}
+        out: dict[str, Any] = {
+            "kind": "linear",
+            "features": list(FEATURES),
+            "weights": [float(w) for w in self.weights],
+        }
         if self.cov is not None:
             out["cov"] = [[float(v) for v in row] for row in self.cov]
             out["z"] = float(self.z)
@@ -202,7 +207,7 @@ class ObservedPro:
         if not view.records:
             raise ValueError("ObservedPro needs a ProView with records (the session's public history)")
         x = record_features(view.records, view.player, view.players.index(opponent))
-        z = sum(w * v for w, v in zip(self.weights, x))
+        z = sum(w * v for w, v in zip(self.weights, x, strict=True))
         return 1.0 / (1.0 + math.exp(-max(min(z, 30.0), -30.0)))
 
     def values(self, view) -> tuple[float, float]:

@@ -259,7 +259,6 @@ class RulePlayer(Player):
     # --------------------------------------------------------------- leading
     def _lead(self, info: InfoState, cards: int, opp: OpponentCards) -> int:
         hand = cards_of(cards)
-        left = 9 - info.trick
         sure = [c for c in hand if not opp.higher_in_suit(c)]
         live_twos = [c for c in sure if c % 9 == TWO] if self.settings["twos"] else []
         others = [c for c in sure if c % 9 != TWO]

@@ -46,13 +46,10 @@ class Setting:
             v = t(value)
         except (TypeError, ValueError):
             raise ValueError(f"setting {key}={value!r}: expected {t.__name__}") from None
-        if t in (int, float):
-            if (
-                not math.isfinite(v)
-                or (self.low is not None and v < self.low)
-                or (self.high is not None and v > self.high)
-            ):
-                raise ValueError(f"setting {key}={value!r}: expected {self._range()}")
+        if t in (int, float) and (
+            not math.isfinite(v) or (self.low is not None and v < self.low) or (self.high is not None and v > self.high)
+        ):
+            raise ValueError(f"setting {key}={value!r}: expected {self._range()}")
         return v
 
     def __post_init__(self):

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from typing import Any
 
 from trappola.agents import make_player
 from trappola.agents.evaluation.seeding import derive_seed
@@ -92,7 +93,7 @@ def pro_partie(seed: int, players: dict, advice: bool) -> bool:
 
 
 def measure(defender: str, declarer: str, adviser: str, deals: int, seed: int) -> dict:
-    players = {
+    players: dict[str, Any] = {
         "defender": Counting(make_player(defender)),
         "declarer": Timed(make_player(declarer)),
         "adviser": Timed(make_player(adviser)),
@@ -102,7 +103,7 @@ def measure(defender: str, declarer: str, adviser: str, deals: int, seed: int) -
         deal_seed = derive_seed(seed, "deal", d)
         with_advice.append(pro_partie(deal_seed, players, True))
         without.append(pro_partie(deal_seed, players, False))
-    diff = mean_ci([int(a) - int(b) for a, b in zip(with_advice, without)])
+    diff = mean_ci([int(a) - int(b) for a, b in zip(with_advice, without, strict=True)])
     adv = players["adviser"]
     counting = players["defender"]
     return {

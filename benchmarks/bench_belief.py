@@ -37,6 +37,7 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -50,7 +51,7 @@ from trappola.agents.policy_player import PolicyPlayer
 from trappola.agents.search.sampling import constraints_of
 from trappola_env.engine.cards import cards_of, mask_of
 
-_DEAL = {}
+_DEAL: dict[str, Any] = {}
 _play_partie = referee.play_partie
 
 
@@ -78,7 +79,8 @@ class RevealSearch(PimcPlayer):
 
     def __init__(self, m: float, **settings):
         super().__init__(**settings)
-        self.m, self.nats = m, []
+        self.m = m
+        self.nats: list[float] = []
 
     def layouts(self, info):
         cons = constraints_of(info)
@@ -122,7 +124,7 @@ def main(argv=None) -> int:
         )
         return searchers[-1]
 
-    PolicyPlayer._endgame_searcher = staticmethod(searcher)
+    PolicyPlayer._endgame_searcher = staticmethod(searcher)  # type: ignore[method-assign]  # the benchmark's searcher
     backend = SerialBackend() if args.reveal is not None else ProcessBackend(args.workers, context="fork")
     t0 = time.time()
     res = head_to_head(

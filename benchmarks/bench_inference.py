@@ -137,7 +137,7 @@ def main(argv=None) -> int:
     for opp_spec in args.opponents.split(","):
         t0 = time.time()
         observer, opponent = make_player(args.observer), make_player(opp_spec)
-        per_deal = {w: ([], []) for w in weightings}
+        per_deal: dict[str, tuple[list[float], list[float]]] = {w: ([], []) for w in weightings}
         by_trick: dict[int, dict[str, list]] = {}
         for i in range(args.deals):
             deal = random_deal(random.Random(derive_seed(args.seed, "bench_inference", i)))
@@ -162,8 +162,8 @@ def main(argv=None) -> int:
         print(f"  {'weighting':<13} {'log-lik. of true hand (nats vs uniform)':<40} effective sample size (share)")
         for w in weightings:
             m, lo, hi = mean_ci(per_deal[w][0])
-            e, elo, ehi = mean_ci(per_deal[w][1])
-            print(f"  {w:<13} {m:+.3f} [{lo:+.3f}, {hi:+.3f}]{'':<17} {e:.3f} [{elo:.3f}, {ehi:.3f}]")
+            ess, elo, ehi = mean_ci(per_deal[w][1])
+            print(f"  {w:<13} {m:+.3f} [{lo:+.3f}, {hi:+.3f}]{'':<17} {ess:.3f} [{elo:.3f}, {ehi:.3f}]")
         print(
             "  by trick, mean log-lik. gain (belief / infer / both): "
             + "  ".join(

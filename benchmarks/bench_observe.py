@@ -62,8 +62,8 @@ def main(argv=None) -> int:
         change.append(rate["read-only (shipped)"] / rate["writeable (before)"] - 1)
     rates = {name: steps / seconds for name, (steps, seconds) in totals.items()}
     print(f"trappola_v0 agent_iter loop, steps/s ({args.seconds:g} s in {args.slice:g} s slices, interleaved)")
-    for name, rate in rates.items():
-        print(f"  {name:<22}{rate:>10,.0f}")
+    for name, r in rates.items():
+        print(f"  {name:<22}{r:>10,.0f}")
     mean, (lo, hi) = mean_ci(change)
     print(
         f"read-only against writeable, paired by round: {100 * mean:+.1f}% [{100 * lo:+.1f}%, {100 * hi:+.1f}%] "

@@ -27,6 +27,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 # One core, one thread: numpy's BLAS threads (the inference's batched products) would time two cores.
@@ -92,7 +93,7 @@ def timing(spec: str, opponent: str, deals: int, seed: int) -> dict:
             opp.reset(derive_seed(seed, "opponent", i, game))
             play_partie([player, opp] if game == 0 else [opp, player], deal)
     calls = player.calls
-    out = {"calls": len(calls)}
+    out: dict[str, Any] = {"calls": len(calls)}
     for label, rows in (("all", calls), ("searched", [c for c in calls if c[3]])):
         if not rows:
             continue

@@ -79,7 +79,7 @@ def bench_eval(deals: int, repeats: int, workers: int) -> None:
     print(f"  process backend, pool running:          {_fmt(warm)} s")
     print(f"  ray backend, instance running:          {_fmt(on_ray)} s")
     print(
-        f"  ray - process, paired (both running):   {_fmt([r - p for r, p in zip(on_ray, warm)])} s; "
+        f"  ray - process, paired (both running):   {_fmt([r - p for r, p in zip(on_ray, warm, strict=True)])} s; "
         f"ratio of the means {sum(on_ray) / sum(warm):.2f}"
     )
     print(f"  ray.init of a local instance:           {start:8.2f} s (once per `trappola evaluate --backend ray`)")
@@ -92,7 +92,7 @@ def bench_train(steps: int, repeats: int, workers: int) -> None:
     from trappola.train.sb3.ppo_selfplay import train as train_sb3
 
     shared = {"total_timesteps": steps, "eval_deals": 0, "checkpoint_every": 0, "progress_bar": False, "max_minutes": 0}
-    rates = {"sb3": [], "rllib": []}
+    rates: dict[str, list[float]] = {"sb3": [], "rllib": []}
     with tempfile.TemporaryDirectory() as tmp:
         for i in range(repeats):
             cfg = load_config(

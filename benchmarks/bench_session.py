@@ -106,7 +106,7 @@ def bench_env(parties, seed=0):
     session = env.unwrapped.session
     steps = 0
     t = time.process_time()
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         obs, rew, term, trunc, info = env.last()
         action = None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"])))
         env.step(action)

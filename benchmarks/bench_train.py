@@ -45,6 +45,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -146,7 +147,7 @@ def _stand_in_class():
             self.masks = np.zeros((n, 49), bool)
             self.masks[:, :12] = True
             self.t = np.arange(n) % 10
-            self.infos = [{} for _ in range(n)]
+            self.infos: list[dict[str, Any]] = [{} for _ in range(n)]
 
         def reset(self):
             return self.obs.copy()
@@ -223,7 +224,7 @@ def bench_profile(steps: int, overrides: list[str]) -> None:
     prof.enable()
     bench_ppo(steps, overrides, "profiled run (cProfile slows it)")
     prof.disable()
-    stats = pstats.Stats(prof).stats
+    stats = pstats.Stats(prof).stats  # type: ignore[attr-defined]  # the raw table pstats keeps (undocumented)
 
     def cum(file_part: str, func: str) -> float:
         return sum(v[3] for (f, _, name), v in stats.items() if name == func and f.endswith(file_part))

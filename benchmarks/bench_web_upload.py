@@ -44,7 +44,8 @@ def main() -> None:
     games = head_to_head("rule", "random", 50, duplicate=True, seed=1, workers=1, record_games=True).games
     lines = [json.dumps(g).encode() for g in games]
     size = int(args.mb * 2**20)
-    body, k = [], 0
+    body: list[bytes] = []
+    k = 0
     while sum(map(len, body)) < size:
         body.append(lines[k % len(lines)])
         k += 1

@@ -86,12 +86,12 @@ def main(argv=None) -> int:
     )
     args = ap.parse_args(argv)
     if args.table:
-        rows = {}
+        merged: dict[tuple, dict] = {}
         for path in args.table:
             data = json.loads(Path(path).read_text())
             for r in data["rows"]:
-                rows[(r["arm"], r.get("seed"))] = r
-        print_table(list(rows.values()), data["args"]["pimc"])
+                merged[(r["arm"], r.get("seed"))] = r
+        print_table(list(merged.values()), data["args"]["pimc"])
         return 0
     if not args.arm and not args.reference:
         ap.error("give at least one --arm or --reference (or --table)")

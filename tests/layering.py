@@ -51,7 +51,10 @@ PACKAGE_DIRS = {
 }
 
 
-def source_file(module: str, root: Path = Path(__file__).resolve().parents[1]) -> Path | None:
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def source_file(module: str, root: Path = ROOT) -> Path | None:
     """The ``.py`` file a project module would have (not checked to exist);
     None outside the project."""
     for package in sorted(PACKAGE_DIRS, key=len, reverse=True):
@@ -66,9 +69,8 @@ def layer_of(module: str) -> int | None:
     None for modules outside the project."""
     best = None
     for i, prefix in enumerate(LAYERS):
-        if module == prefix or module.startswith(prefix + "."):
-            if best is None or len(prefix) > len(LAYERS[best]):
-                best = i
+        if (module == prefix or module.startswith(prefix + ".")) and (best is None or len(prefix) > len(LAYERS[best])):
+            best = i
     if best is None and any(module == d or module.startswith(d + ".") for d in DATA_PACKAGES):
         return -1
     return best

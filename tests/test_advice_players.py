@@ -172,7 +172,7 @@ def test_the_referee_asks_advisers_and_shows_the_defender_their_advice():
     assert s.advice_log
     views = [v for p in players.values() for v in p.views]
     assert len(views) == len(s.advice_log)
-    for index, step, adviser, advice in s.advice_log:
+    for index, _step, adviser, _advice in s.advice_log:
         rec = s.history[index]
         assert rec.pro_declarer == rec.dealer and adviser in rec.queue
     shown = [a for p in players.values() for a in p.shown if a]

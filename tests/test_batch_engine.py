@@ -106,7 +106,7 @@ def lockstep(orders, multipliers, config: RuleConfig, stake_multiple: int, seed:
     n = len(orders)
     parties = [
         Partie(deal_from_order([int(c) for c in o]), config, stake_multiple, int(m))
-        for o, m in zip(orders, multipliers)
+        for o, m in zip(orders, multipliers, strict=True)
     ]
     b = BatchPartie(n, config.ace_declaration, config.illegal_action, stake_multiple)
     b.deal(orders=orders, multipliers=multipliers)
@@ -118,7 +118,7 @@ def lockstep(orders, multipliers, config: RuleConfig, stake_multiple: int, seed:
         if rows.size == 0:
             break
         acts = np.array([choose(rng, parties[i], forfeit) for i in rows])
-        for i, a in zip(rows, acts):
+        for i, a in zip(rows, acts, strict=True):
             parties[i].apply(int(a))
             if 0 <= a < 49:
                 actions_seen[a] += 1

@@ -51,7 +51,7 @@ DEALER_DISCARDS = ["7B", "8B", "9B", "TB", "BB", "CB", "RB"]
 def test_twos_bonuses_in_a_played_partie(leads, bonus_points, bulka_from_dealer, s):
     p = make_partie(TWOS_CH, TWOS_DE)
     act(p, *TWOS_OPENING)
-    for lead, discard in zip(leads, DEALER_DISCARDS):
+    for lead, discard in zip(leads, DEALER_DISCARDS, strict=True):
         act(p, lead, discard)
     assert p.terminal
     assert [t[3] for t in p.tricks] == [1] + [0] * 8
@@ -76,7 +76,7 @@ def test_marc_adds_to_trick_one_two_and_last_trick():
     p = make_partie("2S 7S 8S 9S TS BS CS RS AS", "2C 7C 8C 9C TC 2D 7D 8D 9D")
     leads = ["2S", "AS", "RS", "CS", "BS", "TS", "9S", "8S", "7S"]
     discards = ["2C", "7C", "8C", "9C", "TC", "2D", "7D", "8D", "9D"]
-    for lead, discard in zip(leads, discards):
+    for lead, discard in zip(leads, discards, strict=True):
         act(p, lead, discard)
     r = p.result()
     assert r.scores[0].card_points == 18
@@ -94,7 +94,7 @@ def test_marc_with_4c():
     p = make_partie("2S 2C 2D 7S 8S 9S 7C 8C 9C", "2B 7B 8B 9B TB BB CB RB AB")
     leads = ["7S", "8S", "9S", "7C", "8C", "9C", "2S", "2C", "2D"]
     discards = ["2B", "7B", "8B", "9B", "TB", "BB", "CB", "RB", "AB"]
-    for lead, discard in zip(leads, discards):
+    for lead, discard in zip(leads, discards, strict=True):
         act(p, lead, discard)
     r = p.result()
     assert r.scores[0].bonus_points == 108
@@ -109,7 +109,7 @@ def test_marc_by_the_dealer_is_paid_by_the_challenger():
     p = make_partie("7C 8C 9C TC 2D 7D 8D 9D TD", "AC AS RS CS BS TS 9S 8S 7S")
     act(p, "7C", "AC")
     for lead, discard in zip(
-        ["AS", "RS", "CS", "BS", "TS", "9S", "8S", "7S"], ["8C", "9C", "TC", "2D", "7D", "8D", "9D", "TD"]
+        ["AS", "RS", "CS", "BS", "TS", "9S", "8S", "7S"], ["8C", "9C", "TC", "2D", "7D", "8D", "9D", "TD"], strict=True
     ):
         act(p, lead, discard)
     r = p.result()

@@ -135,7 +135,7 @@ def test_an_adviser_learns_nothing_of_the_hidden_cards(seed):
     rng_a, rng_b = np.random.default_rng(0), np.random.default_rng(0)
     compared = 0
     for _ in range(400):
-        sa, sb = env.unwrapped.session, twin.unwrapped.session
+        sa = env.unwrapped.session
         if sa.phase != "advice" and sa.phase != "partie":
             break
         agent = env.agent_selection

@@ -34,7 +34,8 @@ def run(env, rng, on_step=None, max_steps=10**6):
     split) and of the rewards last() reported at each selection."""
     given = {a: [] for a in env.possible_agents}
     seen = {a: [] for a in env.possible_agents}
-    for _, agent in zip(range(max_steps), env.agent_iter()):
+    # range() caps a session that would not end: the lengths differ by design.
+    for _, agent in zip(range(max_steps), env.agent_iter(), strict=False):
         obs, reward, term, trunc, info = env.last()
         seen[agent].append(reward)
         env.step(None if term or trunc else random_action(obs, rng))

@@ -187,6 +187,19 @@ def _definitions(body: list[ast.stmt]):
                 yield from _definitions(block)
 
 
+def _walk(index: SourceIndex, module: str, rel: str, body, prefix: str, owner: ast.ClassDef | None):
+    for node in _definitions(body):
+        if node.name.startswith("_"):
+            continue
+        label = f"{rel}:{node.lineno} {prefix}{node.name}"
+        documented = bool(ast.get_docstring(node))
+        if not documented and owner is not None and not isinstance(node, ast.ClassDef):
+            documented = index.base_documents(module, owner, node.name)
+        yield label, documented
+        if isinstance(node, ast.ClassDef):
+            yield from _walk(index, module, rel, node.body, f"{prefix}{node.name}.", node)
+
+
 def public_definitions(index: SourceIndex):
     """``(label, has_docstring)`` for every public definition, the label
     being ``path:line qualified.name``."""
@@ -196,20 +209,7 @@ def public_definitions(index: SourceIndex):
         if any(part.startswith("_") and part != "__init__.py" for part in path.relative_to(index.root).parts):
             continue
         yield f"{rel}:1 {module} (module)", bool(ast.get_docstring(tree))
-
-        def walk(body, prefix: str, owner: ast.ClassDef | None):
-            for node in _definitions(body):
-                if node.name.startswith("_"):
-                    continue
-                label = f"{rel}:{node.lineno} {prefix}{node.name}"
-                documented = bool(ast.get_docstring(node))
-                if not documented and owner is not None and not isinstance(node, ast.ClassDef):
-                    documented = index.base_documents(module, owner, node.name)
-                yield label, documented
-                if isinstance(node, ast.ClassDef):
-                    yield from walk(node.body, f"{prefix}{node.name}.", node)
-
-        yield from walk(tree.body, f"{module}.", None)
+        yield from _walk(index, module, rel, tree.body, f"{module}.", None)
 
 
 def is_checked(label: str, skipped=NOT_YET_CHECKED) -> bool:

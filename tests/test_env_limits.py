@@ -91,7 +91,7 @@ def test_max_steps_truncates_every_agent(make, steps):
     assert not any(unwrapped.terminations[a] for a in agents)
     assert all(unwrapped.infos[a]["truncated"] == "max_steps" for a in agents)
     assert all(not env.observe(a)["action_mask"].any() for a in agents)
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         _, _, term, trunc, _ = env.last()
         assert trunc and not term
         env.step(None)

@@ -22,7 +22,7 @@ def test_recording_changes_no_number_and_matches_the_rows(rule_random):
     assert plain.games == []
     games = rule_random.games
     assert len(games) == 8
-    for g, row in zip(games, rule_random.records):
+    for g, row in zip(games, rule_random.records, strict=True):
         assert g["format"] == FORMAT and (g["deal_index"], g["game"]) == (row["deal"], row["game"])
         a = 0 if row["a_seat"] == "challenger" else 1
         assert g["players"][a] == "rule" and g["players"][1 - a] == "random"

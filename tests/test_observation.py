@@ -97,7 +97,7 @@ def random_parties(n, seed, forfeits=False):
 def test_layout_is_contiguous_and_named_once():
     assert [name for name, _, _ in LAYOUT] == [name for name, _, _ in FIELDS]
     offset = 0
-    for (name, off, size), (_, fsize, _) in zip(LAYOUT, FIELDS):
+    for (_name, off, size), (_, fsize, _) in zip(LAYOUT, FIELDS, strict=True):
         assert off == offset and size == fsize > 0
         offset += size
     assert offset == OBS_SIZE == 347
@@ -308,7 +308,7 @@ def test_swapping_unseen_cards_never_changes_the_observation():
         hidden = list(deal.stock[:-1])
         k = rng.randint(1, min(len(unplayed), 4))
         out_cards, in_cards = rng.sample(unplayed, k), rng.sample(hidden, k)
-        swap = dict(zip(out_cards, in_cards)) | dict(zip(in_cards, out_cards))
+        swap = dict(zip(out_cards, in_cards, strict=True)) | dict(zip(in_cards, out_cards, strict=True))
         spec = deal.to_names()
         side = ("challenger", "dealer")[opponent]
         spec[side] = [CARD_NAMES[swap.get(c, c)] for c in (deal.challenger, deal.dealer)[opponent]]

@@ -123,7 +123,7 @@ def test_drives_a_bulka_v0_session_from_observations():
     me = make_player("policy:pro=always,endgame=0")  # an observation vector cannot drive the endgame search
     me.reset(1)
     pro_offers = 0
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
             env.step(None)

@@ -90,9 +90,12 @@ def _string_hit(call: ast.Call) -> str | None:
     if name not in _STRING_ATTRIBUTE_CALLS:
         return None
     for arg in call.args[:2]:
-        if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
-            if any(_private(part) and part not in ALLOWED_ATTRIBUTES for part in arg.value.split(".")):
-                return f"{name}(..., {arg.value!r})"
+        if (
+            isinstance(arg, ast.Constant)
+            and isinstance(arg.value, str)
+            and any(_private(part) and part not in ALLOWED_ATTRIBUTES for part in arg.value.split("."))
+        ):
+            return f"{name}(..., {arg.value!r})"
     return None
 
 

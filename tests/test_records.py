@@ -59,7 +59,7 @@ def test_the_pro_view_carries_the_records_in_players_order():
     dealer_wins(s)
     view = pro_view(s)
     assert view.name == "A"
-    by_name = dict(zip(view.players, view.records))
+    by_name = dict(zip(view.players, view.records, strict=True))
     assert by_name["B"] == Record(0, 1, 0, 1, 0, 0) and by_name["C"] == Record(0, 1, 0, 1, 0, 0)
     assert by_name["A"] == Record(0, 0, 2, 0, 0, 0)
 

@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+from scripted import Lowest
 
 from trappola.agents import make_player
 from trappola_env.engine import Partie, RuleConfig, action_id, deal_from_names
@@ -79,7 +80,7 @@ def test_under_the_forfeit_rule_an_illegal_move_loses_the_partie():
 
 def test_stepping_by_hand_plays_the_session_run_to_the_end():
     def table():
-        players = {n: make_player(spec) for n, spec in zip("ABC", ("rule:pro=always", "random", "rule"))}
+        players = {n: make_player(spec) for n, spec in zip("ABC", ("rule:pro=always", "random", "rule"), strict=True)}
         for i, p in enumerate(players.values()):
             p.reset(i)
         return players, Session(names=list(players), max_parties=25, seed=7, advice=True)
@@ -121,3 +122,10 @@ def test_a_player_answered_from_outside_is_not_asked():
         ref.answer(ref.ask(ref.turn()))
     with pytest.raises(ValueError, match="answered from outside"):
         ref.ask(ref.turn())
+
+
+def test_an_answer_after_the_session_ended_is_refused_as_such():
+    referee = Referee.for_session([Lowest(), Lowest(), Lowest()], Session(max_parties=1, seed=1)).run()
+    assert referee.over and referee.partie is None
+    with pytest.raises(ValueError, match="session is over"):
+        referee.answer(0)

@@ -187,7 +187,7 @@ def test_batch_bonus_values_and_stake():
 def test_batch_outcome_names():
     from trappola_env.batch import kernels as K
 
-    names = dict(zip((K.DECIDED, K.TIE, K.AGREED, K.FORFEIT), K.OUTCOME_NAMES))
+    names = dict(zip((K.DECIDED, K.TIE, K.AGREED, K.FORFEIT), K.OUTCOME_NAMES, strict=True))
     assert names == {
         K.DECIDED: scoring.DECIDED,
         K.TIE: scoring.TIE,

@@ -58,7 +58,7 @@ def test_best_zip_is_the_best_score_and_the_run_is_recorded(cls, tmp_path):
     assert best["network"] == "rule" and best["num_timesteps"] == 200
     assert best["eval"]["random"]["score"] == scores[1] == rec.best_score
     assert read_metadata(run / "last.zip")["num_timesteps"] == 200  # checkpoint_every=200
-    assert scalars["eval/score_vs_random"] == list(zip(scores, (100, 200, 300)))
+    assert scalars["eval/score_vs_random"] == list(zip(scores, (100, 200, 300), strict=True))
     summary = rec.finish(400, "random", learned_steps=400, learn_s=2.0, note="x")
     rec.close()
     final = read_metadata(run / "final.zip")

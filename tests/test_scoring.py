@@ -9,6 +9,7 @@ from helpers import act, make_partie, state_key
 
 from trappola_env.engine import AGREED_ALIFER, DECIDED, FORFEIT, TIE, RuleConfig, card_id
 from trappola_env.engine.actions import BLANS
+from trappola_env.engine.scoring import settle
 
 # Challenger: no court, no Ace (Blans and Bianka). Dealer: 3 Bube (BS, the
 # missing one, is the face-up bottom card).
@@ -162,3 +163,12 @@ def test_details_list_every_line_with_tokens():
         ]
     )
     assert r.scores[0].to_dict() == {"card_points": 0, "declaration_points": 30, "bonus_points": 0, "total": 30}
+
+
+def test_settling_a_partie_still_in_play_is_refused():
+    p = make_partie(TIE_CH, TIE_DE, stock=TIE_STOCK)
+    act(p, "TS")
+    with pytest.raises(RuntimeError, match="not over"):
+        settle(p)
+    with pytest.raises(RuntimeError, match="not over"):
+        p.result()

@@ -307,7 +307,7 @@ def test_pool_opponents_never_see_hidden_cards(adapter, pool):
             a = learner_views(adapter, pool, deal, learner_seat, avoid)
             b = learner_views(adapter, pool, other, learner_seat, avoid)
             assert len(a) == len(b)
-            diffs = {tuple(np.flatnonzero(u != v)) for u, v in zip(a, b)}
+            diffs = {tuple(np.flatnonzero(u != v)) for u, v in zip(a, b, strict=True)}
             assert len(diffs) == 1 and diffs != {()}, (seed, learner_seat)  # the swapped card, nothing else
             compared += len(a) >= 4
         if compared >= 4:
@@ -316,7 +316,7 @@ def test_pool_opponents_never_see_hidden_cards(adapter, pool):
     # The swap is visible to an eye that sees the whole deal.
     full_a = learner_views(adapter, pool, deal, learner_seat, avoid, privileged=True)
     full_b = learner_views(adapter, pool, other, learner_seat, avoid, privileged=True)
-    assert len({tuple(np.flatnonzero(u[347:] != v[347:])) for u, v in zip(full_a, full_b)} - {()}) >= 1
+    assert len({tuple(np.flatnonzero(u[347:] != v[347:])) for u, v in zip(full_a, full_b, strict=True)} - {()}) >= 1
 
 
 # ------------------------------------------------------------ the core's parts

@@ -60,7 +60,7 @@ def random_session(
     while not s.over:
         steps += 1
         if membership and rng.random() < 0.02:
-            name = rng.choice(s.players + ["newcomer_%d" % steps])
+            name = rng.choice(s.players + [f"newcomer_{steps}"])
             before = state(s)
             try:
                 if name in s.players:

@@ -39,7 +39,7 @@ def test_every_partie_is_a_checked_saved_game_with_its_session():
     s, games = recorded(1)
     assert len(games) == s.parties_played == len(s.history)
     read_games("\n".join(json.dumps(g) for g in games))  # each replays to its recorded result
-    for g, h in zip(games, s.history):
+    for g, h in zip(games, s.history, strict=True):
         assert g["evaluation"] == "session" and g["session"] == 0 and g["partie_index"] == h.index
         assert g["players"] == [h.challenger, h.dealer] and g["queue"] == list(h.queue)
         assert g["pro_declarer"] == h.pro_declarer and g["replay"] == h.replay and g["multiplier"] == h.multiplier

@@ -64,7 +64,10 @@ def test_tie_in_the_redraw_is_redrawn_recursively_among_those_still_tied():
 
 
 def test_four_way_tie():
-    rounds = [{n: f"9{suit}" for n, suit in zip(NAMES4, "SCDB")}, {"p0": "7S", "p1": "8S", "p2": "TS", "p3": "BS"}]
+    rounds = [
+        {n: f"9{suit}" for n, suit in zip(NAMES4, "SCDB", strict=True)},
+        {"p0": "7S", "p1": "8S", "p2": "TS", "p3": "BS"},
+    ]
     s = seating_from_draws(NAMES4, rounds)
     assert (s.dealer, s.challenger, s.queue) == ("p0", "p3", ("p2", "p1"))
 

@@ -22,7 +22,7 @@ from trappola_env import bulka_v0, trappola_v0
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
 def test_a_belief_model_with_non_finite_weights_is_refused(tmp_path, bad):
     model = BeliefModel.load(shipped_belief_path())
-    arrays = {f"{k}{i}": a.copy() for i, layer in enumerate(model.layers) for k, a in zip("wb", layer)}
+    arrays = {f"{k}{i}": a.copy() for i, layer in enumerate(model.layers) for k, a in zip("wb", layer, strict=True)}
     arrays["w1"][3, 5] = bad
     path = tmp_path / "nan.npz"
     np.savez(path, meta=np.array("{}"), **arrays)  # written around BeliefModel, as a damaged file would be

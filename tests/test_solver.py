@@ -164,10 +164,8 @@ def random_position(rng, remaining, mid_trick):
     """
     td = 9 - remaining
     # History: trick winners, the last one leads now.
-    if td and rng.random() < 0.3:
-        winners = [rng.randrange(2)] * td  # Marc still possible
-    else:
-        winners = [rng.randrange(2) for _ in range(td)]
+    # One seat winning every trick so far keeps the Marc possible.
+    winners = [rng.randrange(2)] * td if td and rng.random() < 0.3 else [rng.randrange(2) for _ in range(td)]
     leader = winners[-1] if td else rng.randrange(2)
     two_winner = tuple(w if rng.random() < 0.35 else -1 for w in winners)
     tricks_won = (winners.count(0), winners.count(1))
@@ -260,7 +258,7 @@ def played_position(rng, remaining, mid_trick):
         tricks_won=tuple(won),
         two_winner=tuple(two),
         aces_declared=tuple(declared),
-        aces_failed=tuple(f and d > 0 for f, d in zip(failed, declared)),
+        aces_failed=tuple(f and d > 0 for f, d in zip(failed, declared, strict=True)),
     )
 
 

@@ -68,7 +68,7 @@ def test_round_trip_metadata_and_weights(tiny_model, saved):
         want = tiny_model.policy.action_net(tiny_model.policy.mlp_extractor.forward_actor(feats)).numpy()
     np.testing.assert_allclose(policy.logits(obs), want, rtol=1e-5, atol=1e-5)
     model, _ = load_model(saved)
-    for (k, a), (_, b) in zip(tiny_model.policy.state_dict().items(), model.policy.state_dict().items()):
+    for (k, a), (_, b) in zip(tiny_model.policy.state_dict().items(), model.policy.state_dict().items(), strict=True):
         assert torch.equal(a, b), k
     assert model.num_timesteps == 1234
 

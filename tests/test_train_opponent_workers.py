@@ -91,6 +91,6 @@ def test_bad_worker_counts_are_refused(bad):
 
 def test_config_refuses_workers_without_the_batched_env():
     with pytest.raises(ValueError, match="opponent_workers needs vec_env: batched"):
-        TrainConfig(vec_env="subproc", opponent_workers=2).validate()
+        TrainConfig(vec_env="subproc", opponent_workers=2)
     with pytest.raises(ValueError, match="opponent_workers must be >= 0"):
-        TrainConfig(opponent_workers=-1).validate()
+        TrainConfig(opponent_workers=-1)

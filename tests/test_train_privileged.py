@@ -108,9 +108,9 @@ def test_the_batched_env_appends_the_same_full_deal():
     plain = batched_trajectory(full_deal=True)
     priv = batched_trajectory(privileged=True)
     assert sum(len(ended) for _, _, ended in plain) > 0
-    for (a, full, ended_a), (b, _, ended_b) in zip(plain, priv):
+    for (a, full, ended_a), (b, _, ended_b) in zip(plain, priv, strict=True):
         np.testing.assert_array_equal(b, np.concatenate([a, full], axis=1))
-        for x, y in zip(ended_a, ended_b):
+        for x, y in zip(ended_a, ended_b, strict=True):
             np.testing.assert_array_equal(
                 y["terminal_observation"], np.concatenate([x["terminal_observation"], x["terminal_full_deal"]])
             )

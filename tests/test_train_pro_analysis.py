@@ -22,7 +22,7 @@ from trappola.train.pro.bench import SessionBench
 
 
 def records(rows):
-    return as_arrays([dict(zip(FIELDS, r)) for r in rows])
+    return as_arrays([dict(zip(FIELDS, r, strict=True)) for r in rows])
 
 
 def synthetic(bad_advantage: float, n_sessions: int = 200, seed: int = 0):

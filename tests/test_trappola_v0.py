@@ -566,7 +566,7 @@ def test_hidden_cards_do_not_change_what_an_agent_sees():
     prefix = S1[:7]  # ... RC led to trick 3
     a = _replay_observations(S1_DEAL, prefix, P0)
     b = _replay_observations(deal_b, prefix, P0)
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=True):
         np.testing.assert_array_equal(x["observation"], y["observation"])
         np.testing.assert_array_equal(x["action_mask"], y["action_mask"])
     # The dealer itself sees the difference.
@@ -583,10 +583,10 @@ def test_own_hand_changes_what_an_agent_sees():
     prefix = S1[:7]
     a = _replay_observations(S1_DEAL, prefix, P0)
     c = _replay_observations(deal_c, prefix, P0)
-    for x, y in zip(a, c):
+    for x, y in zip(a, c, strict=True):
         assert not np.array_equal(x["observation"], y["observation"])
     # while the dealer's view of the same prefix is identical
-    for x, y in zip(_replay_observations(S1_DEAL, prefix, P1), _replay_observations(deal_c, prefix, P1)):
+    for x, y in zip(_replay_observations(S1_DEAL, prefix, P1), _replay_observations(deal_c, prefix, P1), strict=True):
         np.testing.assert_array_equal(x["observation"], y["observation"])
 
 

@@ -193,3 +193,8 @@ def test_the_wheel_ships_every_package_of_the_tree(installed):
         for init in (ROOT / folder).rglob("__init__.py"):
             rel = init.relative_to(ROOT / folder)
             assert (site / installed_as / rel).is_file(), f"{folder}/{rel} is not in the wheel"
+
+
+def test_the_wheel_ships_the_type_marker(installed):
+    """``trappola_env`` is typed (mypy --strict): ``py.typed`` tells users' type checkers so."""
+    assert (installed[0] / "trappola_env" / "py.typed").is_file()

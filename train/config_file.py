@@ -20,10 +20,12 @@ from __future__ import annotations
 import typing
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import yaml
 
 from trappola.train.rllib.config import RLlibConfig
+from trappola.train.run_config import RunConfig
 from trappola.train.sb3.config import TrainConfig
 
 #: The value of a config's ``trainer`` key -> its config class.
@@ -39,7 +41,7 @@ def config_class(trainer: str) -> type:
     return CONFIG_CLASSES[trainer]
 
 
-def config_from_dict(data: dict, base=None, cls: type | None = None):
+def config_from_dict(data: dict, base: RunConfig | None = None, cls: type[RunConfig] | None = None) -> RunConfig:
     """A new config: ``base`` (default: the defaults of ``cls``, itself by
     default ``TrainConfig`` or the type of ``base``) updated with ``data``.
     Dotted keys (``pool.rule``) update one entry of a mapping field. Raises
@@ -125,7 +127,7 @@ def load_config(path: str | Path | None = None, overrides: typing.Sequence[str] 
     """The config of ``path`` (YAML; None = defaults) with ``overrides``
     (``key=value`` strings or a dict), as a ``cls`` (default: the class of
     the file's ``trainer``, ``TrainConfig`` without a file)."""
-    data = {}
+    data: dict[str, Any] = {}
     if path is not None:
         path = Path(path)
         if not path.is_file():

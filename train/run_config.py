@@ -28,6 +28,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic.fields import FieldInfo
+from pydantic.json_schema import JsonDict
 
 from trappola.train.choices import check_choice
 from trappola.train.networks import ACTIVATIONS
@@ -59,7 +60,8 @@ def setting(default, help: str, *, choices: tuple = (), bounds: tuple | None = N
         limits["gt" if closed[0] == "(" else "ge"] = low
         if high != math.inf:
             limits["lt" if closed[1] == ")" else "le"] = high
-    extra = {"choices": tuple(choices), "bounds": bounds, "player": player}
+    # Kept where pydantic keeps a field's extra information (JSON values: lists, not tuples).
+    extra: JsonDict = {"choices": list(choices), "bounds": list(bounds) if bounds else None, "player": player}
     if isinstance(default, (list, dict)):
         return Field(
             default_factory=lambda: copy.deepcopy(default),
@@ -71,8 +73,14 @@ def setting(default, help: str, *, choices: tuple = (), bounds: tuple | None = N
 
 
 def _extra(info: FieldInfo) -> dict:
-    extra = info.json_schema_extra
-    return extra if isinstance(extra, dict) else {}
+    """A field's choices (a tuple), bounds (a tuple or None) and player flag, as ``setting`` stored them."""
+    extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
+    bounds = extra.get("bounds")
+    return {
+        "choices": tuple(extra.get("choices") or ()),  # type: ignore[arg-type]  # a list, as setting stores it
+        "bounds": tuple(bounds) if isinstance(bounds, list) else None,
+        "player": bool(extra.get("player")),
+    }
 
 
 def redefine(base: type[BaseModel], name: str, default, **changes) -> Any:
@@ -211,10 +219,6 @@ class RunConfig(BaseModel):
                 check_player(field, value)
         self.check()
         return self
-
-    def validate(self) -> None:
-        """Check the settings again (after changing a field): ``ValueError`` naming the first bad one."""
-        type(self)(**self.to_dict())
 
     def check(self) -> None:
         """Checks across fields, for subclasses (the base has none)."""

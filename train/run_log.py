@@ -61,7 +61,8 @@ def open_run(cfg, log=None):
         shutil.rmtree(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     write_text(run_dir / "config.yaml", yaml.safe_dump(cfg.to_dict(), sort_keys=False))
-    log_file = open(run_dir / "train.log", "a")
+    # The log stays open for the whole run and the caller closes it, so no `with` block can hold it.
+    log_file = open(run_dir / "train.log", "a")  # noqa: SIM115
 
     def say(msg: str) -> None:
         line = f"{time.strftime('%H:%M:%S')} {msg}"

@@ -30,6 +30,7 @@ import json
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from trappola.agents.evaluation.stats import mean_ci
 from trappola.agents.model_io.checkpoint_format import CheckpointError, read_metadata
@@ -70,7 +71,7 @@ class RunRecorder:
         self.save = save
         self.player = player
         self.scalars = scalars
-        self._writer = None  # the recorder's own TensorBoard writer, made at the first scalar
+        self._writer: Any = None  # the recorder's own TensorBoard writer, made at the first scalar
         self.started = time.time() if started is None else started
         self.run_dir, self.say, self._log_file = open_run(cfg, log)
         # A run resumed inside its own folder competes with the best.zip it already has.
@@ -148,11 +149,12 @@ class RunRecorder:
         if self.scalars is not None:
             self.scalars(key, value, steps)
         elif self.cfg.tensorboard:
-            if self._writer is None:
+            writer = self._writer
+            if writer is None:
                 from torch.utils.tensorboard import SummaryWriter
 
-                self._writer = SummaryWriter(str(self.run_dir / "tb"))
-            self._writer.add_scalar(key, value, steps)
+                writer = self._writer = SummaryWriter(str(self.run_dir / "tb"))
+            writer.add_scalar(key, value, steps)
 
     def _duplicate(self, network, opponent: str, deals: int) -> dict:
         from trappola.agents.evaluation import head_to_head

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import copy
 import warnings
+from typing import Any, NoReturn
 
 import gymnasium
 import numpy as np
@@ -36,7 +37,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
-from trappola_env.engine import N_ACTIONS, RuleConfig, deal_from_order
+from trappola_env.engine import N_ACTIONS, Deal, RuleConfig, deal_from_order
 from trappola_env.engine.cards import N_CARDS
 from trappola_env.spaces_and_rewards import check_positive_int, observation_space
 
@@ -45,15 +46,15 @@ MAX_MULTIPLIER = 2**20
 MAX_STAKE_MULTIPLE = 2**20
 
 
-def shuffled_deal(rng: np.random.Generator):
+def shuffled_deal(rng: np.random.Generator) -> Deal:
     """A deal of the 36 cards shuffled by ``rng.permutation``, dealt by the
     engine (``deal_from_order``: packets of three, the last stock card face up)."""
     return deal_from_order(rng.permutation(N_CARDS).tolist())
 
 
-def check_bounded_int(name: str, value, bound: int) -> int:
+def check_bounded_int(name: str, value: object, bound: int) -> int:
     """``value`` if it is an int in 1..``bound``, else ``ValueError``."""
-    check_positive_int(name, value)
+    value = check_positive_int(name, value)
     if value > bound:
         raise ValueError(
             f"{name} must be at most {bound} (2**{bound.bit_length() - 1}) so that every reward is exact, got {value!r}"
@@ -61,7 +62,7 @@ def check_bounded_int(name: str, value, bound: int) -> int:
     return value
 
 
-def as_action(action):
+def as_action(action: Any) -> Any:
     """An action id from what a caller passed: an int stays; a numpy
     array of one integer becomes that int; any other array becomes a list,
     which the engine refuses as an illegal action naming it."""
@@ -72,7 +73,7 @@ def as_action(action):
     return action
 
 
-def read_only(obs: dict) -> dict:
+def read_only(obs: dict[str, np.ndarray[Any, Any]]) -> dict[str, np.ndarray[Any, Any]]:
     """``obs`` with its arrays made read-only, in place: an observation is
     cached until the next step and handed to every caller, so an in-place
     edit by one caller would change what ``last()`` gives the next (numpy
@@ -88,15 +89,17 @@ class OrderEnforcing(OrderEnforcingWrapper):
     which a refused ``reset`` does not count as one: a ``step`` after a
     failed first reset gets PettingZoo's "reset() needs to be called"."""
 
-    def reset(self, seed=None, options=None):
-        had_reset = self._has_reset
+    _has_reset: bool  # PettingZoo's wrapper sets it
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        had_reset: bool = self._has_reset
         try:
             super().reset(seed=seed, options=options)
         except BaseException:
             self._has_reset = had_reset
             raise
 
-    def __copy__(self):
+    def __copy__(self) -> OrderEnforcing:
         return copy.deepcopy(self)
 
     def __str__(self) -> str:
@@ -114,20 +117,20 @@ class EnvBase(AECEnv):
     rewards, terminations and the next selection), ``observe`` and
     ``_render_text``; with ``TOKENS_GROW``, ``_token_bound_exceeded``."""
 
-    OPTION_KEYS: tuple = ()
+    OPTION_KEYS: tuple[str, ...] = ()
     ZERO_REWARD = 0.0
     TOKENS_GROW = False  # whether _token_bound_exceeded needs asking after each step
 
     def __init__(
         self,
-        agents,
+        agents: list[str],
         obs_size: int,
         *,
-        render_mode,
-        stake_multiple,
-        max_steps,
-        ace_declaration,
-        illegal_action,
+        render_mode: str | None,
+        stake_multiple: int,
+        max_steps: int,
+        ace_declaration: str,
+        illegal_action: str,
         n_actions: int = N_ACTIONS,
     ):
         super().__init__()
@@ -141,22 +144,24 @@ class EnvBase(AECEnv):
         self.max_steps = max_steps
         self.possible_agents = list(agents)
         self.n_actions = n_actions
-        self.action_spaces = {a: spaces.Discrete(n_actions) for a in self.possible_agents}
+        self.action_spaces: dict[str, spaces.Discrete[Any]] = {
+            a: spaces.Discrete(n_actions) for a in self.possible_agents
+        }
         self.observation_spaces = {a: observation_space(obs_size, n_actions) for a in self.possible_agents}
-        self.np_random = None
+        self.np_random: np.random.Generator | None = None
         self._ready = False  # a reset has succeeded
         self._cut = False  # the episode was truncated
         self._steps = 0
-        self._obs = {}
+        self._obs: dict[str, dict[str, np.ndarray[Any, Any]]] = {}
 
-    def observation_space(self, agent):
+    def observation_space(self, agent: str) -> spaces.Dict:
         return self.observation_spaces[agent]
 
-    def action_space(self, agent):
+    def action_space(self, agent: str) -> spaces.Discrete[Any]:
         return self.action_spaces[agent]
 
     # ------------------------------------------------------------- reset
-    def reset(self, seed=None, options=None):
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         name = self.metadata["name"]
         if options is None:
             options = {}
@@ -181,7 +186,7 @@ class EnvBase(AECEnv):
         if self.render_mode == "human":
             self.render()
 
-    def _begin(self, infos: dict) -> None:
+    def _begin(self, infos: dict[str, dict[str, Any]]) -> None:
         """Every agent alive, rewards zero, ``infos`` as given."""
         agents = self.agents = list(self.possible_agents)
         zero = self.ZERO_REWARD
@@ -192,7 +197,7 @@ class EnvBase(AECEnv):
         self.infos = infos
 
     # -------------------------------------------------------------- step
-    def step(self, action):
+    def step(self, action: Any) -> None:
         if not self._ready:
             self._not_ready("step")
         agent = self.agent_selection
@@ -211,11 +216,24 @@ class EnvBase(AECEnv):
         if self.render_mode == "human":
             self.render()
 
-    def _dead_step(self, action, agent: str) -> None:
+    def _dead_step(self, action: Any, agent: str) -> None:
         self._was_dead_step(action)
 
     def _token_bound_exceeded(self) -> bool:
         return False
+
+    # The subclass's part (see the class docstring).
+    def _parse_options(self, options: dict[str, Any]) -> Any:
+        raise NotImplementedError
+
+    def _start(self, plan: Any) -> None:
+        raise NotImplementedError
+
+    def _act(self, agent: str, action: Any) -> None:
+        raise NotImplementedError
+
+    def _render_text(self) -> str:
+        raise NotImplementedError
 
     def _truncate(self, reason: str) -> None:
         """Cut the episode: every live agent that has not terminated is
@@ -228,16 +246,16 @@ class EnvBase(AECEnv):
                 self.truncations[a] = True
                 self.infos[a]["truncated"] = reason
 
-    def _not_ready(self, what: str):
+    def _not_ready(self, what: str) -> NoReturn:
         raise RuntimeError(f"{self.metadata['name']}: {what}() needs a successful reset() first")
 
-    def last(self, observe: bool = True):
+    def last(self, observe: bool = True) -> Any:
         if not self._ready:
             self._not_ready("last")
         return super().last(observe)
 
     # ------------------------------------------------------------ render
-    def render(self):
+    def render(self) -> str | None:
         if self.render_mode is None:
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
@@ -249,15 +267,15 @@ class EnvBase(AECEnv):
             return None
         return text
 
-    def close(self):
+    def close(self) -> None:
         pass
 
     # ------------------------------------------------------------- copy
-    def __copy__(self):
+    def __copy__(self) -> EnvBase:
         return copy.deepcopy(self)
 
 
-def check_seed(seed) -> int:
+def check_seed(seed: object) -> int:
     """A reset seed: an int >= 0 (numpy's rule), else ``ValueError``."""
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be None or an int >= 0, got {seed!r}")

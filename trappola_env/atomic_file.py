@@ -19,9 +19,9 @@ import errno
 import os
 import secrets
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 TEMP_SUFFIX = ".tmp"
 
@@ -40,7 +40,7 @@ def remove_stale_temps(path: str | Path) -> list[Path]:
     killed trainer's half-written checkpoints do not pile up."""
     path = Path(path)
     prefix = f".{path.name}."
-    removed = []
+    removed: list[Path] = []
     try:
         entries = list(os.scandir(path.parent))
     except OSError:
@@ -81,7 +81,7 @@ def is_temp_name(name: str) -> bool:
 @contextmanager
 def atomic_write(
     path: str | Path, mode: str = "w", encoding: str | None = "utf-8", newline: str | None = None
-) -> Iterator[IO]:
+) -> Iterator[IO[Any]]:
     """Open a temporary file beside ``path`` for writing; when the block ends
     without an exception, make it ``path`` atomically.
 
@@ -103,17 +103,15 @@ def atomic_write(
     except OSError as exc:
         raise _naming(exc, path, tmp) from exc
     try:
-        kwargs = {} if mode == "wb" else {"encoding": encoding, "newline": newline}
-        with os.fdopen(fd, mode, **kwargs) as f:
+        f: IO[Any] = os.fdopen(fd, "wb") if mode == "wb" else os.fdopen(fd, "w", encoding=encoding, newline=newline)
+        with f:
             yield f
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException as exc:
-        try:
+        with suppress(FileNotFoundError):
             os.unlink(tmp)
-        except FileNotFoundError:
-            pass
         if isinstance(exc, OSError):
             raise _naming(exc, path, tmp) from exc
         raise

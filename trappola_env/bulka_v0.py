@@ -159,7 +159,7 @@ at the table, so every agent sees these values.
 | field | offset | size | meaning |
 |---|---|---|---|
 | `advice` | 366 | 94 | per waiting player in queue order (2 x 47): one-hot of the defender action it advises |
-| `advice_given` | 460 | 2 | per waiting player in queue order: it has advised this decision (all zeros in `advice`: no advice) |
+| `advice_given` | 460 | 2 | per waiting player in queue order: it has advised this decision (`advice` zeros: none) |
 
 Also with ``advice=True``, a waiting agent's first 347 values are no
 longer zeros while a partie is played: they are what an onlooker sees from
@@ -254,13 +254,16 @@ table with both hands, as a spectator sees it. "ansi" returns the text,
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from trappola_env.aec_base import MAX_MULTIPLIER, EnvBase, OrderEnforcing, read_only, shuffled_deal
-from trappola_env.engine import N_ACTIONS, IllegalActionError, InfoState, deal_from_names
+from trappola_env.engine import N_ACTIONS, Deal, IllegalActionError, InfoState, Partie, deal_from_names
 from trappola_env.engine.actions import action_name
 from trappola_env.engine.advice import ADVISABLE, N_ACTIONS_WITH_ADVICE
+from trappola_env.engine.ledger import Tokens
 from trappola_env.engine.records import SessionRecords
 from trappola_env.engine.render import render_partie
 from trappola_env.engine.scoring import BASE_STAKE
@@ -300,8 +303,9 @@ SESSION_FIELDS = (
 )
 
 
-def _layout():
-    out, off = [], OBS_SIZE
+def _layout() -> tuple[list[tuple[str, int, int]], int]:
+    out: list[tuple[str, int, int]] = []
+    off = OBS_SIZE
     for name, size, _ in SESSION_FIELDS:
         out.append((name, off, size))
         off += size
@@ -348,13 +352,13 @@ _PHASE_INDEX = {PRO_DECISION: 0, PLAYING: 1, ADVICE: 1, OVER: 2}
 _IN_PARTIE = (PLAYING, ADVICE)
 
 
-def env(**kwargs):
+def env(**kwargs: Any) -> OrderEnforcing:
     """``raw_env(**kwargs)`` in PettingZoo's order-enforcing wrapper
     (``aec_base.OrderEnforcing``, which also copies fully)."""
     return OrderEnforcing(raw_env(**kwargs))
 
 
-def signed_log_feature(x, unit) -> float:
+def signed_log_feature(x: Tokens, unit: float) -> float:
     """0.5 + 0.5 * clip(sign(x) * log2(1 + |x| / unit) / 16, -1, 1)."""
     v = min(math.log2(1.0 + abs(float(x)) / unit) / LOG2_SCALE, 1.0)
     return 0.5 + 0.5 * (v if x >= 0 else -v)
@@ -414,7 +418,9 @@ def encode_advice(session: Session, out: np.ndarray) -> None:
                 out[i * ADVISABLE + action] = 1.0
 
 
-def encode_records(session: Session, records: SessionRecords, agent: str, agents: list, out: np.ndarray) -> None:
+def encode_records(
+    session: Session, records: SessionRecords, agent: str, agents: list[str], out: npt.NDArray[np.float32]
+) -> None:
     """Write the record features (``RECORD_FIELDS``) of ``agent`` into
     ``out`` (float32, ``RECORD_SIZE`` values, all overwritten): for each
     other seat in order after ``agent``'s in ``agents``, who it is at the
@@ -434,7 +440,7 @@ def encode_records(session: Session, records: SessionRecords, agent: str, agents
         out[base] = 1.0
         out[base + 1] = x == opponent
         out[base + 2] = x == head
-        for j, (n, cap) in enumerate(zip(records.record(x, agent), _RECORD_CAPS)):
+        for j, (n, cap) in enumerate(zip(records.record(x, agent), _RECORD_CAPS, strict=True)):
             out[base + 3 + j] = min(n, cap) / cap
 
 
@@ -482,17 +488,17 @@ class raw_env(EnvBase):
         self.advice = bool(advice)
         self.records = bool(records)
         self.obs_size = obs_size
-        self._records = None
+        self._records: SessionRecords | None = None
         self.n_players = n_players
         self.max_parties = max_parties
-        self.session = None
-        self._observer = None
-        self._obs_partie = None  # the partie the cached observations (``_obs``) were made of
-        self._reported = {}  # balance per agent as last reported through rewards
+        self.session: Session | None = None
+        self._observer: Observer | None = None
+        self._obs_partie: Partie | None = None  # the partie the cached observations (``_obs``) were made of
+        self._reported: dict[str, Tokens] = {}  # balance per agent as last reported through rewards
         self._beyond = False  # a balance is beyond TOKEN_BOUND
 
     # ------------------------------------------------------------- reset
-    def _parse_options(self, options: dict) -> tuple:
+    def _parse_options(self, options: dict[str, Any]) -> tuple[Seating | None, Deal | None]:
         seating = options.get("seating")
         if seating is not None:
             if not isinstance(seating, Seating):
@@ -501,9 +507,9 @@ class raw_env(EnvBase):
         deal = deal_from_names(options["deal"]) if "deal" in options else None
         return seating, deal
 
-    def _start(self, plan: tuple) -> None:
+    def _start(self, plan: tuple[Seating | None, Deal | None]) -> None:
         seating, deal = plan
-        self.session = Session(
+        session = self.session = Session(
             max_parties=self.max_parties,
             stake_multiple=self.stake_multiple,
             config=self.config,
@@ -514,18 +520,19 @@ class raw_env(EnvBase):
             advice=self.advice,
         )
         if deal is not None:
-            self.session.set_deal(deal)
+            session.set_deal(deal)
         self._reported = dict.fromkeys(self.possible_agents, 0)
         self._beyond = False
         self._records = SessionRecords() if self.records else None
         self._begin({a: {} for a in self.possible_agents})
         self._update_infos()
         self._observer = None
-        self.agent_selection = self.session.to_act
+        self.agent_selection = session.to_act
 
     # -------------------------------------------------------------- step
-    def _act(self, agent: str, action) -> None:
+    def _act(self, agent: str, action: Any) -> None:
         session = self.session
+        assert session is not None  # started by reset
         try:
             session.act(action)
         except IllegalActionError as e:
@@ -545,7 +552,7 @@ class raw_env(EnvBase):
             else:
                 rewards[a] = 0.0
         self._update_infos()
-        if session.phase == OVER:
+        if session.final_share is not None:  # set as the session ends (phase OVER)
             share = float(session.final_share)
             for a in self.agents:
                 self.terminations[a] = True
@@ -559,10 +566,12 @@ class raw_env(EnvBase):
 
     def _token_bound_exceeded(self) -> bool:
         s = self.session
+        assert s is not None  # started by reset
         return s.phase != OVER and (self._beyond or s.multiplier > MAX_MULTIPLIER or s.bulka > TOKEN_BOUND)
 
     def _update_infos(self) -> None:
         s = self.session
+        assert s is not None  # started by reset
         balances, streaks = s.balances, s.streaks
         dealer, challenger = s.dealer, s.challenger
         n = s.parties_played
@@ -574,7 +583,7 @@ class raw_env(EnvBase):
             info["parties_played"] = n
 
     # ----------------------------------------------------------- observe
-    def observe(self, agent):
+    def observe(self, agent: str) -> dict[str, np.ndarray[Any, Any]]:
         session = self.session
         if session is not None and session.partie is not self._obs_partie:
             # ``session.set_deal`` replaced the partie since these were cached: they describe the old deal.
@@ -583,29 +592,31 @@ class raw_env(EnvBase):
         if obs is None:
             if not self._ready:
                 self._not_ready("observe")
+            assert session is not None  # started by a successful reset
             vec = np.zeros(self.obs_size, np.float32)
+            partie = session.partie  # dealt in PLAYING and ADVICE
             in_partie = session.phase in _IN_PARTIE
-            if in_partie and (agent == session.challenger or agent == session.dealer):
+            if partie is not None and in_partie and (agent == session.challenger or agent == session.dealer):
                 observer = self._observer
-                if observer is None or observer.partie is not session.partie:
-                    observer = self._observer = Observer(session.partie)
+                if observer is None or observer.partie is not partie:
+                    observer = self._observer = Observer(partie)
                 else:
                     observer.sync()
                 vec[:OBS_SIZE] = observer.vectors[0 if agent == session.challenger else 1]
-            elif in_partie and self.advice:
+            elif partie is not None and in_partie and self.advice:
                 # A waiting agent sees what any onlooker sees, from the challenger's
                 # (the defender's, in a Pro partie) side: the public record only.
-                encode_public(InfoState.public(session.partie, 0), vec[:OBS_SIZE])
+                encode_public(InfoState.public(partie, 0), vec[:OBS_SIZE])
             encode_session(session, agent, vec[OBS_SIZE:BULKA_OBS_SIZE])
             if self.advice:
                 encode_advice(session, vec[BULKA_OBS_SIZE:ADVICE_OBS_SIZE])
-            if self.records:
+            if self._records is not None:
                 encode_records(
                     session, self._records.update(session.history), agent, self.possible_agents, vec[self._records_at :]
                 )
             if agent == session.to_act and not self._cut:
-                mask = session.legal_mask()
-                mask = wide_mask_array(mask, self.n_actions) if self.advice else mask_array(mask)
+                bits = session.legal_mask()
+                mask = wide_mask_array(bits, self.n_actions) if self.advice else mask_array(bits)
             else:
                 mask = np.zeros(self.n_actions, np.int8)
             obs = self._obs[agent] = read_only({"observation": vec, "action_mask": mask})
@@ -614,8 +625,9 @@ class raw_env(EnvBase):
     # ------------------------------------------------------------ render
     def _render_text(self) -> str:
         s = self.session
+        assert s is not None  # render asks a successful reset first
         text = s.render()
-        if s.phase in _IN_PARTIE:
+        if s.phase in _IN_PARTIE and s.partie is not None:
             pro = f", Pro partie of {s.pro_declarer}" if s.pro_declarer else ""
             text += f"\n{s.challenger} is the challenger, {s.dealer} the dealer{pro}\n" + render_partie(s.partie)
             for name, action in s.advice.items():

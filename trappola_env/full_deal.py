@@ -18,10 +18,16 @@ opponent's hand and the stock order.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
+import numpy.typing as npt
 
 from trappola_env.engine.cards import cards_of
 from trappola_env.observation import seat_buffer
+
+if TYPE_CHECKING:
+    from trappola_env.engine.partie import Partie
 
 FULL_DEAL_FIELDS = (
     ("opponent_hand", 36, "cards the opponent holds now"),
@@ -37,7 +43,7 @@ HAND_OFFSET, DEALT_OFFSET, STOCK_OFFSET = 0, 36, 72
 STOCK_VALUE = tuple(float(np.float32((k + 1) / STOCK_SIZE)) for k in range(STOCK_SIZE))
 
 
-def encode_full_deal(partie, seat: int, out: np.ndarray | None = None) -> np.ndarray:
+def encode_full_deal(partie: Partie, seat: int, out: npt.NDArray[np.float32] | None = None) -> npt.NDArray[np.float32]:
     """The privileged vector of ``seat`` (0 = challenger, 1 = dealer).
 
     ``out``, when given, must be a writable float32 array of shape

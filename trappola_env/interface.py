@@ -34,10 +34,14 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Protocol, SupportsIndex, cast, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
 
 from trappola_env.engine import N_ACTIONS, cards_of
 from trappola_env.engine.infostate import InfoState
+from trappola_env.engine.records import Record
 from trappola_env.observation import encode_info
 
 __all__ = ["TurnView", "ProView", "AdviceView", "SeatPlayer"]
@@ -52,10 +56,10 @@ class TurnView:
         self,
         info: InfoState,
         legal_mask: int | None = None,
-        observation=None,
-        encoder: Callable | None = None,
+        observation: npt.NDArray[np.float32] | None = None,
+        encoder: Callable[[InfoState], npt.NDArray[np.float32]] | None = None,
         opponent: str | None = None,
-        advice: tuple = (),
+        advice: tuple[tuple[str, int | None], ...] = (),
     ):
         if not isinstance(info, InfoState):
             raise TypeError(f"TurnView needs an InfoState, got {type(info).__name__}")
@@ -76,18 +80,18 @@ class TurnView:
         """The legal action ids, ascending."""
         return cards_of(self.legal_mask)
 
-    def is_legal(self, action) -> bool:
+    def is_legal(self, action: object) -> bool:
         """Whether ``action`` (an int or numpy integer; never a bool) is legal."""
         if isinstance(action, bool):
             return False
         try:
-            a = operator.index(action)
+            a = operator.index(cast(SupportsIndex, action))  # a TypeError below if it has no __index__
         except TypeError:
             return False
         return 0 <= a < N_ACTIONS and bool(self.legal_mask >> a & 1)
 
     @property
-    def observation(self):
+    def observation(self) -> npt.NDArray[np.float32]:
         """The encoded observation, computed once, on first access."""
         if self._observation is None:
             self._observation = (self._encoder or encode_info)(self.info)
@@ -109,11 +113,11 @@ class AdviceView:
     the two players' names as shown."""
 
     info: InfoState
-    history: tuple
+    history: tuple[tuple[int, int], ...]
     legal_mask: int
     defender: str
     declarer: str
-    advice: tuple = ()
+    advice: tuple[tuple[str, int | None], ...] = ()
 
     @property
     def legal_actions(self) -> list[int]:
@@ -138,9 +142,9 @@ class ProView:
     Pro decision may use instead of knowing who the others are."""
 
     player: int
-    players: tuple
-    balances: tuple
-    streaks: tuple
+    players: tuple[str, ...]
+    balances: tuple[float, ...]
+    streaks: tuple[int, ...]
     bulka: float
     opponent: str
     multiplier: int = 1
@@ -148,7 +152,7 @@ class ProView:
     base_stake: int = 10
     parties_left: int | None = None
     next_opponent: str | None = None
-    records: tuple = ()
+    records: tuple[Record, ...] = ()
 
     @property
     def name(self) -> str:

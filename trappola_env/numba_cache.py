@@ -28,8 +28,10 @@ def cache_dir(module_file: Path) -> Path:
     from numba import config
     from numba.core.caching import UserProvidedCacheLocator
 
-    if config.CACHE_DIR:
-        return Path(config.CACHE_DIR) / UserProvidedCacheLocator.get_suitable_cache_subpath(str(module_file))
+    configured: str = config.CACHE_DIR  # numba is untyped to the checker (pyproject.toml)
+    if configured:
+        subpath: str = UserProvidedCacheLocator.get_suitable_cache_subpath(str(module_file))
+        return Path(configured) / subpath
     return Path(module_file).parent / "__pycache__"
 
 

@@ -43,8 +43,10 @@ it reads the first ``OBS_SIZE`` entries.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import numpy as np
+import numpy.typing as npt
 
 from trappola_env.engine.actions import (
     ACES,
@@ -58,7 +60,23 @@ from trappola_env.engine.actions import (
     PROPOSE_ALIFER,
 )
 from trappola_env.engine.cards import BUBE, CARD_NAMES, CARD_POINTS, CAVALL, RE, SUITS, TWO, cards_of, mask_of
-from trappola_env.engine.partie import ALIFER_ANSWER
+from trappola_env.engine.partie import ALIFER_ANSWER, Partie
+
+if TYPE_CHECKING:
+    from trappola_env.engine.infostate import InfoState
+
+Vector = npt.NDArray[np.float32]
+
+
+class _FloatView(Protocol):
+    # What the encoders use of a float32 memoryview (typeshed's memoryview takes ints only).
+    def __setitem__(self, i: int, v: float, /) -> None: ...
+
+
+def _float_view(vec: Vector) -> _FloatView:
+    # Item assignment through a memoryview is about twice as fast as through the ndarray.
+    return cast(_FloatView, vec.data)
+
 
 # (name, size, meaning). The order is the vector's order.
 FIELDS = (
@@ -87,8 +105,9 @@ FIELDS = (
 )
 
 
-def _layout():
-    out, off = [], 0
+def _layout() -> tuple[list[tuple[str, int, int]], int]:
+    out: list[tuple[str, int, int]] = []
+    off = 0
     for name, size, _ in FIELDS:
         out.append((name, off, size))
         off += size
@@ -166,7 +185,7 @@ def multiplier_feature(m: int) -> float:
     return min(math.log2(m) / MULTIPLIER_LOG2_MAX, 1.0)
 
 
-def seat_buffer(seat, out: np.ndarray | None, size: int) -> np.ndarray:
+def seat_buffer(seat: int, out: Vector | None, size: int) -> Vector:
     """Check ``seat`` (0 or 1) and return ``out`` (checked: float32 of shape
     ``(size,)``) or a new buffer of that shape, for a per-seat encoder."""
     if seat != 0 and seat != 1:
@@ -178,7 +197,7 @@ def seat_buffer(seat, out: np.ndarray | None, size: int) -> np.ndarray:
     return out
 
 
-def encode(partie, seat: int, out: np.ndarray | None = None) -> np.ndarray:
+def encode(partie: Partie | _SeatView, seat: int, out: Vector | None = None) -> Vector:
     """The observation vector of ``seat`` (0 = challenger, 1 = dealer).
 
     ``out``, when given, must be a writable float32 array of shape
@@ -188,7 +207,7 @@ def encode(partie, seat: int, out: np.ndarray | None = None) -> np.ndarray:
     if not partie.history:
         # A fresh partie: a handful of ones, cheaper written one by one.
         out.fill(0.0)
-        view = memoryview(out)
+        view = _float_view(out)
         for c in cards_of(partie.dealt[seat]):
             view[_O_HAND + c] = view[_O_DEALT + c] = 1.0
         view[_O_BOTTOM + partie.bottom] = view[_O_ROLE + seat] = 1.0
@@ -237,9 +256,10 @@ def encode(partie, seat: int, out: np.ndarray | None = None) -> np.ndarray:
                     bits |= 1 << (base + _DECL_BIT[a, n])
             if done[s] & _MANKO_BIT:
                 bits |= 1 << _O_MASKED[who]
-            if answers[s]:
+            answered = answers[s]
+            if answered:
                 base = _O_MANSWER[who]
-                for rank, suit in answers[s]:
+                for rank, suit in answered:
                     bits |= 1 << (base + _MANKO_ROW[rank] + suit)
             if done[s] & _PROPOSE_BIT:
                 bits |= 1 << (_O_PROPOSED + who)
@@ -282,7 +302,7 @@ class _SeatView:
         "history",
     )
 
-    def __init__(self, info):
+    def __init__(self, info: InfoState):
         seat = info.seat
         opp_played = mask_of(info.played_by(1 - seat))
         self.hands = (info.hand, 0) if seat == 0 else (0, info.hand)
@@ -303,14 +323,14 @@ class _SeatView:
         self.history = (True,) if (info.tricks or info.lead >= 0 or info.used[0] or info.used[1]) else ()
 
 
-def encode_info(info, out: np.ndarray | None = None) -> np.ndarray:
+def encode_info(info: InfoState, out: Vector | None = None) -> Vector:
     """The observation vector of an ``InfoState``'s seat: the same vector as
     ``encode(partie, info.seat)``, built from that seat's information alone
     (an agent holding only its ``InfoState`` needs no ``Partie``)."""
     return encode(_SeatView(info), info.seat, out)
 
 
-def encode_public(info, out: np.ndarray | None = None) -> np.ndarray:
+def encode_public(info: InfoState, out: Vector | None = None) -> Vector:
     """The observation an onlooker can write from a public ``InfoState``
     (``InfoState.public(partie, seat)``: no hand): ``encode_info`` of that
     seat with ``hand`` and ``dealt_hand`` all zeros and everything public
@@ -321,7 +341,7 @@ def encode_public(info, out: np.ndarray | None = None) -> np.ndarray:
     view = _SeatView(info)
     dealt = list(view.dealt)
     dealt[info.seat] = mask_of(info.played_by(info.seat))  # so that played_by_me = dealt & ~hand
-    view.dealt = tuple(dealt)
+    view.dealt = (dealt[0], dealt[1])
     out = encode(view, info.seat, out)
     out[_O_DEALT : _O_DEALT + 36] = 0.0
     return out
@@ -342,22 +362,21 @@ class Observer:
 
     __slots__ = ("partie", "vectors", "_views", "_seen")
 
-    def __init__(self, partie):
+    def __init__(self, partie: Partie):
         self.partie = partie
         self.vectors = (np.empty(OBS_SIZE, np.float32), np.empty(OBS_SIZE, np.float32))
-        # Item assignment through a memoryview is about twice as fast as
-        # through the ndarray, and sync() is all single-item writes.
-        self._views = (memoryview(self.vectors[0]), memoryview(self.vectors[1]))
+        # sync() is all single-item writes: through memoryviews.
+        self._views = (_float_view(self.vectors[0]), _float_view(self.vectors[1]))
         self.refresh()
 
     # Memoryviews cannot be copied or pickled: copies (of an environment
     # mid-game) carry the rest and make new views of the copied vectors.
-    def __getstate__(self):
+    def __getstate__(self) -> tuple[Partie, tuple[Vector, Vector], int]:
         return self.partie, self.vectors, self._seen
 
-    def __setstate__(self, state) -> None:
+    def __setstate__(self, state: tuple[Partie, tuple[Vector, Vector], int]) -> None:
         self.partie, self.vectors, self._seen = state
-        self._views = (memoryview(self.vectors[0]), memoryview(self.vectors[1]))
+        self._views = (_float_view(self.vectors[0]), _float_view(self.vectors[1]))
 
     def refresh(self) -> None:
         """Re-encode both seats from scratch."""
@@ -411,7 +430,7 @@ class Observer:
             me[_O_DECL[0] + bit] = opp[_O_DECL[1] + bit] = 1.0
         elif action == MANKO:
             me[_O_MASKED[0]] = opp[_O_MASKED[1]] = 1.0
-            for rank, suit in p.manko_answer[1 - seat]:
+            for rank, suit in p.manko_answer[1 - seat] or ():  # answered as Manko is asked
                 row = _MANKO_ROW[rank] + suit
                 opp[_O_MANSWER[0] + row] = me[_O_MANSWER[1] + row] = 1.0
         elif action == PROPOSE_ALIFER:
@@ -421,16 +440,16 @@ class Observer:
             me[_O_PENDING] = me[_O_PENDING + 1] = opp[_O_PENDING] = opp[_O_PENDING + 1] = 0.0
 
 
-def _cards(block) -> list[str]:
+def _cards(block: Vector) -> list[str]:
     return [CARD_NAMES[c] for c in np.flatnonzero(block > 0.5)]
 
 
-def _field(vec, name):
+def _field(vec: Vector, name: str) -> Vector:
     off = OFFSET[name]
     return vec[off : off + SIZE[name]]
 
 
-def decode_observation(vec) -> dict:
+def decode_observation(vec: npt.ArrayLike | dict[str, Any]) -> dict[str, Any]:
     """Named fields of an observation vector (cards as names), for
     debugging. Accepts the vector or an environment's observation dict.
     Reads the first ``OBS_SIZE`` entries, so a longer vector that starts
@@ -454,7 +473,7 @@ def decode_observation(vec) -> dict:
         raise ValueError("observation values must lie in [0, 1]; this is not a trappola_v0 observation")
     trick_of = _field(vec, "played_in_trick")
 
-    def played(name):
+    def played(name: str) -> dict[str, int]:
         return {CARD_NAMES[c]: int(round(float(trick_of[c]) * 9)) for c in np.flatnonzero(_field(vec, name) > 0.5)}
 
     led = _field(vec, "trick_led_by_me")
@@ -471,13 +490,14 @@ def decode_observation(vec) -> dict:
                 }
             )
 
-    def declarations(name):
-        out = {}
+    def declarations(name: str) -> dict[str, int]:
+        out: dict[str, int] = {}
         for b in np.flatnonzero(_field(vec, name) > 0.5):
-            out[_DECL_NAMES[b]] = _DECL_COUNTS[b] if _DECL_COUNTS[b] is not None else 1
+            count = _DECL_COUNTS[b]
+            out[_DECL_NAMES[b]] = count if count is not None else 1
         return out
 
-    def answers(name):
+    def answers(name: str) -> dict[str, str]:
         block = _field(vec, name)
         return {_MANKO_RANK_NAMES[b // 4]: SUITS[b % 4] for b in np.flatnonzero(block > 0.5)}
 

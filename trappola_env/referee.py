@@ -63,16 +63,19 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, SupportsIndex, cast
 
 from trappola_env.engine.advice import NO_ADVICE
+from trappola_env.engine.deal import Deal
+from trappola_env.engine.history import History
 from trappola_env.engine.infostate import InfoState
-from trappola_env.engine.ledger import to_json_number
+from trappola_env.engine.ledger import Tokens, to_json_number
 from trappola_env.engine.partie import DONE, IllegalActionError, Partie
 from trappola_env.engine.records import session_records
 from trappola_env.engine.rule_config import DEFAULT_CONFIG, RuleConfig
-from trappola_env.engine.scoring import BASE_STAKE
-from trappola_env.engine.session import ADVICE, OVER, PLAYING, PRO_DECISION, Session
+from trappola_env.engine.scoring import BASE_STAKE, PartieResult
+from trappola_env.engine.seating import Seating
+from trappola_env.engine.session import ADVICE, OVER, PLAYING, PRO_DECISION, ProOffer, Session
 from trappola_env.interface import AdviceView, ProView, TurnView
 
 ACT, PRO, ADVISE = "act", "pro", "advice"
@@ -89,23 +92,23 @@ class Turn(NamedTuple):
     view: Any
 
 
-def _pro_answer(display: str, who, answer) -> bool:
+def _pro_answer(display: str, who: object, answer: object) -> bool:
     """A Pro rule's answer, which must be a bool (numpy's too): a truthy
     string such as ``"no"`` is a bug in the rule, not a declaration."""
     if isinstance(answer, bool):
         return answer
-    if type(answer).__module__ == "numpy" and getattr(answer, "dtype", None) == bool:
+    if type(answer).__module__ == "numpy" and getattr(getattr(answer, "dtype", None), "kind", None) == "b":
         return bool(answer)
     raise ValueError(
         f"player {display!r} ({who}): its Pro rule answered {answer!r}; a Pro rule must return True or False"
     )
 
 
-def pro_view(session, display: dict | None = None) -> ProView:
+def pro_view(session: Session, display: dict[str, str] | None = None) -> ProView:
     """The ``ProView`` of ``session``'s pending Pro decision (phase
     ``"pro"``), for the dealer; ``display`` maps player names to the names
     shown (default: the names themselves)."""
-    shown = (lambda n: n) if display is None else display.__getitem__
+    shown: Callable[[str], str] = (lambda n: n) if display is None else display.__getitem__
     players = session.players
     d = session.dealer
     return ProView(
@@ -124,11 +127,13 @@ def pro_view(session, display: dict | None = None) -> ProView:
     )
 
 
-def advice_view(session, display: dict | None = None) -> AdviceView:
+def advice_view(session: Session, display: dict[str, str] | None = None) -> AdviceView:
     """The ``AdviceView`` of ``session``'s adviser to act (phase
     ``"advice"``); ``display`` maps player names to the names shown."""
-    shown = (lambda n: n) if display is None else display.__getitem__
+    shown: Callable[[str], str] = (lambda n: n) if display is None else display.__getitem__
     partie = session.partie
+    if partie is None:
+        raise ValueError(f"no advice is pending (phase {session.phase!r})")
     return AdviceView(
         info=InfoState.public(partie, 0),
         history=tuple(partie.history),
@@ -139,12 +144,12 @@ def advice_view(session, display: dict | None = None) -> AdviceView:
     )
 
 
-def _action_id(answer) -> int | None:
+def _action_id(answer: object) -> int | None:
     """``answer`` as an action id (numpy integers too), None if it is none."""
     if isinstance(answer, bool):
         return None
     try:
-        return operator.index(answer)
+        return operator.index(cast(SupportsIndex, answer))  # a TypeError below if it has no __index__
     except TypeError:
         return None
 
@@ -157,13 +162,13 @@ class Referee:
 
     def __init__(
         self,
-        players: dict,
+        players: dict[Any, Any],
         *,
         session: Session | None = None,
         partie: Partie | None = None,
-        on_decision: Callable | None = None,
-        on_partie_end: Callable | None = None,
-        display: dict | None = None,
+        on_decision: Callable[[Partie, int, int], None] | None = None,
+        on_partie_end: Callable[[Partie], None] | None = None,
+        display: dict[Any, str] | None = None,
     ):
         if (session is None) == (partie is None):
             raise ValueError("a referee plays a session or a partie")
@@ -191,14 +196,16 @@ class Referee:
         }
 
     @classmethod
-    def for_session(cls, players, session: Session, **callbacks) -> Referee:
+    def for_session(cls, players: Sequence[Any] | dict[str, Any], session: Session, **callbacks: Any) -> Referee:
         """Play ``session`` with ``players`` (a sequence or ``{name: player}``)."""
         if not isinstance(players, dict):
             players = {f"player_{i}": p for i, p in enumerate(players)}
         return cls(players, session=session, **callbacks)
 
     @classmethod
-    def for_partie(cls, players: Sequence, partie: Partie, names: Sequence | None = None, **callbacks) -> Referee:
+    def for_partie(
+        cls, players: Sequence[Any], partie: Partie, names: Sequence[str] | None = None, **callbacks: Any
+    ) -> Referee:
         """Play ``partie``: ``players[0]`` is the challenger, ``players[1]``
         the dealer; ``names`` the names shown (default: the players')."""
         if len(players) != 2:
@@ -219,13 +226,17 @@ class Referee:
     @property
     def over(self) -> bool:
         """Whether nothing is left to play."""
-        return self._partie.phase == DONE if self.session is None else self.session.phase == OVER
+        if self.session is None:
+            assert self._partie is not None  # a referee plays a session or a partie
+            return self._partie.phase == DONE
+        return self.session.phase == OVER
 
     def turn(self) -> Turn:
         """The decision to make now (``over`` must be False)."""
         s = self.session
         if s is None:
             partie = self._partie
+            assert partie is not None  # a referee plays a session or a partie
             seat = partie.to_act
             return Turn(
                 seat, ACT, TurnView(partie.info_state(seat), partie.legal_mask(), opponent=self.display[1 - seat])
@@ -233,6 +244,7 @@ class Referee:
         phase = s.phase
         if phase == PLAYING:
             partie = s.partie
+            assert partie is not None  # a partie is dealt in PLAYING
             seat = partie.to_act
             table = s.table
             advice = tuple((self.display[n], a) for n, a in s.advice.items()) if s.advice_on else ()
@@ -249,7 +261,7 @@ class Referee:
             return Turn(s.to_act, ADVISE, advice_view(s, self.display))
         raise ValueError("the session is over")
 
-    def ask(self, turn: Turn):
+    def ask(self, turn: Turn) -> Any:
         """``turn``'s player's answer (it changes nothing here: a table may
         ask outside its lock)."""
         player = self.players[turn.who]
@@ -263,14 +275,17 @@ class Referee:
         advise = getattr(player, "advise", None)
         return NO_ADVICE if advise is None else advise(turn.view)
 
-    def answer(self, answer) -> None:
+    def answer(self, answer: object) -> None:
         """Apply the answer to the current ``turn()`` (an action id, a bool
         for a Pro decision, an advice id), calling the callbacks."""
         s = self.session
         if s is not None and s.phase == PRO_DECISION:
             s.decide_pro(_pro_answer(self.display[s.dealer], s.dealer, answer))
             return
+        if s is not None and s.phase == OVER:
+            raise ValueError("the session is over; no answer can be applied")
         partie = self.partie
+        assert partie is not None  # dealt in PLAYING and ADVICE, given in a lone partie
         playing = s is None or s.phase == PLAYING
         who = partie.to_act if s is None else s.to_act
         action = _action_id(answer)
@@ -285,6 +300,7 @@ class Referee:
                 else:
                     s.act(action)
             else:  # advice: legal are the advice ids of the session's mask
+                assert s is not None  # advice is given in a session
                 if not s.legal_mask() >> action & 1:
                     raise IllegalActionError(f"illegal advice {answer!r}")
                 s.act(action)
@@ -318,18 +334,18 @@ class Referee:
 class SessionResult:
     """What ``play_session`` returns (see the module docstring)."""
 
-    balances: dict
-    departed: dict
-    bulka_wins: dict  # name -> number of Pro wins (Bulkas taken)
-    bulka_won: dict  # name -> tokens taken from the Bulka by Pro wins
-    pro_offers: list  # ProOffer(partie_index, player, streak, declared)
-    pro_declarations: list  # {"partie_index", "player", "result": won|lost, "parties", "bulka_won"}
-    final_share: object
+    balances: dict[str, Tokens]
+    departed: dict[str, Tokens]
+    bulka_wins: dict[str, int]  # name -> number of Pro wins (Bulkas taken)
+    bulka_won: dict[str, Tokens]  # name -> tokens taken from the Bulka by Pro wins
+    pro_offers: list[ProOffer]  # ProOffer(partie_index, player, streak, declared)
+    pro_declarations: list[dict[str, Any]]  # {"partie_index", "player", "result": won|lost, "parties", "bulka_won"}
+    final_share: Tokens
     parties_played: int
-    history: object
+    history: History
     session: Session = field(repr=False)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """The result as JSON-serialisable data (exact numbers as ``to_json_number`` writes them)."""
         return {
             "balances": {n: to_json_number(v) for n, v in self.balances.items()},
@@ -345,18 +361,18 @@ class SessionResult:
 
 
 def play_session(
-    players,
+    players: Sequence[Any] | dict[str, Any],
     *,
     max_parties: int = 100,
     stake_multiple: int = 1,
     config: RuleConfig = DEFAULT_CONFIG,
-    seed=None,
-    seating=None,
-    deal_source=None,
+    seed: int | None = None,
+    seating: Seating | dict[str, Any] | None = None,
+    deal_source: Callable[[Any], Deal] | None = None,
     session: Session | None = None,
     advice: bool = False,
     on_partie: Callable[[Partie], None] | None = None,
-    on_decision: Callable | None = None,
+    on_decision: Callable[[Partie, int, int], None] | None = None,
 ) -> SessionResult:
     """Play a session to its end (a ``Referee``) and return a
     ``SessionResult``. Pass ``session`` to continue an existing one (then
@@ -380,10 +396,12 @@ def play_session(
             deal_source=deal_source,
             advice=advice,
         )
-    s = Referee.for_session(players, session, on_decision=on_decision, on_partie_end=on_partie).run().session
+    s = session
+    Referee.for_session(players, s, on_decision=on_decision, on_partie_end=on_partie).run()
+    assert s.final_share is not None  # the session ran to its end
     names_seen = list(s.ledger.balances) + list(s.ledger.departed)
     bulka_wins = dict.fromkeys(names_seen, 0)
-    bulka_won = dict.fromkeys(names_seen, 0)
+    bulka_won: dict[str, Tokens] = dict.fromkeys(names_seen, 0)
     for decl in s.pro_declarations:
         if decl["result"] == "won":
             bulka_wins[decl["player"]] += 1
@@ -406,20 +424,20 @@ def play_session(
 class PartieRecord:
     """A finished partie as the referee saw it."""
 
-    result: Any  # scoring.PartieResult
-    history: tuple  # (seat, action) in order
-    deal: Any
-    infos: tuple = field(default=())  # final InfoState per seat
+    result: PartieResult
+    history: tuple[tuple[int, int], ...]  # (seat, action) in order
+    deal: Deal
+    infos: tuple[InfoState, ...] = field(default=())  # final InfoState per seat
 
 
 def play_partie(
-    players: Sequence,
-    deal,
+    players: Sequence[Any],
+    deal: Deal,
     config: RuleConfig = DEFAULT_CONFIG,
     stake_multiple: int = 1,
     multiplier: int = 1,
     names: Sequence[str] | None = None,
-    on_decision: Callable | None = None,
+    on_decision: Callable[[Partie, int, int], None] | None = None,
 ) -> PartieRecord:
     """Play one partie (a ``Referee``): ``players[0]`` is the challenger,
     ``players[1]`` the dealer, each shown only its own ``TurnView`` naming

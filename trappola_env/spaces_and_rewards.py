@@ -6,10 +6,13 @@ module only translates engine results for the environments.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from gymnasium import spaces
 
 from trappola_env.engine import AGREED_ALIFER, FORFEIT, N_ACTIONS, TIE
+from trappola_env.engine.scoring import PartieResult, Score
 from trappola_env.observation import OBS_SIZE
 
 ROLES = ("challenger", "dealer")  # by engine seat
@@ -70,21 +73,21 @@ def observation_space(size: int = OBS_SIZE, n_actions: int = N_ACTIONS) -> space
     )
 
 
-def check_reward_mode(reward_mode: str, choices=REWARD_MODES) -> str:
+def check_reward_mode(reward_mode: str, choices: tuple[str, ...] = REWARD_MODES) -> str:
     """``reward_mode`` if it is one of ``choices``, else ``ValueError``."""
     if reward_mode not in choices:
         raise ValueError(f"reward_mode must be one of {choices}, got {reward_mode!r}")
     return reward_mode
 
 
-def check_positive_int(name: str, value) -> int:
+def check_positive_int(name: str, value: object) -> int:
     """``value`` if it is an int of at least 1 (not a bool), else ``ValueError`` naming ``name``."""
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ValueError(f"{name} must be a positive int, got {value!r}")
     return value
 
 
-def partie_reward(result, seat: int, reward_mode: str) -> float:
+def partie_reward(result: PartieResult, seat: int, reward_mode: str) -> float:
     """The reward of ``seat`` for a settled ``PartieResult``:
 
     * "win": +1 winner, -1 loser (a forfeit loses), 0 for an Alifer (tie or
@@ -97,7 +100,7 @@ def partie_reward(result, seat: int, reward_mode: str) -> float:
     if reward_mode == "tokens":
         return float(result.tokens[seat])
     outcome = result.outcome
-    if outcome == TIE or outcome == AGREED_ALIFER:
+    if outcome in (TIE, AGREED_ALIFER):
         return 0.0
     won = result.winner == seat
     if reward_mode == "win":
@@ -109,14 +112,14 @@ def partie_reward(result, seat: int, reward_mode: str) -> float:
     return float(diff)
 
 
-def result_name(result, seat: int) -> str:
+def result_name(result: PartieResult, seat: int) -> str:
     """ "win", "loss" or "alifer" (a tie or an accepted proposal)."""
     if result.winner is None:
         return "alifer"
     return "win" if result.winner == seat else "loss"
 
 
-def score_dict(score) -> dict:
+def score_dict(score: Score) -> dict[str, int]:
     """An engine ``Score`` as ``{card_points, declaration_points,
     bonus_points, total}`` (what ``Score.to_dict`` gives, without the cost of
     ``dataclasses.asdict``, a fifth of a random partie's run time)."""
@@ -128,7 +131,7 @@ def score_dict(score) -> dict:
     }
 
 
-def end_info(result, seat: int) -> dict:
+def end_info(result: PartieResult, seat: int) -> dict[str, Any]:
     """The info entries of ``seat`` when a partie ends: ``result``,
     ``outcome`` (the engine's), ``score``, ``tokens`` and ``forfeit``."""
     return {

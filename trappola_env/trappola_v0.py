@@ -203,12 +203,15 @@ sees it (it is not a player's view; use ``decode_observation`` for that).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from trappola_env.aec_base import MAX_MULTIPLIER, EnvBase, OrderEnforcing, check_bounded_int, shuffled_deal
-from trappola_env.engine import N_ACTIONS, IllegalActionError, Partie, action_name, deal_from_names
+from trappola_env.engine import N_ACTIONS, Deal, IllegalActionError, Partie, action_name, deal_from_names
 from trappola_env.engine.partie import DONE
 from trappola_env.engine.render import render_partie
+from trappola_env.engine.scoring import PartieResult
 from trappola_env.observation import OBS_SIZE, Observer, decode_observation, encode
 from trappola_env.spaces_and_rewards import (
     REWARD_MODES,
@@ -235,7 +238,7 @@ MAX_STEPS = 1000  # a partie ends within 50 steps; this only guards against engi
 reward_of = partie_reward  # this module's name for it, which callers import from here
 
 
-def env(**kwargs):
+def env(**kwargs: Any) -> OrderEnforcing:
     """``raw_env(**kwargs)`` in PettingZoo's order-enforcing wrapper
     (``aec_base.OrderEnforcing``, which also copies fully)."""
     return OrderEnforcing(raw_env(**kwargs))
@@ -258,7 +261,7 @@ class raw_env(EnvBase):
         max_steps: int = MAX_STEPS,
     ):
         super().__init__(
-            AGENTS,
+            list(AGENTS),
             OBS_SIZE,
             render_mode=render_mode,
             stake_multiple=stake_multiple,
@@ -268,14 +271,14 @@ class raw_env(EnvBase):
         )
         check_reward_mode(reward_mode)
         self.reward_mode = reward_mode
-        self.partie = None
-        self.result = None
-        self._observer = None
+        self.partie: Partie | None = None
+        self.result: PartieResult | None = None
+        self._observer: Observer | None = None
         self._by_seat = _BY_SEAT[AGENTS[1]]  # engine seat -> agent
         self._seat = _SEAT_OF[AGENTS[1]]  # agent -> engine seat (shared, never modified)
 
     # ------------------------------------------------------------- reset
-    def _parse_options(self, options: dict) -> tuple:
+    def _parse_options(self, options: dict[str, Any]) -> tuple[str, int, Deal | None]:
         dealer = options.get("dealer", AGENTS[1])
         if dealer not in AGENTS:
             raise ValueError(f"options['dealer'] must be 'player_0' or 'player_1', got {dealer!r}")
@@ -283,21 +286,23 @@ class raw_env(EnvBase):
         deal = deal_from_names(options["deal"]) if "deal" in options else None
         return dealer, multiplier, deal
 
-    def _start(self, plan: tuple) -> None:
+    def _start(self, plan: tuple[str, int, Deal | None]) -> None:
         dealer, multiplier, deal = plan
         if deal is None:
+            assert self.np_random is not None  # reset seeds it first
             deal = shuffled_deal(self.np_random)
-        self.partie = Partie(deal, self.config, self.stake_multiple, multiplier)
-        self._observer = Observer(self.partie)
+        partie = self.partie = Partie(deal, self.config, self.stake_multiple, multiplier)
+        self._observer = Observer(partie)
         self.result = None
         self._by_seat = a0, a1 = _BY_SEAT[dealer]
         self._seat = _SEAT_OF[dealer]
         self._begin({a0: {"role": ROLES[0]}, a1: {"role": ROLES[1]}})
-        self.agent_selection = self._by_seat[self.partie.to_act]
+        self.agent_selection = self._by_seat[partie.to_act]
 
     # -------------------------------------------------------------- step
-    def _act(self, agent: str, action) -> None:
+    def _act(self, agent: str, action: Any) -> None:
         partie = self.partie
+        assert partie is not None  # dealt by reset
         try:
             partie.apply(action)
         except IllegalActionError as e:
@@ -307,7 +312,7 @@ class raw_env(EnvBase):
         else:
             self.agent_selection = self._by_seat[partie.to_act]
 
-    def _dead_step(self, action, agent: str) -> None:
+    def _dead_step(self, action: Any, agent: str) -> None:
         """``AECEnv._was_dead_step`` for this env, where both agents end
         together: remove ``agent`` and select the other one, if any."""
         if action is not None:
@@ -324,6 +329,7 @@ class raw_env(EnvBase):
             self.rewards[agents[0]] = 0
 
     def _finish(self, last_mover: str) -> None:
+        assert self.partie is not None  # dealt by reset
         result = self.result = self.partie.result()
         for agent in AGENTS:
             seat = self._seat[agent]
@@ -335,15 +341,16 @@ class raw_env(EnvBase):
         self.agent_selection = AGENTS[1] if last_mover == AGENTS[0] else AGENTS[0]
 
     # ----------------------------------------------------------- observe
-    def observe(self, agent):
+    def observe(self, agent: str) -> dict[str, np.ndarray[Any, Any]]:
         obs = self._obs.get(agent)
         if obs is not None:
             return obs
         if not self._ready:
             self._not_ready("observe")
         partie = self.partie
-        seat = self._seat[agent]
         observer = self._observer
+        assert partie is not None and observer is not None  # set by a successful reset
+        seat = self._seat[agent]
         observer.sync()
         if partie.to_act == seat and partie.phase != DONE and not self._cut:
             mask = mask_array(partie.legal_mask(), read_only=True)
@@ -357,6 +364,7 @@ class raw_env(EnvBase):
 
     # ------------------------------------------------------------ render
     def _render_text(self) -> str:
+        assert self.partie is not None  # render asks a successful reset first
         return f"{self._by_seat[0]} is the challenger, {self._by_seat[1]} the dealer\n" + render_partie(self.partie)
 
 

@@ -28,6 +28,7 @@ workers computing for nobody.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import multiprocessing as mp
@@ -39,6 +40,7 @@ import time
 import traceback
 from collections.abc import Callable, Iterable
 from multiprocessing.connection import wait
+from typing import Any
 
 from trappola_env.atomic_file import pid_running
 
@@ -114,7 +116,7 @@ def _serve(conn, main_pid: int, initializer, initargs) -> None:
             return
         fn, arg = msg
         try:
-            reply = ("ok", fn(arg))
+            reply: tuple[Any, ...] = ("ok", fn(arg))
         except Exception as exc:  # the caller raises it, with this traceback
             reply = ("error", exc, traceback.format_exc())
         try:
@@ -135,7 +137,7 @@ class WorkerProcesses:
     def __init__(self, n: int, context: str, initializer=None, initargs=(), per_worker=None, name="worker"):
         self.n = n
         self.name = name
-        ctx = mp.get_context(context)
+        ctx: Any = mp.get_context(context)  # typeshed's BaseContext has no Process; each start method's has
         self.conns, self.procs = [], []
         main = os.getpid()
         try:
@@ -188,10 +190,8 @@ class WorkerProcesses:
     def close(self, wait_s: float = 5.0) -> None:
         """Stop every worker and return once they are gone."""
         for conn in self.conns:
-            try:
+            with contextlib.suppress(OSError):
                 conn.send(None)
-            except OSError:
-                pass
         for proc in self.procs:
             proc.join(timeout=wait_s)
             if proc.is_alive():

@@ -47,6 +47,7 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass, field
+from typing import Any
 
 from trappola.agents.evaluation.backend import Backend
 from trappola.agents.evaluation.backend_choice import resolve_backend, run_blocks
@@ -100,7 +101,8 @@ def _play_block(task) -> tuple[list[tuple], list[dict]]:
     ``RECORD_FIELDS``; games (``game_record``) only when asked for."""
     sources, seed, start, stop, duplicate, config, stake_multiple, record = task
     players = build_players(sources)
-    rows, saved = [], []
+    rows: list[tuple] = []
+    saved: list[dict] = []
     from trappola_env.referee import play_partie  # the referee; agents imports trappola_env, not the reverse
 
     for i in range(start, stop):
@@ -118,9 +120,9 @@ def _play_block(task) -> tuple[list[tuple], list[dict]]:
                 deal,
                 config=config,
                 stake_multiple=stake_multiple,
-                on_decision=recorder.on_decision if record else None,
+                on_decision=recorder.on_decision if recorder is not None else None,
             ).result
-            if record:
+            if recorder is not None:
                 saved.append(
                     recorder.record(
                         deal,
@@ -188,7 +190,7 @@ def head_to_head(
     bar = progress_bar(progress, deals, f"{labels[0]} vs {labels[1]}", "deal")
     per_game = 2 if duplicate else 1
     rows, games = run_blocks(backend, own, _play_block, tasks, bar, lambda block: len(block[0]) // per_game)
-    records = [dict(zip(RECORD_FIELDS, row)) for row in rows]
+    records = [dict(zip(RECORD_FIELDS, row, strict=True)) for row in rows]
     summary = summarize(records, duplicate)
     summary["players"] = labels
     summary["settings"] = {
@@ -205,7 +207,7 @@ def summarize(records: list[dict], duplicate: bool) -> dict:
     """The summary of per-partie records (see the module docstring)."""
     decided = [r for r in records if r["outcome"] in (DECIDED, FORFEIT)]
     wins = sum(1 for r in decided if r["winner"] == "A")
-    out = {
+    out: dict[str, Any] = {
         "kind": "head_to_head",
         "parties": len(records),
         "decided": len(decided),

@@ -84,8 +84,9 @@ class GameRecorder:
             self._seen[seat] = values
             self._pending[seat] = values
         step = {"seat": seat, "action": action, "name": action_name(action)}
-        if action < 36 and self._pending[seat] is not None:
-            step["values"] = {CARD_NAMES[c]: [round(x, 4) for x in v] for c, v in self._pending[seat].items()}
+        pending = self._pending[seat]
+        if action < 36 and pending is not None:
+            step["values"] = {CARD_NAMES[c]: [round(x, 4) for x in v] for c, v in pending.items()}
             self._pending[seat] = None
         self.actions.append(step)
 

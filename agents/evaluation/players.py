@@ -11,9 +11,12 @@ past never leaks into a result.
 
 from __future__ import annotations
 
-from typing import Union
+from typing import TYPE_CHECKING, Union
 
-PlayerSource = Union[str, "Player"]  # noqa: F821 (trappola.agents.base.Player)
+if TYPE_CHECKING:
+    from trappola.agents.base import Player
+
+PlayerSource = Union[str, "Player"]
 
 _CACHE: dict = {}
 

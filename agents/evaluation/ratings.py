@@ -21,6 +21,7 @@ rows of every pair (with the pair's players): the CSV.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from trappola.agents.evaluation.backend import Backend
 from trappola.agents.evaluation.backend_choice import resolve_backend
@@ -66,7 +67,7 @@ def rate_pool(
     backend, own = resolve_backend(backend, workers, any(getattr(s, "interactive", False) for s in sources))
     pairs = []
     records = []
-    games = []
+    games: list[Any] = []
     try:
         for i in range(len(sources)):
             for j in range(i + 1, len(sources)):
@@ -104,14 +105,14 @@ def rate_pool(
     for r in records:
         a, b = ratings[r["a"]], ratings[r["b"]]
         if r["outcome"] in (DECIDED, FORFEIT):
-            ranks = [0, 1] if r["winner"] == "A" else [1, 0]
+            ranks = [0.0, 1.0] if r["winner"] == "A" else [1.0, 0.0]
         elif r["outcome"] == TIE:
-            ranks = [0, 0]
+            ranks = [0.0, 0.0]
         else:
             continue
         [[a], [b]] = model.rate([[a], [b]], ranks=ranks)
         ratings[r["a"]], ratings[r["b"]] = a, b
-    table = [
+    table: list[dict[str, Any]] = [
         {"player": n, "mu": ratings[n].mu, "sigma": ratings[n].sigma, "ordinal": ratings[n].ordinal()} for n in labels
     ]
     table.sort(key=lambda e: -e["ordinal"])

@@ -30,6 +30,7 @@ workers.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 
 from trappola.agents.evaluation.backend import Backend
@@ -83,7 +84,7 @@ class RayBackend(Backend):
         return ray
 
     @property
-    def workers(self) -> int:
+    def workers(self) -> int:  # type: ignore[override]  # read-only here: the Ray instance has the CPUs it has
         """CPUs of the Ray instance (connects on first use): the evaluators
         size their chunks by it."""
         ray = self._connect()
@@ -108,10 +109,8 @@ class RayBackend(Backend):
         except BaseException:
             # Ctrl-C or a failed task: nothing left running on the cluster for a result nobody reads.
             for ref in refs[len(out) :]:
-                try:
+                with contextlib.suppress(Exception):  # already finished or gone
                     ray.cancel(ref, force=True)
-                except Exception:  # already finished or gone
-                    pass
             raise
         return out
 

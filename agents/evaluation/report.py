@@ -40,7 +40,7 @@ def table(rows: list[list[str]], header: list[str]) -> str:
     for k, r in enumerate(cells):
         lines.append(
             "  ".join(
-                str(c).ljust(w) if i == 0 else str(c).rjust(w) for i, (c, w) in enumerate(zip(r, widths))
+                str(c).ljust(w) if i == 0 else str(c).rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))
             ).rstrip()
         )
         if k == 0:

@@ -67,7 +67,7 @@ def clustered_rate(wins, decided, z: float = Z95) -> tuple:
     n = sum(1 for d in decided if d > 0)
     if n < 2:
         return r, wilson(sum(wins), total, z), float(total)
-    ss = sum((w - r * d) ** 2 for w, d in zip(wins, decided))
+    ss = sum((w - r * d) ** 2 for w, d in zip(wins, decided, strict=True))
     var = n / (n - 1) * ss / (total * total)
     if var <= 0 or r in (0.0, 1.0):
         return r, wilson(sum(wins), total, z), float(total)

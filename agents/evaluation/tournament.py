@@ -98,7 +98,8 @@ def _play_sessions(task) -> tuple[list[tuple], list[dict]]:
     sources, labels, seed, start, stop, parties, config, stake_multiple, record, advice = task
     players = build_players(sources)
     perms = list(itertools.permutations(range(len(labels))))
-    rows, saved = [], []
+    rows: list[tuple] = []
+    saved: list[dict] = []
     for i in range(start, stop):
         block, k = divmod(i, len(perms))
         order = [labels[j] for j in perms[k]]
@@ -116,9 +117,11 @@ def _play_sessions(task) -> tuple[list[tuple], list[dict]]:
         )
         recorder = SessionRecorder(session, {"session": i, "seating": " ".join(order)}) if record else None
         res = play_session(
-            dict(zip(labels, players)), session=session, on_partie=recorder.on_partie if record else None
+            dict(zip(labels, players, strict=True)),
+            session=session,
+            on_partie=recorder.on_partie if recorder is not None else None,
         )
-        if record:
+        if recorder is not None:
             saved.extend(recorder.finish())
         declared = {n: 0 for n in labels}
         won = {n: 0 for n in labels}
@@ -187,7 +190,7 @@ def session_tournament(
     ]
     bar = progress_bar(progress, sessions, "sessions", "session")
     rows, games = run_blocks(backend, own, _play_sessions, tasks, bar, lambda out: len(out[0]) // len(labels))
-    records = [dict(zip(SESSION_FIELDS, row)) for row in rows]
+    records = [dict(zip(SESSION_FIELDS, row, strict=True)) for row in rows]
     per_player = {}
     for name in labels:
         rows = [r for r in records if r["player"] == name]

@@ -30,6 +30,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import types
 import zipfile
 import zlib
 from pathlib import Path
@@ -69,6 +70,7 @@ def observation_signature(env: str = "trappola_v0") -> dict:
     ("trappola_v0", or "bulka_v0" whose layout extends it)."""
     from trappola_env import observation as obs_mod
 
+    mod: types.ModuleType
     if env == "bulka_v0":
         from trappola_env import bulka_v0 as mod
     elif env == "trappola_v0":

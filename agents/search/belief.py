@@ -30,6 +30,7 @@ import zipfile
 import zlib
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -89,7 +90,7 @@ class BeliefModel:
 
     def save(self, path) -> None:
         """Write the layers and metadata to ``path`` as an ``.npz`` file (atomically)."""
-        arrays = {}
+        arrays: dict[str, Any] = {}
         for i, (w, b) in enumerate(self.layers):
             arrays[f"w{i}"], arrays[f"b{i}"] = w, b
         with atomic_write(path, "wb") as f:  # a file object: np.savez would append ".npz" to a bare name

@@ -154,10 +154,7 @@ class Constraints:
         return np.array([h for h in hands if self._in_bounds(h)], dtype=np.int64)
 
     def _in_bounds(self, hand: int) -> bool:
-        for cards, lo, hi in self.bounds:
-            if not lo <= (hand & cards).bit_count() <= hi:
-                return False
-        return True
+        return all(lo <= (hand & cards).bit_count() <= hi for cards, lo, hi in self.bounds)
 
     def holding(self, cards: int) -> Constraints:
         """The consistent hands that hold every card of the bit set ``cards``

@@ -32,12 +32,14 @@ number of workers); the fit is seeded too. ``--save-data`` keeps the rows
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 import random
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -78,7 +80,7 @@ def uniform_posterior(info) -> np.ndarray:
 def _collect_chunk(task) -> dict:
     pairs, start, stop, seed = task
     players = {}
-    rows = {"obs": [], "hand": [], "prior": [], "deal": [], "opponent": []}
+    rows: dict[str, list[Any]] = {"obs": [], "hand": [], "prior": [], "deal": [], "opponent": []}
     buf = np.empty(OBS_SIZE, np.float32)
     for i in range(start, stop):
         pair_index = i % len(pairs)
@@ -182,7 +184,7 @@ def fit(
         raise ValueError("no training rows: collect more deals or lower --val-share")
     sizes = [OBS_SIZE, *hidden, 36]
     mods = []
-    for a, b in zip(sizes[:-1], sizes[1:]):
+    for a, b in itertools.pairwise(sizes):
         mods += [torch.nn.Linear(a, b), torch.nn.ReLU()]
     net = torch.nn.Sequential(*mods[:-1])
     opt = torch.optim.Adam(net.parameters(), lr=learning_rate)
@@ -231,7 +233,8 @@ def save_rows(path, data: dict, pairs, deals: int, seed: int) -> None:
 
 
 def load_rows(path) -> dict:
-    """Rows written by ``save_rows``, with their ``pairs``, ``deals`` and ``seed``; ``ValueError`` if not such a file."""
+    """Rows written by ``save_rows``, with their ``pairs``, ``deals`` and ``seed``;
+    ``ValueError`` if not such a file."""
     try:
         with np.load(path, allow_pickle=False) as z:
             out = {k: z[k] for k in ("obs", "hand", "prior", "deal", "opponent")}

@@ -93,7 +93,7 @@ def fit(
 
     val_rows = torch.as_tensor(np.flatnonzero(val))
     train_rows = torch.as_tensor(np.flatnonzero(~val))
-    report = {"rows": n, "held_out": int(val.sum())}
+    report: dict[str, float] = {"rows": n, "held_out": int(val.sum())}
     report["ce_before"], report["acc_before"] = evaluate(val_rows)
     log(
         f"fit: held-out cross-entropy {report['ce_before']:.3f}, accuracy {report['acc_before']:.3f} "

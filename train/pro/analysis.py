@@ -60,7 +60,7 @@ FIELDS = ("seed", "bulka_in_costs", "parties_left", "challenger", "next", "advan
 def _records_of(bench, seeds) -> list[dict]:
     ctx: list[dict] = []
     _, adv = pro_advantages(bench, seeds, context=ctx)
-    for row, a in zip(ctx, adv):
+    for row, a in zip(ctx, adv, strict=True):
         row["advantage"] = float(a)
     return ctx
 
@@ -88,7 +88,9 @@ class MixedTables:
         """The bench of the session of ``seed``."""
         specs = table_of(self.pool, seed)
         table = [(FOCAL, self.focal_card, None)]
-        table += [(label, spec, make_player(spec).pro_rule) for label, spec in zip(unique_labels(specs), specs)]
+        table += [
+            (label, spec, make_player(spec).pro_rule) for label, spec in zip(unique_labels(specs), specs, strict=True)
+        ]
         return SessionBench(table, max_parties=self.max_parties)
 
     def records(self, seeds) -> list[dict]:
@@ -174,7 +176,7 @@ def cells(records: dict) -> np.ndarray:
     return np.array(
         [
             f"{c}|{n}|{_bin_label(BULKA_BINS, i)}|{_bin_label(LEFT_BINS, j)}"
-            for c, n, i, j in zip(records["challenger"], records["next"], b, left)
+            for c, n, i, j in zip(records["challenger"], records["next"], b, left, strict=True)
         ]
     )
 
@@ -319,6 +321,7 @@ def main(argv=None) -> int:
     if args.load:
         records = load(args.load)
     else:
+        tables: MixedTables | OneTable
         if args.tables == "mixed":
             tables = MixedTables(args.focal, max_parties=args.parties, workers=args.workers)
         else:

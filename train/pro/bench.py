@@ -70,7 +70,7 @@ class SessionBench:
         self.table = table or default_table(focal_card)
         self.max_parties = max_parties
         self.workers = workers
-        self.save_dir = None  # where the rollouts method saves its data (features, advantages)
+        self.save_dir: str | None = None  # where the rollouts method saves its data (features, advantages)
         self.players = {name: make_player(spec) for name, spec, _ in self.table}
 
     @property

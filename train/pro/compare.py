@@ -23,7 +23,7 @@ def best_threshold(bench: SessionBench, thresholds, sessions: int, seed: int) ->
     mean."""
     seeds = np.random.default_rng(seed).integers(1 << 30, size=sessions)
     scores = {t: float(bench.tokens_per_partie(threshold_rule(t), seeds).mean()) for t in thresholds}
-    return max(scores, key=scores.get), scores
+    return max(scores, key=lambda t: scores[t]), scores
 
 
 def compare(

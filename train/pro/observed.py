@@ -98,8 +98,8 @@ def table_of(pool, seed: int) -> list[str]:
 def seated(focal_card: str, pro, pool, seed: int) -> dict:
     """``{name: player}`` of one session, every player reset from ``seed``."""
     specs = table_of(pool, seed)
-    players = {FOCAL: WithProRule(make_player(focal_card), pro, FOCAL)}
-    for label, spec in zip(unique_labels(specs), specs):
+    players: dict[str, WithProRule | _Named] = {FOCAL: WithProRule(make_player(focal_card), pro, FOCAL)}
+    for label, spec in zip(unique_labels(specs), specs, strict=True):
         players[label] = _Named(make_player(spec), label)
     for k, p in enumerate(players.values()):
         p.player.reset(derive_seed(seed, "player", k))
@@ -176,7 +176,7 @@ def main(argv=None) -> int:
     learned = ObservedPro(tuple(float(v) for v in w))
     print(
         f"fit on {len(y)} parties dealt by {args.focal} in {args.train_sessions} sessions (won {y.mean():.3f}): "
-        f"weights {dict(zip(RECORD_FEATURES, np.round(w, 3).tolist()))}",
+        f"weights {dict(zip(RECORD_FEATURES, np.round(w, 3).tolist(), strict=True))}",
         flush=True,
     )
     kinds = {

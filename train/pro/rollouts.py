@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import copy
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from trappola.agents.pro_learned import FEATURES, ProPolicy, features
 from trappola.train.pro.bench import FOCAL, SessionBench, map_interleaved
 from trappola_env.atomic_file import atomic_write
-from trappola_env.engine.session import PRO_DECISION, Session
+from trappola_env.engine.session import PRO_DECISION, ProDecision, Session
 from trappola_env.referee import Referee, play_session
 
 
@@ -42,31 +43,31 @@ def pro_advantages(bench: SessionBench, seeds, rollout_pro=None, context: list |
         offers = 0
         referee = Referee.for_session(main, session)
         while not referee.over:
-            if session.phase == PRO_DECISION:
-                if session.dealer == FOCAL:
-                    decision = session.pending
-                    value = {}
-                    for declare in (True, False):
-                        branch = copy.deepcopy(session)
-                        branch.decide_pro(declare)
-                        res = play_session(bench.seated(rollout_pro, seed, "branch", offers), session=branch)
-                        value[declare] = float(res.balances[FOCAL]) / max(res.parties_played, 1)
-                    xs.append(features(decision))
-                    adv.append(value[True] - value[False])
-                    if context is not None:
-                        context.append(
-                            {
-                                "seed": seed,
-                                "bulka_in_costs": decision.bulka / decision.extra_stake,
-                                "parties_left": decision.parties_left,
-                                "challenger": specs[session.challenger],
-                                "next": specs[session.queue[0]] if session.queue else None,
-                                "values": (value[True], value[False]),
-                            }
-                        )
-                    offers += 1
-                    main = bench.seated(rollout_pro, seed, "main", offers)
-                    referee = Referee.for_session(main, session)
+            if session.phase == PRO_DECISION and session.dealer == FOCAL:
+                decision = session.pending
+                assert isinstance(decision, ProDecision)  # the phase is PRO_DECISION
+                value = {}
+                for declare in (True, False):
+                    branch = copy.deepcopy(session)
+                    branch.decide_pro(declare)
+                    res = play_session(bench.seated(rollout_pro, seed, "branch", offers), session=branch)
+                    value[declare] = float(res.balances[FOCAL]) / max(res.parties_played, 1)
+                xs.append(features(decision))
+                adv.append(value[True] - value[False])
+                if context is not None:
+                    context.append(
+                        {
+                            "seed": seed,
+                            "bulka_in_costs": decision.bulka / decision.extra_stake,
+                            "parties_left": decision.parties_left,
+                            "challenger": specs[session.challenger],
+                            "next": specs[session.queue[0]] if session.queue else None,
+                            "values": (value[True], value[False]),
+                        }
+                    )
+                offers += 1
+                main = bench.seated(rollout_pro, seed, "main", offers)
+                referee = Referee.for_session(main, session)
             referee.answer(referee.ask(referee.turn()))
     return np.array(xs, dtype=float).reshape(-1, len(FEATURES)), np.array(adv, dtype=float)
 
@@ -109,7 +110,7 @@ def fit_pro_policy(
     resid = A - X @ w
     cov = np.linalg.inv(X.T @ X + ridge * np.eye(X.shape[1])) * resid.var(ddof=X.shape[1])
     half = 1.96 * A.std(ddof=1) / np.sqrt(len(A))
-    stats = {
+    stats: dict[str, Any] = {
         "offers": int(len(A)),
         "mean_advantage": float(A.mean()),
         "mean_advantage_ci": [float(A.mean() - half), float(A.mean() + half)],

@@ -108,16 +108,19 @@ class RLlibTrappolaEnv(MultiAgentEnv):
         config.pop("seed", None)
         if config:
             raise ValueError(f"unknown env_config keys {sorted(config)} for {self.kind}")
-        self.agents = self.possible_agents = list(self.env.possible_agents)
-        n_obs = self.env.observation_space(self.agents[0])["observation"].shape[0]
-        n_actions = self.env.action_space(self.agents[0]).n
+        self.names: list[str] = list(self.env.possible_agents)  # RLlib's agents, typed as the env's names
+        self.agents = self.possible_agents = list(self.names)
+        box = self.env.observation_space(self.names[0])["observation"]
+        assert isinstance(box, spaces.Box)  # spaces_and_rewards.observation_space
+        n_obs = box.shape[0]
+        n_actions = int(self.env.action_space(self.names[0]).n)
         space = spaces.Dict(
             {
                 OBS_KEY: spaces.Box(0.0, 1.0, (n_obs,), np.float32),
                 MASK_KEY: spaces.Box(0.0, 1.0, (n_actions,), np.float32),
             }
         )
-        self.observation_spaces = {a: space for a in self.agents}
+        self.observation_spaces = {a: space for a in self.names}
         self.action_spaces = {a: spaces.Discrete(n_actions) for a in self.agents}
         self._rng = np.random.default_rng()
         self._pending: dict[str, float] = {}
@@ -177,14 +180,14 @@ class RLlibTrappolaEnv(MultiAgentEnv):
         return True
 
     def _collect(self) -> None:
-        for a in self.agents:
+        for a in self.names:
             self._pending[a] += float(self.env.rewards.get(a, 0.0))
 
     def _pay(self, final: bool) -> dict:
         """Rewards to hand to RLlib now: only to agents that have acted (see
         the module docstring); at the end, shaped for ``trappola_v0``."""
         out = {}
-        for a in self.agents:
+        for a in self.names:
             acted = a in self._acted
             if self.carry_first_rewards and not acted:
                 continue

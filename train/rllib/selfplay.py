@@ -46,6 +46,7 @@ import logging
 import sys
 import time
 import zlib
+from typing import Any
 
 import numpy as np
 
@@ -91,11 +92,13 @@ def build_algorithm(cfg: RLlibConfig):
     probe = RLlibTrappolaEnv(cfg.env_config())
     snapshots = snapshot_ids(cfg)
     model_config = {"net_arch": list(cfg.net_arch), "activation": cfg.activation}
+    obs_spaces, act_spaces = probe.observation_spaces, probe.action_spaces
+    assert obs_spaces is not None and act_spaces is not None  # the env sets both
     spec = RLModuleSpec(
         module_class=MaskedActorCritic,
         model_config=model_config,
-        observation_space=probe.observation_spaces[probe.agents[0]],
-        action_space=probe.action_spaces[probe.agents[0]],
+        observation_space=obs_spaces[probe.names[0]],
+        action_space=act_spaces[probe.names[0]],
     )
     config = (
         PPOConfig()
@@ -188,7 +191,7 @@ def train(cfg: RLlibConfig, log=None) -> dict:
     torch.set_num_threads(cfg.torch_threads)
     started = not ray.is_initialized()
     if started:
-        kwargs = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.ERROR}
+        kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.ERROR}
         if cfg.address:
             kwargs["address"] = cfg.address
         elif cfg.num_cpus:
@@ -206,9 +209,9 @@ def train(cfg: RLlibConfig, log=None) -> dict:
             )
         algo = build_algorithm(cfg)
         snapshots = snapshot_ids(cfg)
-        weights = main_state(algo)
+        first = main_state(algo)
         for slot in snapshots:
-            set_snapshot(algo, slot, weights)
+            set_snapshot(algo, slot, first)
         recorder = RunRecorder(cfg, save, lambda w: player_of(cfg, w), log=log, started=t_start)
         say = recorder.say
         run_dir = recorder.run_dir
@@ -230,7 +233,7 @@ def train(cfg: RLlibConfig, log=None) -> dict:
             if bar is not None:
                 bar.update(new - steps)
             steps = new
-            weights = None
+            weights: dict[str, Any] | None = None
             if cfg.snapshot_every and steps - last_snap >= cfg.snapshot_every:
                 weights = main_state(algo)
                 set_snapshot(algo, snapshots[n_snap % len(snapshots)], weights)

@@ -191,7 +191,7 @@ class BatchedSelfPlayVecEnv(VecEnv):
             opp = PlayerOpponent(player, name)
             opp.reset(seeds[name])
             self.players[name] = opp
-        self._workers = None
+        self._workers: OpponentWorkers | None = None
         if opponent_workers and self.players:
             self._workers = OpponentWorkers({k: v.player for k, v in self.players.items()}, seeds, opponent_workers)
         self._actors: dict[str, tuple[TorchActor, bool]] = {}  # snapshots and exploiters, by name
@@ -206,7 +206,7 @@ class BatchedSelfPlayVecEnv(VecEnv):
         self.mirror: list[Partie | None] = [None] * n
         self._masks = np.zeros((n, N_ACTIONS), bool)
         self._full = np.zeros((n, FULL_DEAL_SIZE), np.float32) if full_deal else None
-        self._actions = None
+        self._actions: np.ndarray | None = None
 
     @property
     def replay_value(self) -> dict:
@@ -233,13 +233,15 @@ class BatchedSelfPlayVecEnv(VecEnv):
         self._network_added(self.pool.add_exploiter(weights, keep=self.opp_name))
 
     def _network_added(self, name: str) -> None:
-        policy, deterministic = self.pool.network(name)
+        entry = self.pool.network(name)
+        assert entry is not None  # the pool has just added it
+        policy, deterministic = entry
         self._actors[name] = (TorchActor(policy), deterministic)
         for old in [k for k in self._actors if self.pool.network(k) is None]:
             del self._actors[old]
 
     def _draw(self, rows: np.ndarray) -> None:
-        for i, name in zip(rows, self.pool.draw(self._rng, rows.size)):
+        for i, name in zip(rows, self.pool.draw(self._rng, rows.size), strict=True):
             self.mirror[i] = None
             self.opp_name[i] = name
             if name in self._actors or name in self.frozen:
@@ -272,18 +274,18 @@ class BatchedSelfPlayVecEnv(VecEnv):
     def _apply(self, rows: np.ndarray, actions: np.ndarray) -> None:
         self.batch.step(actions, rows)
         if self.players:
-            for i, a in zip(rows[self.opp_kind[rows] == PLAYER], actions[self.opp_kind[rows] == PLAYER]):
+            for i, a in zip(rows[self.opp_kind[rows] == PLAYER], actions[self.opp_kind[rows] == PLAYER], strict=True):
                 self.mirror[i].apply(int(a))
 
     def _opponent_actions(self, rows: np.ndarray) -> np.ndarray:
         out = np.empty(rows.size, np.int64)
         kinds = self.opp_kind[rows]
         per_game = np.flatnonzero(kinds == PLAYER)
-        remote = per_game.size > 0 and self._workers is not None
-        if remote:
+        workers = self._workers if per_game.size > 0 else None
+        if workers is not None:
             # the workers play these while this process moves the batched opponents
             views = [self.mirror[rows[j]] for j in per_game]
-            self._workers.submit(
+            workers.submit(
                 rows[per_game],
                 [self.opp_name[rows[j]] for j in per_game],
                 [p.info_state(p.to_act) for p in views],
@@ -299,8 +301,8 @@ class BatchedSelfPlayVecEnv(VecEnv):
                 part = sel[ids == k]
                 name = self._net_names[k]
                 out[part] = self._network_actions(rows[part], *(self._actors.get(name) or self.frozen[name]))
-        if remote:
-            out[per_game] = self._workers.gather()
+        if workers is not None:
+            out[per_game] = workers.gather()
             return out
         for j in per_game:
             p = self.mirror[rows[j]]
@@ -369,7 +371,6 @@ class BatchedSelfPlayVecEnv(VecEnv):
 
     def step_wait(self):
         n = self.num_envs
-        b = self.batch
         if self._actions is None or self._actions.size != n:
             raise ValueError(f"step needs one action per game ({n})")
         rows = np.arange(n)

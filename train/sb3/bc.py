@@ -117,10 +117,11 @@ def _collect_chunk(task) -> dict:
         start = n
         seats = []
 
+        # play_partie below calls this only during this iteration, so the loop's `recorded` and `seats` are current.
         def on_decision(partie, seat, action):
             nonlocal n
             mask = partie.legal_mask()
-            if seat in recorded and mask & (mask - 1):
+            if seat in recorded and mask & (mask - 1):  # noqa: B023
                 if n >= cap:
                     raise RuntimeError("more decisions than expected; raise the capacity")
                 encode(partie, seat, buf)
@@ -129,11 +130,11 @@ def _collect_chunk(task) -> dict:
                     obs[n, OBS_SIZE:] = encode_full_deal(partie, seat, deal_buf)
                 masks[n] = mask_array(mask).astype(bool)
                 actions[n] = action
-                seats.append(seat)
+                seats.append(seat)  # noqa: B023
                 n += 1
 
         result = play_partie(players, deal, on_decision=on_decision).result
-        for i, seat in zip(range(start, n), seats):
+        for i, seat in zip(range(start, n), seats, strict=True):
             name = result_name(result, seat)
             rets[i] = shaping(reward_of(result, seat, shaping.env_mode), name)
             alifer[i] = name == "alifer"

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
+from typing import Any
 
 from stable_baselines3.common.callbacks import BaseCallback
 
@@ -36,7 +37,8 @@ class SelfPlayCallback(BaseCallback):
         self.activation = activation
         self.last_snapshot = 0
         self.n_snapshots = 0
-        self.stats = defaultdict(lambda: [0, 0, 0, 0.0])  # wins, losses, alifers, points diff sum
+        # wins, losses, alifers, points diff sum
+        self.stats: defaultdict[str, list[float]] = defaultdict(lambda: [0, 0, 0, 0.0])
         self.t0 = time.time()
         self.steps0 = 0
 
@@ -51,7 +53,7 @@ class SelfPlayCallback(BaseCallback):
         self.t0, self.steps0 = time.time(), self.num_timesteps
 
     def _on_step(self) -> bool:
-        for done, info in zip(self.locals["dones"], self.locals["infos"]):
+        for done, info in zip(self.locals["dones"], self.locals["infos"], strict=True):
             if done and "opponent" in info:
                 s = self.stats[pool_member(info["opponent"])]
                 s[{"win": 0, "loss": 1}.get(info["result"], 2)] += 1
@@ -61,10 +63,10 @@ class SelfPlayCallback(BaseCallback):
         return True
 
     def _on_rollout_end(self) -> None:
-        for name, (w, l, a, pts) in self.stats.items():
-            n = w + l + a
+        for name, (won, lost, alifer, pts) in self.stats.items():
+            n = won + lost + alifer
             if n:
-                self.logger.record(f"selfplay/win_rate_vs_{name}", w / max(w + l, 1))
+                self.logger.record(f"selfplay/win_rate_vs_{name}", won / max(won + lost, 1))
                 self.logger.record(f"selfplay/points_diff_vs_{name}", pts / n)
                 self.logger.record(f"selfplay/episodes_vs_{name}", n)
         self.stats.clear()
@@ -95,7 +97,7 @@ class ProgressBarCallback(BaseCallback):
     def __init__(self, total: int):
         super().__init__()
         self.total = total
-        self.bar = None
+        self.bar: Any = None  # a tqdm bar once training starts
 
     def _on_training_start(self) -> None:
         from tqdm import tqdm

@@ -72,7 +72,8 @@ class PrivilegedCriticPolicy(MaskableActorCriticPolicy):
         super().__init__(*args, **kwargs)
 
     def _build_mlp_extractor(self) -> None:
-        self.mlp_extractor = PrivilegedMlpExtractor(
+        # SB3 declares an MlpExtractor; this one has its interface (latent_dim_pi/vf, forward_actor/critic).
+        self.mlp_extractor = PrivilegedMlpExtractor(  # type: ignore[assignment]
             self.features_dim, self.actor_dim, self.net_arch, self.activation_fn
         ).to(self.device)
 

@@ -122,8 +122,8 @@ class SelfPlayEnv(gymnasium.Env):
         self._deal_seed = None if seed is None else int(self.np_random.integers(2**31))
         self._mask = np.zeros(N_ACTIONS, bool)
         self._opponents: dict[str, PlayerOpponent] = {}  # opponent name -> the player that plays it
-        self.opponent = None
-        self.opponent_name = None
+        self.opponent: PlayerOpponent | None = None
+        self.opponent_name: str | None = None
         self._env_reward = 0.0
 
     @property
@@ -204,7 +204,9 @@ class SelfPlayEnv(gymnasium.Env):
         if name in self.pool.players:
             return self._opponents.setdefault(name, PlayerOpponent(self.pool.players[name], name))
         if name not in self._opponents:
-            policy, deterministic = self.pool.network(name)
+            entry = self.pool.network(name)
+            assert entry is not None  # a drawn name is a pool player or a network
+            policy, deterministic = entry
             player = PolicyPlayer.from_numpy(policy, name=name, sample=not deterministic)
             self._opponents = {k: v for k, v in self._opponents.items() if k in self.pool.players}
             self._opponents[name] = PlayerOpponent(player, name)
@@ -216,6 +218,7 @@ class SelfPlayEnv(gymnasium.Env):
         already keeps for that seat (encoded from the same information)."""
         env = self.env
         partie = env.partie
+        assert partie is not None and self.opponent is not None  # both set by reset
         obs = env.observe(OPPONENT)["observation"] if self.opponent_name not in self.pool.players else None
         return self.opponent.player.act(
             TurnView(partie.info_state(partie.to_act), partie.legal_mask(), obs, opponent=LEARNER_NAME)
@@ -225,6 +228,7 @@ class SelfPlayEnv(gymnasium.Env):
         if not self.privileged:
             return obs["observation"]
         seat = 0 if self.env.infos[LEARNER]["role"] == "challenger" else 1
+        assert self.env.partie is not None  # dealt by reset
         return np.concatenate([obs["observation"], encode_full_deal(self.env.partie, seat)])
 
     def _advance(self) -> bool:
@@ -232,6 +236,7 @@ class SelfPlayEnv(gymnasium.Env):
         learner has a choice; True if the partie ended meanwhile."""
         env = self.env
         partie = env.partie
+        assert partie is not None  # dealt by reset
         while not env.terminations[LEARNER]:
             if env.agent_selection == OPPONENT:
                 env.step(self._opponent_action())
@@ -260,6 +265,7 @@ class SelfPlayEnv(gymnasium.Env):
 
     def _final_reward(self, info: dict) -> float:
         # self._env_reward: accumulated from the environment's own rewards.
+        assert self.opponent_name is not None  # drawn by reset
         r, value = self.alifer.score(
             pool_member(self.opponent_name), self.reward(self._env_reward, info["result"]), info["result"]
         )

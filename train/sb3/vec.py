@@ -37,7 +37,7 @@ class MaskCacheVecEnv(VecEnvWrapper):
     def step_wait(self):
         obs, rewards, dones, infos = self.venv.step_wait()
         masks = []
-        for i, (done, info) in enumerate(zip(dones, infos)):
+        for i, (done, info) in enumerate(zip(dones, infos, strict=True)):
             # After an automatic reset the mask of the new episode is in reset_infos.
             masks.append(self.venv.reset_infos[i]["action_mask"] if done else info["action_mask"])
         self._masks = np.stack(masks)
@@ -106,9 +106,6 @@ def make_vec_env(cfg, seed_offset: int = 0, players: dict | None = None, batch_n
     if players:
         raise ValueError("players go to the batched VecEnv only (vec_env: batched)")
     fns = [_factory(kwargs, cfg.seed + seed_offset + 1000 * i) for i in range(cfg.n_envs)]
-    if cfg.vec_env == "subproc" and cfg.n_envs > 1:
-        # fork: workers inherit the imported modules, which makes start-up fast.
-        venv = SubprocVecEnv(fns, start_method="fork")
-    else:
-        venv = DummyVecEnv(fns)
+    # fork: workers inherit the imported modules, which makes start-up fast.
+    venv = SubprocVecEnv(fns, start_method="fork") if cfg.vec_env == "subproc" and cfg.n_envs > 1 else DummyVecEnv(fns)
     return VecMonitor(MaskCacheVecEnv(venv))

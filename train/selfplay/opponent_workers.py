@@ -62,16 +62,16 @@ class OpponentWorkers:
             per_worker=lambda k: (players, {m: worker_seed(s, k) for m, s in seeds.items()}),
         )
         self._procs = self._workers.procs
-        self._pending: list | None = None
+        self._pending: tuple[int, list[list[int]]] | None = None  # (decisions, their indices per worker)
 
     def submit(self, rows, names, infos, masks) -> None:
         """Send one decision per game (its row, pool name, ``InfoState``,
         legal mask); ``gather`` returns the actions in this order."""
         if self._pending is not None:
             raise RuntimeError("gather the previous decisions before submitting more")
-        slots = [[] for _ in range(self.n)]
-        batches = [[] for _ in range(self.n)]
-        for j, (row, name, info, mask) in enumerate(zip(rows, names, infos, masks)):
+        slots: list[list[int]] = [[] for _ in range(self.n)]
+        batches: list[list[tuple]] = [[] for _ in range(self.n)]
+        for j, (row, name, info, mask) in enumerate(zip(rows, names, infos, masks, strict=True)):
             k = int(row) % self.n
             slots[k].append(j)
             batches[k].append((name, info, mask))

@@ -171,6 +171,7 @@ class OpponentPool:
             if name == "self":
                 name = self.snapshots[-1] if len(self.snapshots) == 1 or latest[j] else self.snapshots[older[j]]
             elif name == "exploiter":
+                assert which is not None  # drawn when "exploiter" is a name
                 name = self.exploiters[which[j]]
             out.append(name)
         return out

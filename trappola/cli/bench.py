@@ -58,7 +58,7 @@ def engine_run(seconds: float, seed: int, alifer: bool, rounds: int) -> dict:
     totals."""
     rng = random.Random(seed)
     parties = actions = 0
-    outcomes = Counter()
+    outcomes: Counter[str] = Counter()
     cards_played = 0
     best = (0.0, 0.0)
     for _ in range(rounds):
@@ -138,7 +138,7 @@ def loop_run(env, seconds: float, rng: random.Random) -> tuple[int, float]:
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
         env.reset()
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             obs, reward, termination, truncation, info = env.last()
             if termination or truncation:
                 action = None
@@ -187,7 +187,7 @@ def main(argv=None) -> int:
         env.reset(seed=args.seed)
         envs[name] = env
     totals = {name: [0, 0.0] for name in envs}  # steps, seconds
-    slices = {name: [] for name in envs}
+    slices: dict[str, list[float]] = {name: [] for name in envs}
     rng = random.Random(args.seed)
     n_slices = max(1, round(args.seconds / (args.slice * len(envs))))
     for _ in range(n_slices):

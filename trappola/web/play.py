@@ -37,6 +37,7 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
+from typing import Any
 
 from trappola.agents.evaluation.seeding import derive_seed
 from trappola.web.errors import WebError
@@ -44,7 +45,7 @@ from trappola_env.engine import ACTION_NAMES, N_ACTIONS, InfoState, action_name,
 from trappola_env.engine.actions import NO_PRO
 from trappola_env.engine.actions import PRO as DECLARE_PRO
 from trappola_env.engine.advice import ADVICE_BASE, NO_ADVICE, advice_id, advice_name
-from trappola_env.engine.session import ADVICE, OVER, PLAYING, PRO_DECISION, Session
+from trappola_env.engine.session import ADVICE, OVER, PLAYING, PRO_DECISION, ProDecision, Session
 from trappola_env.referee import ACT, PRO, Referee
 
 from . import render
@@ -135,7 +136,7 @@ class PlayTable:
         names = [HUMAN, self.opp_name]
         for p in advisers:
             names.append(_distinct(p.name, names))
-        self.computers = dict(zip(names[1:], [opponent, *advisers]))
+        self.computers = dict(zip(names[1:], [opponent, *advisers], strict=True))
         try:
             self.session = Session(
                 names=names,
@@ -202,6 +203,7 @@ class PlayTable:
                 out["partie"] = self._partie_view()
             elif s.phase == PRO_DECISION:
                 pending = s.pending
+                assert isinstance(pending, ProDecision)  # the phase is PRO_DECISION
                 out["pro"] = {
                     "dealer": s.dealer,
                     "streak": s.streaks[s.dealer],
@@ -213,7 +215,7 @@ class PlayTable:
             if out["your_turn"]:
                 mask = s.legal_mask()
                 legal = cards_of(mask)
-                info = InfoState(s.partie, s.table.index(HUMAN)) if s.phase == PLAYING else None
+                info = InfoState(s.partie, s.table.index(HUMAN)) if s.phase == PLAYING and s.partie else None
                 other = s.challenger if s.dealer == HUMAN else s.dealer
                 out["legal"] = {
                     "cards": [a for a in legal if a < 36],
@@ -233,6 +235,7 @@ class PlayTable:
         only while it is to decide: it is advice for that decision."""
         s = self.session
         partie = s.partie
+        assert partie is not None  # called in PLAYING and ADVICE, where a partie is dealt
         if HUMAN in s.table:
             me = s.table.index(HUMAN)
             info = InfoState(partie, me)
@@ -259,7 +262,8 @@ class PlayTable:
         stakes, already paid into the Bulka, are not counted yet."""
         s = self.session
         names = list(s.balances) + list(s.departed)
-        history, running = [], dict.fromkeys(names, 0)
+        history: list[dict[str, Any]] = []
+        running: dict[str, float] = dict.fromkeys(names, 0.0)
         for r in s.history:
             change = {n: float(partie_change(r, n)) for n in r.tokens}
             for n, v in change.items():

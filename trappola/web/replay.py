@@ -19,6 +19,7 @@ import json
 import secrets
 import threading
 from collections import OrderedDict
+from typing import Any
 
 from trappola.agents.evaluation.game_record import MAX_LINE, replay_record
 from trappola_env.engine import CARD_NAMES, InfoState, Partie, RuleConfig, card_id, deal_from_names
@@ -128,7 +129,8 @@ def check_lines(data) -> tuple[list[bytes], list[dict]]:
     their lines of text, with the game list. A record is parsed again when
     its game is opened: the text takes a tenth of the memory of the parsed
     objects."""
-    lines, summaries = [], []
+    lines: list[Any] = []
+    summaries: list[Any] = []
     view = memoryview(data)
     start, n = 0, 0
     while start < len(data):

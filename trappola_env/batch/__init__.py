@@ -3,6 +3,7 @@ and of the ``trappola_v0`` observation, for fast self-play training
 (``BatchPartie``). It is checked against ``trappola_env.engine`` step by
 step by the tests."""
 
+import inspect
 from pathlib import Path
 
 from trappola_env.numba_cache import drop_stale_cache
@@ -17,7 +18,8 @@ def numba_sources() -> list[Path]:
 
     here = Path(__file__).resolve().parent
     return sorted(here.glob("*.py")) + [
-        Path(m.__file__).resolve() for m in (actions, bonuses, cards, declarations, scoring, full_deal, observation)
+        Path(inspect.getfile(m)).resolve()
+        for m in (actions, bonuses, cards, declarations, scoring, full_deal, observation)
     ]
 
 

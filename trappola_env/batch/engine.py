@@ -19,10 +19,15 @@ caller can step the parties whose player is to act and leave the others.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
+import numpy.typing as npt
 
 from trappola_env.engine.actions import N_ACTIONS, action_name
 from trappola_env.engine.cards import N_CARDS
+from trappola_env.engine.deal import Deal
 from trappola_env.engine.partie import IllegalActionError
 from trappola_env.engine.rule_config import RuleConfig
 from trappola_env.full_deal import FULL_DEAL_SIZE
@@ -32,9 +37,12 @@ from trappola_env.spaces_and_rewards import REWARD_MODES, check_positive_int, ch
 from . import kernels as K
 
 ROWS_DTYPE = np.int64
+Ints = npt.NDArray[np.int64]
+Rows = npt.ArrayLike | None
+"""A row selection: party indices, a boolean mask over all parties, or ``None`` for all."""
 
 
-def random_orders(rng: np.random.Generator, k: int) -> np.ndarray:
+def random_orders(rng: np.random.Generator, k: int) -> Ints:
     """``k`` shuffled decks, one per row (int64, shape ``(k, 36)``)."""
     return rng.permuted(np.broadcast_to(np.arange(N_CARDS, dtype=np.int64), (k, N_CARDS)), axis=1)
 
@@ -63,7 +71,7 @@ class BatchPartie:
         self._all = np.arange(n, dtype=ROWS_DTYPE)
 
     # ------------------------------------------------------------- helpers
-    def _rows(self, rows) -> np.ndarray:
+    def _rows(self, rows: Rows) -> Ints:
         if rows is None:
             return self._all
         rows = np.asarray(rows)
@@ -77,12 +85,18 @@ class BatchPartie:
         return rows
 
     @staticmethod
-    def _per_row(value, k: int) -> np.ndarray:
+    def _per_row(value: npt.ArrayLike, k: int) -> Ints:
         """One int64 per row: ``value`` itself, or one value repeated."""
         return np.ascontiguousarray(np.broadcast_to(np.asarray(value, dtype=np.int64), (k,)))
 
     # ---------------------------------------------------------------- deal
-    def deal(self, rows=None, orders=None, rng: np.random.Generator | None = None, multipliers=1) -> None:
+    def deal(
+        self,
+        rows: Rows = None,
+        orders: npt.ArrayLike | None = None,
+        rng: np.random.Generator | None = None,
+        multipliers: npt.ArrayLike = 1,
+    ) -> None:
         """Start new parties in ``rows``: from ``orders`` (one shuffled deck
         of 36 card ids per row, dealt as ``deal_from_order``), or from
         decks shuffled by ``rng``. ``multipliers``: the Alifer multiplier
@@ -105,22 +119,23 @@ class BatchPartie:
 
     # ------------------------------------------------------------- queries
     @property
-    def done(self) -> np.ndarray:
+    def done(self) -> npt.NDArray[np.bool_]:
         """bool per party: over (or never dealt)."""
-        return self.S[:, K.PHASE] == K.DONE
+        done: npt.NDArray[np.bool_] = self.S[:, K.PHASE] == K.DONE
+        return done
 
     @property
-    def to_act(self) -> np.ndarray:
+    def to_act(self) -> Ints:
         """The seat to act per party (0 = challenger, 1 = dealer)."""
         return self.S[:, K.TO_ACT]
 
-    def legal_bits(self) -> np.ndarray:
+    def legal_bits(self) -> Ints:
         """``Partie.legal_mask()`` of every party as int64 bit sets."""
         out = np.empty(self.n, np.int64)
         K.legal_bits(self.S, self._ace_first_card, out)
         return out
 
-    def legal_masks(self, rows=None, out: np.ndarray | None = None) -> np.ndarray:
+    def legal_masks(self, rows: Rows = None, out: npt.NDArray[Any] | None = None) -> npt.NDArray[Any]:
         """Legal actions of ``rows`` as an array ``(len(rows), 49)`` of 0/1
         (int8 unless ``out`` of another type is given)."""
         rows = self._rows(rows)
@@ -129,17 +144,28 @@ class BatchPartie:
         K.legal_array(self.S, rows, self._ace_first_card, out)
         return out
 
-    def observe(self, seats, rows=None, out: np.ndarray | None = None) -> np.ndarray:
+    def observe(
+        self, seats: npt.ArrayLike, rows: Rows = None, out: npt.NDArray[np.float32] | None = None
+    ) -> npt.NDArray[np.float32]:
         """The ``trappola_v0`` observation of ``seats`` (one for all, or one
         per row) in ``rows``: float32 ``(len(rows), 347)``."""
         return self._encode(K.encode_rows, OBS_SIZE, seats, rows, out)
 
-    def full_deal(self, seats, rows=None, out: np.ndarray | None = None) -> np.ndarray:
+    def full_deal(
+        self, seats: npt.ArrayLike, rows: Rows = None, out: npt.NDArray[np.float32] | None = None
+    ) -> npt.NDArray[np.float32]:
         """``full_deal.encode_full_deal`` of ``seats`` in ``rows``: float32
         ``(len(rows), 108)``, for a critic that may see the whole deal."""
         return self._encode(K.full_deal_rows, FULL_DEAL_SIZE, seats, rows, out)
 
-    def _encode(self, kernel, size: int, seats, rows, out):
+    def _encode(
+        self,
+        kernel: Callable[[K.Array, K.Array, K.Array, K.Array], None],
+        size: int,
+        seats: npt.ArrayLike,
+        rows: Rows,
+        out: npt.NDArray[np.float32] | None,
+    ) -> npt.NDArray[np.float32]:
         rows = self._rows(rows)
         seats = self._per_row(seats, rows.size)
         if out is None:
@@ -148,7 +174,7 @@ class BatchPartie:
         return out
 
     # ---------------------------------------------------------------- step
-    def step(self, actions, rows=None) -> None:
+    def step(self, actions: npt.ArrayLike, rows: Rows = None) -> None:
         """Apply ``actions[j]`` in party ``rows[j]`` for its seat to act.
 
         An action in a party that is over, or an illegal one when
@@ -166,12 +192,12 @@ class BatchPartie:
             if err == K.ERR_OVER:
                 raise IllegalActionError(f"party {i}: the partie is over; action {what} cannot be applied")
             legal = self.legal_masks([i])[0]
-            names = ", ".join(f"{x} ({action_name(x)})" for x in np.flatnonzero(legal))
+            names = ", ".join(f"{x} ({action_name(int(x))})" for x in np.flatnonzero(legal))
             raise IllegalActionError(
                 f"party {i}: illegal action {what} for seat {int(self.S[i, K.TO_ACT])}; legal: {names}"
             )
 
-    def random_actions(self, rows=None) -> np.ndarray:
+    def random_actions(self, rows: Rows = None) -> Ints:
         """A uniformly drawn legal action per party in ``rows`` (all must be
         in play), from numba's generator (seed it with ``seed_random``)."""
         rows = self._rows(rows)
@@ -186,13 +212,13 @@ class BatchPartie:
         """Seed the generator of ``random_actions`` and ``random_playout``."""
         K.seed_numba(int(seed))
 
-    def random_playout(self, rows=None) -> int:
+    def random_playout(self, rows: Rows = None) -> int:
         """Play ``rows`` to their end by uniformly random legal actions (in
         compiled code: the engine's bare speed); returns the actions applied."""
         return int(K.random_playout(self.S, self._rows(rows), self._ace_first_card, self._forfeit))
 
     # -------------------------------------------------------------- results
-    def results(self, rows=None) -> dict:
+    def results(self, rows: Rows = None) -> dict[str, Ints]:
         """The settlement of finished parties (``scoring.settle``), as arrays
         over ``rows``: ``outcome`` (0 decided, 1 tie, 2 agreed_alifer, 3
         forfeit; names in ``OUTCOME_NAMES``), ``winner`` and
@@ -214,7 +240,9 @@ class BatchPartie:
             "tokens": tokens,
         }
 
-    def rewards(self, seats, reward_mode: str = "win", rows=None, results: dict | None = None) -> np.ndarray:
+    def rewards(
+        self, seats: npt.ArrayLike, reward_mode: str = "win", rows: Rows = None, results: dict[str, Ints] | None = None
+    ) -> npt.NDArray[np.float64]:
         """``spaces_and_rewards.partie_reward`` of ``seats`` (one for all or one per
         row) in finished ``rows``, as float64; ``results`` may pass those
         already computed by ``results(rows)``."""
@@ -225,7 +253,7 @@ class BatchPartie:
         return rewards_of(res, seats, reward_mode)
 
 
-def rewards_of(res: dict, seats: np.ndarray, reward_mode: str) -> np.ndarray:
+def rewards_of(res: dict[str, Ints], seats: Ints, reward_mode: str) -> npt.NDArray[np.float64]:
     """``partie_reward`` over the arrays of ``BatchPartie.results``."""
     k = seats.size
     idx = np.arange(k)
@@ -248,11 +276,11 @@ OUTCOME_NAMES = K.OUTCOME_NAMES
 __all__ = ["BatchPartie", "OUTCOME_NAMES", "order_of", "random_orders", "rewards_of"]
 
 
-def order_of(deal) -> list[int]:
+def order_of(deal: Deal) -> list[int]:
     """The deck order that ``deal_from_order`` deals into ``deal`` (an
     engine ``Deal``), for ``BatchPartie.deal(orders=...)``."""
     ch, de = deal.challenger, deal.dealer
-    out = []
+    out: list[int] = []
     for p in range(3):
         out.extend(ch[3 * p : 3 * p + 3])
         out.extend(de[3 * p : 3 * p + 3])

@@ -16,7 +16,11 @@ compiled code; the layout assumptions are asserted at import, and
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
+
 import numpy as np
+import numpy.typing as npt
 from numba import njit
 
 from trappola_env.engine import bonuses as _bonuses
@@ -43,6 +47,17 @@ from trappola_env.engine.scoring import TIE as _TIE
 
 from .. import full_deal as _fd
 from .. import observation as _obs
+
+Array = npt.NDArray[Any]
+"""A kernel's array argument; numba compiles one version per dtype and layout it is called with."""
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _kernel(**options: Any) -> Callable[[_F], _F]:
+    """``numba.njit(**options)``, typed so that a compiled kernel keeps its Python signature for the type checker."""
+    return cast("Callable[[_F], _F]", njit(**options))
+
 
 # ---------------------------------------------------------------- state columns
 HAND = 0  # 2: cards held now, per seat
@@ -165,8 +180,8 @@ STOCK_SIZE = _fd.STOCK_SIZE
 STOCK_VALUE = np.array([np.float32((k + 1) / STOCK_SIZE) for k in range(STOCK_SIZE)], dtype=np.float32)
 
 
-@njit(cache=True, inline="always")
-def _popcount(x):
+@_kernel(cache=True, inline="always")
+def _popcount(x: int) -> int:
     n = 0
     while x:
         x &= x - 1
@@ -174,8 +189,8 @@ def _popcount(x):
     return n
 
 
-@njit(cache=True, inline="always")
-def _lowbit_index(x):
+@_kernel(cache=True, inline="always")
+def _lowbit_index(x: int) -> int:
     n = 0
     while not (x >> n) & 1:
         n += 1
@@ -183,8 +198,8 @@ def _lowbit_index(x):
 
 
 # ---------------------------------------------------------------- deal
-@njit(cache=True)
-def deal_rows(S, rows, orders, multipliers):
+@_kernel(cache=True)
+def deal_rows(S: Array, rows: Array, orders: Array, multipliers: Array) -> None:
     """Start party ``rows[j]`` from the shuffled deck ``orders[j]`` (36 ids,
     dealt as ``deal.deal_from_order``) with Alifer multiplier
     ``multipliers[j]``: ``Partie.__init__``."""
@@ -228,8 +243,8 @@ def deal_rows(S, rows, orders, multipliers):
 
 
 # ---------------------------------------------------------------- legal actions
-@njit(cache=True, inline="always")
-def _legal(S, i, ace_first_card):
+@_kernel(cache=True, inline="always")
+def _legal(S: Array, i: int, ace_first_card: bool) -> int:
     ph = S[i, PHASE]
     if ph != PLAY:
         return ANSWER_BITS if ph == ANSWER else 0
@@ -252,18 +267,19 @@ def _legal(S, i, ace_first_card):
             if S[i, COUNTS + 7 * (1 - p) + f] == 3:
                 decl |= MANKO_BIT
                 break
-    return cards | (decl & ~S[i, USED + p])
+    legal: int = cards | (decl & ~S[i, USED + p])
+    return legal
 
 
-@njit(cache=True)
-def legal_bits(S, ace_first_card, out):
+@_kernel(cache=True)
+def legal_bits(S: Array, ace_first_card: bool, out: Array) -> None:
     """``out[i]``: ``Partie.legal_mask()`` of party ``i`` (0 once it is over)."""
     for i in range(S.shape[0]):
         out[i] = _legal(S, i, ace_first_card)
 
 
-@njit(cache=True)
-def legal_array(S, rows, ace_first_card, out):
+@_kernel(cache=True)
+def legal_array(S: Array, rows: Array, ace_first_card: bool, out: Array) -> None:
     """``out[j, a]``: 1 if action ``a`` is legal in party ``rows[j]``."""
     for j in range(rows.shape[0]):
         m = _legal(S, rows[j], ace_first_card)
@@ -272,8 +288,8 @@ def legal_array(S, rows, ace_first_card, out):
 
 
 # ---------------------------------------------------------------- scoring
-@njit(cache=True)
-def _decl_points_pay(S, i, s):
+@_kernel(cache=True)
+def _decl_points_pay(S: Array, i: int, s: int) -> tuple[int, int]:
     pts = 0
     pay = 0
     base = COUNTS + 7 * s
@@ -295,8 +311,8 @@ def _decl_points_pay(S, i, s):
     return pts, pay
 
 
-@njit(cache=True)
-def _bonuses(S, i, out_pts, out_pay):
+@_kernel(cache=True)
+def _trick_bonuses(S: Array, i: int, out_pts: Array, out_pay: Array) -> None:
     """Trick bonuses of a finished partie: points earned and payments made
     into the Bulka per seat (``bonuses.trick_bonuses``)."""
     out_pts[0] = out_pts[1] = out_pay[0] = out_pay[1] = 0
@@ -333,8 +349,8 @@ def _bonuses(S, i, out_pts, out_pay):
         out_pay[1 - w] += LAST_TRICK_PAY
 
 
-@njit(cache=True)
-def results(S, rows, stake_multiple, scores, tokens):
+@_kernel(cache=True)
+def results(S: Array, rows: Array, stake_multiple: int, scores: Array, tokens: Array) -> None:
     """Settle finished parties (``scoring.settle``): ``scores[j, s]`` = (card
     points, declaration points, bonus points) of seat ``s`` and
     ``tokens[j, s]`` its net tokens, for party ``rows[j]``."""
@@ -344,10 +360,10 @@ def results(S, rows, stake_multiple, scores, tokens):
         i = rows[j]
         u = stake_multiple * S[i, MULTIPLIER]
         outcome = S[i, OUTCOME]
-        settled = outcome == DECIDED or outcome == TIE
+        settled = outcome in (DECIDED, TIE)
         finished = settled and S[i, TRICK] == 9
         if finished:
-            _bonuses(S, i, bp, bpay)
+            _trick_bonuses(S, i, bp, bpay)
         else:
             bp[0] = bp[1] = bpay[0] = bpay[1] = 0
         dpay0 = 0
@@ -368,11 +384,11 @@ def results(S, rows, stake_multiple, scores, tokens):
         tokens[j, 1] = -STAKE * u + (dpay1 - dpay0) * u - bpay[1] * u
 
 
-@njit(cache=True)
-def _finish_by_points(S, i):
+@_kernel(cache=True)
+def _finish_by_points(S: Array, i: int) -> None:
     bp = np.zeros(2, np.int64)
     bpay = np.zeros(2, np.int64)
-    _bonuses(S, i, bp, bpay)
+    _trick_bonuses(S, i, bp, bpay)
     t0 = S[i, POINTS] + _decl_points_pay(S, i, 0)[0] + bp[0]
     t1 = S[i, POINTS + 1] + _decl_points_pay(S, i, 1)[0] + bp[1]
     if t0 == t1:
@@ -381,8 +397,8 @@ def _finish_by_points(S, i):
         _end(S, i, 0 if t0 > t1 else 1, DECIDED)
 
 
-@njit(cache=True, inline="always")
-def _end(S, i, winner, outcome):
+@_kernel(cache=True, inline="always")
+def _end(S: Array, i: int, winner: int, outcome: int) -> None:
     S[i, PHASE] = DONE
     S[i, WINNER] = winner
     S[i, OUTCOME] = outcome
@@ -390,8 +406,8 @@ def _end(S, i, winner, outcome):
 
 
 # ---------------------------------------------------------------- actions
-@njit(cache=True)
-def _play(S, i, p, card):
+@_kernel(cache=True)
+def _play(S: Array, i: int, p: int, card: int) -> None:
     S[i, HAND + p] &= ~(1 << card)
     S[i, NCARDS + p] += 1
     lead = S[i, LEAD]
@@ -418,8 +434,8 @@ def _play(S, i, p, card):
         _finish_by_points(S, i)
 
 
-@njit(cache=True)
-def _declare(S, i, p, action):
+@_kernel(cache=True)
+def _declare(S: Array, i: int, p: int, action: int) -> None:
     if action == ACCEPT_ALIFER:
         _end(S, i, -1, AGREED)
         return
@@ -453,8 +469,8 @@ def _declare(S, i, p, action):
         S[i, COUNTS + 7 * p + action - FIG0] = 1
 
 
-@njit(cache=True)
-def step_rows(S, rows, actions, ace_first_card, forfeit):
+@_kernel(cache=True)
+def step_rows(S: Array, rows: Array, actions: Array, ace_first_card: bool, forfeit: bool) -> tuple[int, int]:
     """Apply ``actions[j]`` in party ``rows[j]`` for the seat to act
     (``Partie.apply``). Returns (error code, j) of the first refused
     action, ``(OK, -1)`` if none: an action in a party already over
@@ -483,8 +499,8 @@ def step_rows(S, rows, actions, ace_first_card, forfeit):
 
 
 # ---------------------------------------------------------------- observation
-@njit(cache=True)
-def encode_rows(S, rows, seats, out):
+@_kernel(cache=True)
+def encode_rows(S: Array, rows: Array, seats: Array, out: Array) -> None:
     """``out[j]``: ``observation.encode(partie, seats[j])`` of party ``rows[j]``."""
     for j in range(rows.shape[0]):
         i = rows[j]
@@ -554,8 +570,8 @@ def encode_rows(S, rows, seats, out):
             o[O_MULT] = min(np.log2(np.float64(m)) / MULT_LOG2_MAX, 1.0)
 
 
-@njit(cache=True)
-def full_deal_rows(S, rows, seats, out):
+@_kernel(cache=True)
+def full_deal_rows(S: Array, rows: Array, seats: Array, out: Array) -> None:
     """``out[j]``: ``full_deal.encode_full_deal(partie, seats[j])`` of party ``rows[j]``."""
     for j in range(rows.shape[0]):
         i = rows[j]
@@ -574,14 +590,14 @@ def full_deal_rows(S, rows, seats, out):
 
 
 # ---------------------------------------------------------------- random play
-@njit(cache=True)
-def seed_numba(seed):
+@_kernel(cache=True)
+def seed_numba(seed: int) -> None:
     """Seed numba's own generator (used by ``random_actions``)."""
     np.random.seed(seed)
 
 
-@njit(cache=True)
-def random_actions(S, rows, ace_first_card, out):
+@_kernel(cache=True)
+def random_actions(S: Array, rows: Array, ace_first_card: bool, out: Array) -> None:
     """``out[j]``: a legal action of party ``rows[j]`` drawn uniformly (the
     ``random`` player), from numba's generator."""
     for j in range(rows.shape[0]):
@@ -592,8 +608,8 @@ def random_actions(S, rows, ace_first_card, out):
         out[j] = _lowbit_index(m)
 
 
-@njit(cache=True)
-def random_playout(S, rows, ace_first_card, forfeit):
+@_kernel(cache=True)
+def random_playout(S: Array, rows: Array, ace_first_card: bool, forfeit: bool) -> int:
     """Play parties ``rows`` to their end with uniformly random legal
     actions; returns the number of actions applied."""
     n = 0

@@ -9,8 +9,11 @@ shared table:
 
 | id | advice | ``advice_name`` |
 |---|---|---|
-| 49 + a, a in 0..46 | "do action a" (a card, a declaration, Manko, propose / accept / decline Alifer) | ``advise play AS`` .. ``advise decline Alifer`` |
+| 49 + a, a in 0..46 | "do action a" (a card, declaration, Manko, Alifer move) | ``advise play AS`` .. |
 | 96 | no advice | ``no advice`` |
+
+(The names run from ``advise play AS`` to ``advise decline Alifer``; an Alifer move is
+propose, accept or decline.)
 
 An adviser sees only the public record, never a hand, so it may suggest
 only what the defender could possibly do on that record
@@ -30,6 +33,8 @@ believes best.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from trappola_env.engine.actions import (
     ACCEPT_ALIFER,
     ACES,
@@ -44,6 +49,9 @@ from trappola_env.engine.actions import (
     action_name,
 )
 from trappola_env.engine.cards import ACE_MASK, ALL_CARDS, COURT_MASK, SUIT_MASK
+
+if TYPE_CHECKING:
+    from trappola_env.engine.infostate import InfoState
 
 ADVICE_BASE = N_ACTIONS  # 49: advice id of "do action 0"
 ADVISABLE = DECLINE_ALIFER + 1  # 47: the defender's actions 0..46 can be advised
@@ -74,7 +82,7 @@ def advice_name(advice: int) -> str:
     return "no advice" if action is None else "advise " + action_name(action)
 
 
-def possible_mask(info) -> int:
+def possible_mask(info: InfoState) -> int:
     """Bit set of the defender actions (ids 0..46) that the public record
     of ``info`` (an ``InfoState`` of the defender's seat, of which only
     public fields are read: never ``hand`` or ``dealt``) leaves possible;
@@ -109,7 +117,7 @@ def possible_mask(info) -> int:
     return cards | (decl & ~info.used[seat])
 
 
-def advice_mask(info) -> int:
+def advice_mask(info: InfoState) -> int:
     """The adviser's legal actions: one advice id per possible defender
     action (``possible_mask``), and no advice."""
     return possible_mask(info) << ADVICE_BASE | 1 << NO_ADVICE

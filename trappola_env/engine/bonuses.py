@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 MARC = (30, 10)
 FIRST_TRICK_TWO = (52, 20)
 MIDDLE_TWO = (10, 5)
@@ -10,7 +12,7 @@ LAST_TRICK = (6, 0)
 BONUS_NAMES = {1: "4a", 2: "4b", 3: "4c"}
 
 
-def last_two_streak(two_winner) -> int:
+def last_two_streak(two_winner: Sequence[int]) -> int:
     """s: the largest k <= 3 such that the last k tricks were all won with a
     Two by the same player. ``two_winner[t]`` is the seat that won trick t+1
     with a Two, or -1."""
@@ -23,7 +25,7 @@ def last_two_streak(two_winner) -> int:
     return s
 
 
-def trick_bonuses(winners, two_winner) -> list[tuple[str, int, int, int]]:
+def trick_bonuses(winners: Sequence[int], two_winner: Sequence[int]) -> list[tuple[str, int, int, int]]:
     """Bonuses of a finished partie as (name, earner seat, points, payment
     the earner's opponent makes into the Bulka), in base units.
     ``winners[t]`` is the seat that won trick t+1."""

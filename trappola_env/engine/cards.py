@@ -7,6 +7,7 @@ with bit ``id`` set, which keeps hands cheap to copy and to test.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import SupportsIndex, cast
 
 SUITS = "SCDB"  # Spade, Coppe, Denari, Bastoni
 SUIT_NAMES = ("Spade", "Coppe", "Denari", "Bastoni")
@@ -38,12 +39,12 @@ def rank_of(card: int) -> int:
     return card % 9
 
 
-def _int_id(x):
+def _int_id(x: object) -> int | None:
     """``x`` as a plain int if it is an integer (numpy ones included), but
     not a bool; else None."""
     if isinstance(x, bool) or not hasattr(x, "__index__"):
         return None
-    return x.__index__()
+    return cast(SupportsIndex, x).__index__()
 
 
 def card_name(card: int) -> str:
@@ -54,7 +55,7 @@ def card_name(card: int) -> str:
     return CARD_NAMES[c]
 
 
-def card_id(name: str) -> int:
+def card_id(name: str | int) -> int:
     """The id of a card name such as ``"AS"``; accepts an id unchanged."""
     c = _int_id(name)
     if c is not None:
@@ -62,7 +63,7 @@ def card_id(name: str) -> int:
             return c
         raise ValueError(f"card id must be an int in 0..35, got {name!r}")
     try:
-        return _NAME_TO_ID[name.strip().upper()]
+        return _NAME_TO_ID[cast(str, name).strip().upper()]
     except (KeyError, AttributeError):
         raise ValueError(
             f"unknown card {name!r}: a card is a rank ({RANKS}) then a suit ({SUITS}), e.g. 'AS', 'TC', 'BD'"

@@ -8,6 +8,7 @@ hides the seat's own cards too: what an onlooker (an adviser) knows.
 from __future__ import annotations
 
 from trappola_env.engine.cards import SUIT_MASK, names_of
+from trappola_env.engine.partie_state import PartieState
 
 ROLES = ("challenger", "dealer")
 
@@ -44,7 +45,7 @@ class InfoState:
         "history",
     )
 
-    def __init__(self, partie, seat: int):
+    def __init__(self, partie: PartieState, seat: int):
         if seat not in (0, 1):
             raise ValueError(f"seat must be 0 (challenger) or 1 (dealer), got {seat!r}")
         self.seat = seat
@@ -76,7 +77,7 @@ class InfoState:
         self.history = tuple(partie.history)
 
     @classmethod
-    def public(cls, partie, seat: int) -> InfoState:
+    def public(cls, partie: PartieState, seat: int) -> InfoState:
         """What anyone watching the table knows, from ``seat``'s side: the
         ``InfoState`` of ``seat`` with its hand and dealt hand hidden (both
         0) and no legal mask. An adviser in a Pro partie sees this

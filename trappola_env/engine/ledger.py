@@ -18,16 +18,23 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from fractions import Fraction
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from trappola_env.engine.scoring import PartieResult
+
+Tokens = int | Fraction
+"""A token amount: whole, or a share of a split Bulka."""
 
 
-def exact(x):
+def exact(x: Tokens) -> Tokens:
     """``x`` as an ``int`` when whole, else a ``Fraction``."""
     if isinstance(x, Fraction) and x.denominator == 1:
         return x.numerator
     return x
 
 
-def to_json_number(x):
+def to_json_number(x: Tokens) -> int | float:
     """An ``int`` stays an ``int``; a ``Fraction`` becomes a ``float``."""
     return x if isinstance(x, int) else float(x)
 
@@ -39,9 +46,9 @@ class Ledger:
     __slots__ = ("balances", "bulka", "departed")
 
     def __init__(self, names: Iterable[str]):
-        self.balances = {n: 0 for n in names}
-        self.bulka = 0
-        self.departed: dict = {}  # name -> balance it took away on leaving
+        self.balances: dict[str, Tokens] = {n: 0 for n in names}
+        self.bulka: Tokens = 0
+        self.departed: dict[str, Tokens] = {}  # name -> balance it took away on leaving
 
     def pay_in(self, name: str, amount: int) -> None:
         """``name`` pays ``amount`` into the Bulka (a stake, the Pro stake, a bonus)."""
@@ -55,7 +62,7 @@ class Ledger:
         bal[dealer] -= stake
         self.bulka += 2 * stake
 
-    def settle(self, result, challenger: str, dealer: str) -> None:
+    def settle(self, result: PartieResult, challenger: str, dealer: str) -> None:
         """A finished partie's payments beyond the stakes (already paid in):
         declarations player to player, trick bonuses into the Bulka
         (``scoring.PartieResult``; seat 0 = challenger, 1 = dealer)."""
@@ -68,14 +75,14 @@ class Ledger:
         bal[dealer] += d1 - d0 - b1
         self.bulka += b0 + b1
 
-    def award(self, name: str):
+    def award(self, name: str) -> Tokens:
         """``name`` takes the whole Bulka (a Pro win); returns the amount."""
         amount = self.bulka
         self.balances[name] += amount
         self.bulka = 0
         return amount
 
-    def split(self, names: list):
+    def split(self, names: list[str]) -> Tokens:
         """Share the Bulka equally among ``names``; returns one share."""
         if not names:
             raise ValueError("cannot split the Bulka among nobody")
@@ -91,13 +98,13 @@ class Ledger:
             raise ValueError(f"player name {name!r} is already used in this session")
         self.balances[name] = 0
 
-    def remove(self, name: str):
+    def remove(self, name: str) -> Tokens:
         """``name`` leaves with its balance (its stakes stay in the Bulka)."""
         taken = self.balances.pop(name)
         self.departed[name] = taken
         return taken
 
-    def total(self):
+    def total(self) -> Tokens:
         """The sum of balances, Bulka and departed balances: 0 while the ledger is sound."""
         return sum(self.balances.values()) + self.bulka + sum(self.departed.values())
 
@@ -110,7 +117,7 @@ class Ledger:
                 f"bulka {self.bulka}, departed {self.departed}"
             )
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, object]:
         """Balances, Bulka and departed balances as JSON numbers."""
         return {
             "balances": {n: to_json_number(v) for n, v in self.balances.items()},

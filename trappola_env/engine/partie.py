@@ -12,6 +12,8 @@ reached (docs/rules.md section 8, End), so that every session ends.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from trappola_env.engine.actions import (
     ACCEPT_ALIFER,
     ACES,
@@ -35,7 +37,10 @@ from trappola_env.engine.declarations import (
     rank_count,
 )
 from trappola_env.engine.rule_config import DEFAULT_CONFIG, RuleConfig
-from trappola_env.engine.scoring import AGREED_ALIFER, DECIDED, FORFEIT, TIE, final_totals, settle
+from trappola_env.engine.scoring import AGREED_ALIFER, DECIDED, FORFEIT, TIE, PartieResult, final_totals, settle
+
+if TYPE_CHECKING:
+    from trappola_env.engine.infostate import InfoState
 
 PLAY, ALIFER_ANSWER, DONE = 0, 1, 2
 
@@ -120,20 +125,21 @@ class Partie:
         self.ncards = [0, 0]
         self.done = [0, 0]  # declaration/question/proposal action bits already used
         # Declared count per declaration action id (Figura, Aces), per seat.
-        self.counts = ({}, {})
+        self.counts: tuple[dict[int, int], dict[int, int]] = ({}, {})
         self.aces_failed = [False, False]
-        self.manko_answer = [None, None]  # per declarer: ((rank, missing suit), ...)
+        # Per declarer: ((rank, missing suit), ...).
+        self.manko_answer: list[tuple[tuple[int, int], ...] | None] = [None, None]
         self.first_decl = tuple(first_card_declarations(h) for h in hands)
         self.aces_ok = tuple(aces_possible(h) for h in hands)
         self.bianka_ok = tuple((1 << BIANKA) if bianka_possible(h) else 0 for h in hands)
         self.alifer_proposer = -1
         self.card_points = [0, 0]
-        self.tricks = []  # (leader, lead card, follow card, winner)
-        self.two_winner = []  # per completed trick: seat that won it with a Two, or -1
-        self.history = []  # (seat, action) in order
-        self.outcome = None
-        self.winner = None
-        self.forfeited_by = None
+        self.tricks: list[tuple[int, int, int, int]] = []  # (leader, lead card, follow card, winner)
+        self.two_winner: list[int] = []  # per completed trick: seat that won it with a Two, or -1
+        self.history: list[tuple[int, int]] = []  # (seat, action) in order
+        self.outcome: str | None = None
+        self.winner: int | None = None
+        self.forfeited_by: int | None = None
         if alifer_allowed not in (True, False):
             raise ValueError(f"alifer_allowed must be True or False, got {alifer_allowed!r}")
         self.propose_bit = _PROPOSE_BIT if alifer_allowed else 0
@@ -195,10 +201,7 @@ class Partie:
             return _ANSWER_MASK if self.phase == ALIFER_ANSWER else 0
         p = self.to_act
         hand = self.hands[p]
-        if self.lead >= 0:
-            cards = hand & SUIT_MASK[_SUIT_OF[self.lead]] or hand
-        else:
-            cards = hand
+        cards = (hand & SUIT_MASK[_SUIT_OF[self.lead]] or hand) if self.lead >= 0 else hand
         k = self.ncards[p]
         decl = self.bianka_ok[p] | self.propose_bit
         if k == 0:
@@ -299,7 +302,7 @@ class Partie:
         else:  # Blans, Bianka: no count
             self.counts[p][action] = 1
 
-    def _illegal(self, p: int, action) -> None:
+    def _illegal(self, p: int, action: int) -> None:
         legal = [f"{a} ({action_name(a)})" for a in self.legal_actions()]
         try:
             what = f"{action} ({action_name(action)})"
@@ -321,20 +324,20 @@ class Partie:
         else:
             self._end(0 if totals[0] > totals[1] else 1, DECIDED)
 
-    def _end(self, winner, outcome: str) -> None:
+    def _end(self, winner: int | None, outcome: str) -> None:
         self.phase = DONE
         self.winner = winner
         self.outcome = outcome
         self.alifer_proposer = -1
 
     # ------------------------------------------------------------ results
-    def result(self):
+    def result(self) -> PartieResult:
         """The settled result (``scoring.PartieResult``) of a finished partie."""
         if self.phase != DONE:
             raise RuntimeError("the partie is not over yet")
         return settle(self)
 
-    def info_state(self, seat: int):
+    def info_state(self, seat: int) -> InfoState:
         """What ``seat`` may know (``infostate.InfoState``)."""
         from trappola_env.engine.infostate import InfoState
 

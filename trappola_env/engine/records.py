@@ -17,7 +17,11 @@ last update, so an environment can refresh it at every step.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from trappola_env.engine.history import History
 
 
 class Record(NamedTuple):
@@ -36,25 +40,24 @@ class SessionRecords:
 
     __slots__ = ("won", "lost", "pro_declared", "pro_won", "beat", "_seen")
 
-    def __init__(self):
-        self.won: dict = {}
-        self.lost: dict = {}
-        self.pro_declared: dict = {}
-        self.pro_won: dict = {}
-        self.beat: dict = {}  # (winner, loser) -> decided parties
+    def __init__(self) -> None:
+        self.won: dict[str, int] = {}
+        self.lost: dict[str, int] = {}
+        self.pro_declared: dict[str, int] = {}
+        self.pro_won: dict[str, int] = {}
+        self.beat: dict[tuple[str, str], int] = {}  # (winner, loser) -> decided parties
         self._seen = 0
 
-    def update(self, history) -> SessionRecords:
+    def update(self, history: History) -> SessionRecords:
         """Read the parties of ``history`` (a ``Session.history``) not read
         yet; returns self."""
         n = len(history)
         if n < self._seen:
             raise ValueError("a session's history only grows: this is another session's")
         for rec in history[self._seen : n]:
-            winner = rec.winner
-            if winner is None:
+            winner, loser = rec.winner, rec.loser
+            if winner is None or loser is None:  # both None together: an Alifer
                 continue
-            loser = rec.loser
             self.won[winner] = self.won.get(winner, 0) + 1
             self.lost[loser] = self.lost.get(loser, 0) + 1
             self.beat[winner, loser] = self.beat.get((winner, loser), 0) + 1
@@ -78,7 +81,7 @@ class SessionRecords:
         )
 
 
-def session_records(history, me: str, players) -> dict:
+def session_records(history: History, me: str, players: Iterable[str]) -> dict[str, Record]:
     """``{x: Record}`` for every ``x`` of ``players`` (``me`` included: its
     own overall record, with zeros against itself), from ``history``."""
     counts = SessionRecords().update(history)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from trappola_env.engine.actions import ACTION_NAMES
 from trappola_env.engine.cards import CARD_NAMES, SUITS, names_of
+from trappola_env.engine.partie_state import PartieState
 
 ROLE = ("challenger", "dealer")
 
 
-def render_partie(partie, show_hands: bool = True) -> str:
+def render_partie(partie: PartieState, show_hands: bool = True) -> str:
     """A few lines of text showing a partie: multiplier, trick, each seat's points,
     hand (or card count, without ``show_hands``) and declarations, the card on the table."""
     lines = [f"Trappola partie  m={partie.multiplier}  trick {min(partie.trick + 1, 9)}/9"]
@@ -21,8 +22,9 @@ def render_partie(partie, show_hands: bool = True) -> str:
         lines.append(
             f"  {ROLE[s]:<10} points {partie.card_points[s]:>3}  hand: {hand}" + (f"  declared: {decl}" if decl else "")
         )
-        if partie.manko_answer[s]:
-            ans = ", ".join(f"{'2789TBCRA'[r]} lacks {SUITS[x]}" for r, x in partie.manko_answer[s])
+        manko = partie.manko_answer[s]
+        if manko:
+            ans = ", ".join(f"{'2789TBCRA'[r]} lacks {SUITS[x]}" for r, x in manko)
             lines.append(f"  {'':<10} Manko: {ans}")
     lines.append(f"  stock bottom (face up): {CARD_NAMES[partie.bottom]}")
     for i, (leader, lead, follow, winner) in enumerate(partie.tricks):

@@ -12,7 +12,7 @@ emptied, for joining).
 from __future__ import annotations
 
 
-def rotate_normal(winner: str, loser: str, queue: list) -> tuple:
+def rotate_normal(winner: str, loser: str, queue: list[str]) -> tuple[str, str, int]:
     """The winner stays and deals; the loser goes to the end of the queue;
     the head of the queue challenges. With 2 players the queue was empty, so
     the loser challenges at once. Also used when a Pro declarer loses (the
@@ -21,7 +21,7 @@ def rotate_normal(winner: str, loser: str, queue: list) -> tuple:
     return winner, queue.pop(0), 1
 
 
-def rotate_pro_won(pro_winner: str, defender: str, queue: list, n_players: int) -> tuple:
+def rotate_pro_won(pro_winner: str, defender: str, queue: list[str], n_players: int) -> tuple[str, str, int]:
     """After a Pro win, with ``n_players`` present at that moment.
 
     4 players: the defeated defender and then the Pro winner go to the end

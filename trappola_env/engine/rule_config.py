@@ -19,13 +19,13 @@ class RuleConfig:
     ace_declaration: str = "first_ace"
     illegal_action: str = "raise"
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.ace_declaration not in ACE_DECLARATION_CHOICES:
             raise ValueError(f"ace_declaration must be one of {ACE_DECLARATION_CHOICES}, got {self.ace_declaration!r}")
         if self.illegal_action not in ILLEGAL_ACTION_CHOICES:
             raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_CHOICES}, got {self.illegal_action!r}")
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, str]:
         """The options as a dict of strings."""
         return asdict(self)
 

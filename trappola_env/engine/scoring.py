@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, field
 from trappola_env.engine.actions import ACES, ACTION_NAMES
 from trappola_env.engine.bonuses import trick_bonuses
 from trappola_env.engine.declarations import declaration_value
+from trappola_env.engine.partie_state import PartieState
 
 BASE_STAKE = 10
 DECIDED, TIE, AGREED_ALIFER, FORFEIT = "decided", "tie", "agreed_alifer", "forfeit"
@@ -29,7 +30,7 @@ class Score:
         """The seat's total points (what decides the partie)."""
         return self.card_points + self.declaration_points + self.bonus_points
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, int]:
         """The three parts and the total as a dict."""
         return {**asdict(self), "total": self.total}
 
@@ -46,13 +47,13 @@ class PartieResult:
 
     outcome: str  # decided | tie | agreed_alifer | forfeit
     winner: int | None
-    scores: tuple
+    scores: tuple[Score, Score]
     stake: int
-    declaration_tokens: tuple
-    bonus_tokens: tuple
-    tokens: tuple
+    declaration_tokens: tuple[int, int]
+    bonus_tokens: tuple[int, int]
+    tokens: tuple[int, int]
     bulka_in: int
-    details: tuple = field(default=())  # (seat, what, points, payment in tokens)
+    details: tuple[tuple[int, str, int, int], ...] = field(default=())  # (seat, what, points, payment in tokens)
     forfeited_by: int | None = None
 
     @property
@@ -61,7 +62,7 @@ class PartieResult:
         return self.outcome in (DECIDED, TIE)
 
 
-def declaration_lines(partie, seat: int) -> list[tuple[str, int, int]]:
+def declaration_lines(partie: PartieState, seat: int) -> list[tuple[str, int, int]]:
     """(name, points, payment units) of each declaration ``seat`` made."""
     out = []
     for action, count in sorted(partie.counts[seat].items()):
@@ -75,25 +76,29 @@ def declaration_lines(partie, seat: int) -> list[tuple[str, int, int]]:
     return out
 
 
-def final_totals(partie) -> tuple[int, int]:
+def final_totals(partie: PartieState) -> tuple[int, int]:
     """Each seat's total points at the end of the 9 tricks (card points, declarations, trick bonuses)."""
-    return tuple(s.total for s in _scores(partie, finished=True))
+    challenger, dealer = _scores(partie, finished=True)
+    return challenger.total, dealer.total
 
 
-def _scores(partie, finished: bool) -> tuple[Score, Score]:
+def _scores(partie: PartieState, finished: bool) -> tuple[Score, Score]:
     decl = [sum(p for _, p, _ in declaration_lines(partie, s)) for s in (0, 1)]
     bonus = [0, 0]
     if finished:
         winners = [t[3] for t in partie.tricks]
         for _, seat, pts, _ in trick_bonuses(winners, partie.two_winner):
             bonus[seat] += pts
-    return tuple(Score(partie.card_points[s], decl[s], bonus[s]) for s in (0, 1))
+    return Score(partie.card_points[0], decl[0], bonus[0]), Score(partie.card_points[1], decl[1], bonus[1])
 
 
-def settle(partie) -> PartieResult:
+def settle(partie: PartieState) -> PartieResult:
     """Settle a finished partie. A partie abandoned by agreed Alifer or lost
     by forfeit settles nothing beyond the stakes; its scores are the points
     of the play so far (declarations as they stand, no trick bonuses)."""
+    outcome = partie.outcome
+    if outcome is None:
+        raise RuntimeError("the partie is not over yet")
     u = partie.unit
     stake = BASE_STAKE * u
     finished = len(partie.tricks) == 9 and partie.outcome in (DECIDED, TIE)
@@ -116,9 +121,12 @@ def settle(partie) -> PartieResult:
         details = [(s, name, pts, 0) for s, name, pts, _ in details]
     decl_tokens = (decl_units[0] * u, decl_units[1] * u)
     bonus_tokens = (bonus_units[0] * u, bonus_units[1] * u)
-    tokens = tuple(-stake + decl_tokens[s] - decl_tokens[1 - s] - bonus_tokens[s] for s in (0, 1))
+    tokens = (
+        -stake + decl_tokens[0] - decl_tokens[1] - bonus_tokens[0],
+        -stake + decl_tokens[1] - decl_tokens[0] - bonus_tokens[1],
+    )
     return PartieResult(
-        outcome=partie.outcome,
+        outcome=outcome,
         winner=partie.winner,
         scores=scores,
         stake=stake,

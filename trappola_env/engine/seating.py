@@ -20,11 +20,12 @@ table that drew with real cards); ``Seating.explicit(...)`` skips drawing.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from trappola_env.engine.cards import CARD_NAMES, N_CARDS, card_id
+from trappola_env.engine.deal import Shuffler
 
 
 @dataclass(frozen=True)
@@ -35,8 +36,8 @@ class Seating:
 
     dealer: str
     challenger: str
-    queue: tuple = ()
-    draws: tuple = field(default=())
+    queue: tuple[str, ...] = ()
+    draws: tuple[dict[str, str], ...] = field(default=())
 
     @classmethod
     def explicit(cls, dealer: str, challenger: str, queue: Iterable[str] = ()) -> Seating:
@@ -44,7 +45,7 @@ class Seating:
         return cls(dealer, challenger, tuple(queue))
 
     @classmethod
-    def from_dict(cls, spec) -> Seating:
+    def from_dict(cls, spec: object) -> Seating:
         """``{"dealer": name, "challenger": name, "queue": [names]}`` (the
         queue may be left out); a missing key raises ``ValueError``."""
         if not isinstance(spec, dict):
@@ -58,7 +59,7 @@ class Seating:
         return cls.explicit(spec["dealer"], spec["challenger"], spec.get("queue", ()))
 
     @property
-    def players(self) -> tuple:
+    def players(self) -> tuple[str, ...]:
         """Every seated player: challenger, queue head to tail, dealer
         (the descending order of the draw)."""
         return (self.challenger, *self.queue, self.dealer)
@@ -72,7 +73,7 @@ class Seating:
         if sorted(seated) != sorted(names):
             raise ValueError(f"seating {seated} does not seat exactly the players {names}")
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """The seating and its draws as a JSON-serialisable dict."""
         return {
             "dealer": self.dealer,
@@ -82,25 +83,25 @@ class Seating:
         }
 
 
-def _order(group: list, draw: Callable[[list], dict], rounds: list) -> list:
+def _order(group: list[str], draw: Callable[[list[str]], dict[str, int]], rounds: list[dict[str, str]]) -> list[str]:
     """``group`` in descending order of its drawn cards' ranks, ties redrawn."""
     drawn = draw(group)
     rounds.append({n: CARD_NAMES[drawn[n]] for n in group})
-    by_rank: dict[int, list] = {}
+    by_rank: dict[int, list[str]] = {}
     for n in group:
         by_rank.setdefault(drawn[n] % 9, []).append(n)
-    out = []
+    out: list[str] = []
     for rank in sorted(by_rank, reverse=True):
         tied = by_rank[rank]
         out.extend(tied if len(tied) == 1 else _order(tied, draw, rounds))
     return out
 
 
-def _seating(order: list, rounds: list) -> Seating:
+def _seating(order: list[str], rounds: list[dict[str, str]]) -> Seating:
     return Seating(dealer=order[-1], challenger=order[0], queue=tuple(order[1:-1]), draws=tuple(rounds))
 
 
-def _check_names(names) -> list:
+def _check_names(names: Iterable[str]) -> list[str]:
     names = list(names)
     if not 2 <= len(names) <= 4:
         raise ValueError(f"a Bulka session seats 2 to 4 players, got {len(names)}")
@@ -109,20 +110,21 @@ def _check_names(names) -> list:
     return names
 
 
-def draw_seating(names: Iterable[str], rng: random.Random) -> Seating:
+def draw_seating(names: Iterable[str], rng: Shuffler) -> Seating:
     """Seat ``names`` by drawing cards with ``rng`` (a ``random.Random``)."""
     names = _check_names(names)
 
-    def draw(group):
+    def draw(group: list[str]) -> dict[str, int]:
         deck = list(range(N_CARDS))
         rng.shuffle(deck)
-        return dict(zip(group, deck))
+        # One card per name; the rest of the deck stays undrawn, so the lengths differ.
+        return dict(zip(group, deck, strict=False))
 
-    rounds: list = []
+    rounds: list[dict[str, str]] = []
     return _seating(_order(names, draw, rounds), rounds)
 
 
-def seating_from_draws(names: Iterable[str], rounds: Iterable[dict]) -> Seating:
+def seating_from_draws(names: Iterable[str], rounds: Iterable[dict[str, str | int]]) -> Seating:
     """Seat ``names`` from scripted draw rounds, each ``{name: card}`` (card
     names or ids) for exactly the players who draw in that round: first
     everybody, then each tied group in descending rank order, depth first.
@@ -131,7 +133,7 @@ def seating_from_draws(names: Iterable[str], rounds: Iterable[dict]) -> Seating:
     names = _check_names(names)
     it = iter(rounds)
 
-    def draw(group):
+    def draw(group: list[str]) -> dict[str, int]:
         try:
             spec = next(it)
         except StopIteration:
@@ -143,7 +145,7 @@ def seating_from_draws(names: Iterable[str], rounds: Iterable[dict]) -> Seating:
             raise ValueError(f"draw round {spec} draws one card twice")
         return ids
 
-    rounds_out: list = []
+    rounds_out: list[dict[str, str]] = []
     seating = _seating(_order(names, draw, rounds_out), rounds_out)
     leftover = next(it, None)
     if leftover is not None:

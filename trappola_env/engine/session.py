@@ -111,17 +111,17 @@ from __future__ import annotations
 
 import operator
 import random
-from collections.abc import Callable
-from typing import NamedTuple
+from collections.abc import Callable, Iterable
+from typing import Any, NamedTuple
 
 from trappola_env.engine.actions import NO_PRO, PRO, action_name
 from trappola_env.engine.advice import NO_ADVICE, advice_mask, advice_name, advised_action
 from trappola_env.engine.cards import cards_of
-from trappola_env.engine.deal import Deal, deal_from_names, random_deal
+from trappola_env.engine.deal import Deal, Shuffler, deal_from_names, random_deal
 from trappola_env.engine.history import History
 from trappola_env.engine.infostate import InfoState
 from trappola_env.engine.join_window import JoinWindow
-from trappola_env.engine.ledger import Ledger, to_json_number
+from trappola_env.engine.ledger import Ledger, Tokens, to_json_number
 from trappola_env.engine.partie import DONE, IllegalActionError, Partie
 from trappola_env.engine.rotation import rotate_normal, rotate_pro_won
 from trappola_env.engine.rule_config import DEFAULT_CONFIG, RuleConfig
@@ -141,8 +141,8 @@ class ProDecision(NamedTuple):
     player: str
     streak: int
     extra_stake: int  # what declaring costs, besides the normal stake
-    bulka: int  # the pot now
-    balance: int
+    bulka: Tokens  # the pot now
+    balance: Tokens
     n_players: int
     parties_left: int  # parties still to play, this one included
     challenger: str = ""  # whom the Pro partie would be played against
@@ -169,7 +169,7 @@ class AdviceTurn(NamedTuple):
     defender: str
     declarer: str
     partie: Partie
-    advice: dict
+    advice: dict[str, int | None]
 
 
 class ProOffer(NamedTuple):
@@ -181,7 +181,7 @@ class ProOffer(NamedTuple):
     declared: bool
 
 
-def _positive_int(name, v):
+def _positive_int(name: str, v: object) -> int:
     if isinstance(v, bool) or not isinstance(v, int) or v < 1:
         raise ValueError(f"{name} must be a positive int, got {v!r}")
     return v
@@ -242,13 +242,13 @@ class Session:
         stake_multiple: int = 1,
         config: RuleConfig = DEFAULT_CONFIG,
         *,
-        seed=None,
-        rng: random.Random | None = None,
-        names=None,
-        seating: Seating | dict | None = None,
-        deal_source: Callable[[random.Random], Deal] | None = None,
+        seed: int | None = None,
+        rng: Shuffler | None = None,
+        names: Iterable[str] | None = None,
+        seating: Seating | dict[str, Any] | None = None,
+        deal_source: Callable[[Any], Deal] | None = None,  # called with the session's rng
         advice: bool = False,
-        streaks: dict | None = None,
+        streaks: dict[str, int] | None = None,
     ):
         """``names`` default to ``player_0 .. player_{n-1}`` (given names
         set the number of players; ``n_players`` is then ignored). ``seating``: a
@@ -277,7 +277,7 @@ class Session:
         if not isinstance(config, RuleConfig):
             raise TypeError(f"config must be a RuleConfig, got {type(config).__name__}")
         self.config = config
-        self.rng = rng if rng is not None else random.Random(seed)
+        self.rng: Shuffler = rng if rng is not None else random.Random(seed)
         self._deal_source = deal_source or random_deal
         if seating is None:
             seating = draw_seating(names, self.rng)
@@ -298,47 +298,47 @@ class Session:
             self.streaks[name] = n
         self.ledger = Ledger(names)
         self.multiplier = 1
-        self.pro_declarer = None  # the declarer while a Pro partie (incl. its replays) is live
+        self.pro_declarer: str | None = None  # the declarer while a Pro partie (incl. its replays) is live
         self.parties_played = 0
-        self._log: list[tuple] = []  # one plain tuple per partie (see ``history``)
+        self._log: list[tuple[Any, ...]] = []  # one plain tuple per partie (see ``history``)
         self.history = History(self._log)
         self.pro_offers: list[ProOffer] = []
         # One dict per Pro declared, appended when it is decided: partie_index
         # (where declared), player, result (won|lost), parties (with replays), bulka_won.
-        self.pro_declarations: list[dict] = []
-        self.events: list[dict] = []  # joins and leaves
+        self.pro_declarations: list[dict[str, Any]] = []
+        self.events: list[dict[str, Any]] = []  # joins and leaves
         self.partie: Partie | None = None
         self.phase = PLAYING
-        self.end_reason = None
-        self.final_share = None
+        self.end_reason: str | None = None
+        self.final_share: Tokens | None = None
         self._join = JoinWindow(len(self.queue))
-        self._queue_at_start = ()
+        self._queue_at_start: tuple[str, ...] = ()
         self._queue_changed = False
         self._replay = False
         self._pro_stake = 0
         self._stake = 0
-        self._pro_index = None
+        self._pro_index: int | None = None
         if not isinstance(advice, bool):
             raise ValueError(f"advice must be True or False, got {advice!r}")
         self.advice_on = bool(advice)
-        self.advice: dict = {}  # adviser -> advised defender action (None: no advice), this decision
-        self.advice_log: list[tuple] = []  # (partie_index, step, adviser, advice_id)
+        self.advice: dict[str, int | None] = {}  # adviser -> advised defender action (None: no advice), this decision
+        self.advice_log: list[tuple[int, int, str, int]] = []  # (partie_index, step, adviser, advice_id)
         self._advisers: list[str] = []  # still to advise this decision, in queue order
         self._new_partie()
 
     # ------------------------------------------------------------ queries
     @property
-    def bulka(self):
+    def bulka(self) -> Tokens:
         """The tokens in the Bulka."""
         return self.ledger.bulka
 
     @property
-    def balances(self) -> dict:
+    def balances(self) -> dict[str, Tokens]:
         """Exact balances of the players present (``int``, or ``Fraction`` after a split)."""
         return self.ledger.balances
 
     @property
-    def departed(self) -> dict:
+    def departed(self) -> dict[str, Tokens]:
         """What each player who left took away."""
         return self.ledger.departed
 
@@ -348,14 +348,15 @@ class Session:
         return self.phase == OVER
 
     @property
-    def table(self) -> tuple:
+    def table(self) -> tuple[str, str]:
         """``(challenger, dealer)``: the players in engine seats 0 and 1."""
         return (self.challenger, self.dealer)
 
     @property
-    def to_act(self):
+    def to_act(self) -> str | None:
         """The name of the player who must act now, ``None`` when over."""
         if self.phase == PLAYING:
+            assert self.partie is not None  # a partie is dealt in PLAYING and ADVICE
             return (self.challenger, self.dealer)[self.partie.to_act]
         if self.phase == ADVICE:
             return self._advisers[0]
@@ -367,7 +368,7 @@ class Session:
         return max(0, self.max_parties - self.parties_played)
 
     @property
-    def pending(self):
+    def pending(self) -> ProDecision | PartieToPlay | AdviceTurn | None:
         """What the session waits for: a ``ProDecision`` of the dealer, a
         ``PartieToPlay``, an ``AdviceTurn``, or ``None`` once over."""
         if self.phase == PRO_DECISION:
@@ -383,12 +384,13 @@ class Session:
                 self.challenger,
                 self.queue[0] if self.queue else self.challenger,
             )
+        partie = self.partie
         if self.phase == PLAYING:
-            return PartieToPlay(
-                self.dealer, self.challenger, self.partie, self.pro_declarer, self.multiplier, self._replay
-            )
+            assert partie is not None  # a partie is dealt in PLAYING and ADVICE
+            return PartieToPlay(self.dealer, self.challenger, partie, self.pro_declarer, self.multiplier, self._replay)
         if self.phase == ADVICE:
-            return AdviceTurn(self._advisers[0], self.challenger, self.dealer, self.partie, dict(self.advice))
+            assert partie is not None
+            return AdviceTurn(self._advisers[0], self.challenger, self.dealer, partie, dict(self.advice))
         return None
 
     def seat_of(self, name: str) -> str:
@@ -405,8 +407,10 @@ class Session:
         """Bit set over the action ids for the player to act (49 ids; an
         adviser's advice ids are 49..96)."""
         if self.phase == PLAYING:
+            assert self.partie is not None  # a partie is dealt in PLAYING and ADVICE
             return self.partie.legal_mask()
         if self.phase == ADVICE:
+            assert self.partie is not None
             return advice_mask(InfoState.public(self.partie, 0))
         if self.phase == PRO_DECISION:
             return (1 << PRO) | (1 << NO_PRO)
@@ -439,6 +443,7 @@ class Session:
         partie that ends is settled at once (``finish_partie``)."""
         if self.phase == PLAYING:
             partie = self.partie
+            assert partie is not None  # a partie is dealt in PLAYING and ADVICE
             partie.apply(action)
             if self.advice_on:
                 self.advice = {}  # the advised decision is made
@@ -453,7 +458,7 @@ class Session:
                 a = None if isinstance(action, bool) else operator.index(action)
             except TypeError:
                 a = None
-            if a == PRO or a == NO_PRO:
+            if a in (PRO, NO_PRO):
                 self.decide_pro(a == PRO)
             elif self.config.illegal_action == "forfeit":
                 self._forfeit_pro_decision()
@@ -483,10 +488,10 @@ class Session:
         self.ledger.settle(result, self.challenger, self.dealer)
         self._conclude(result, partie)
 
-    def set_deal(self, deal: Deal | dict) -> None:
+    def set_deal(self, deal: Deal | dict[str, Any]) -> None:
         """Replace the deal of the ready partie before its first action (a
         fixed deal for tests and analysis; names as in ``deal_from_names``)."""
-        if self.phase not in (PLAYING, ADVICE) or self.partie.history or self.advice:
+        if self.phase not in (PLAYING, ADVICE) or self.partie is None or self.partie.history or self.advice:
             raise ValueError("the deal can only be set for a partie that has not started")
         if isinstance(deal, dict):
             deal = deal_from_names(deal)
@@ -495,7 +500,7 @@ class Session:
         self.partie = self._make_partie(deal)
 
     # ---------------------------------------------------- leave and join
-    def leave(self, name: str):
+    def leave(self, name: str) -> Tokens:
         """A waiting player leaves; returns the balance it takes away."""
         if self.phase == OVER:
             raise ValueError("the session is over; nobody can leave")
@@ -564,11 +569,11 @@ class Session:
         return name
 
     # ------------------------------------------------------------ records
-    def history_dicts(self) -> list[dict]:
+    def history_dicts(self) -> list[dict[str, Any]]:
         """``history`` as JSON-serialisable dicts."""
         return self.history.to_dicts()
 
-    def summary(self) -> dict:
+    def summary(self) -> dict[str, Any]:
         """A JSON-serialisable snapshot (fractions as floats)."""
         return {
             "phase": self.phase,
@@ -610,7 +615,7 @@ class Session:
             lines.append(f"  queue: {', '.join(self.queue)}")
         for n, v in self.ledger.departed.items():
             lines.append(f"  {n} left with {to_json_number(v)}")
-        if self.phase == OVER:
+        if self.final_share is not None:  # set when the session ends
             lines.append(f"  over ({self.end_reason}); each present player got {to_json_number(self.final_share)}")
         return "\n".join(lines)
 
@@ -648,12 +653,13 @@ class Session:
     def _open_advice(self) -> None:
         # Before each decision of the defender (seat 0: the Pro declarer
         # always deals) in a live Pro partie, the waiting players advise.
+        assert self.partie is not None  # called with a partie dealt
         if self.pro_declarer is not None and self.queue and self.partie.to_act == 0:
             self._advisers = list(self.queue)
             self.advice = {}
             self.phase = ADVICE
 
-    def _advise(self, action) -> None:
+    def _advise(self, action: int) -> None:
         adviser = self._advisers[0]
         mask = self.legal_mask()
         try:
@@ -663,13 +669,14 @@ class Session:
         if a is None or a < 0 or not mask >> a & 1:
             if self.config.illegal_action != "forfeit":
                 try:
-                    what = f"{a} ({advice_name(a)})"
+                    what = repr(action) if a is None else f"{a} ({advice_name(a)})"
                 except ValueError:
                     what = repr(action)
                 legal = ", ".join(f"{b} ({advice_name(b)})" for b in cards_of(mask))
                 raise IllegalActionError(f"illegal advice {what} from {adviser}; legal: {legal}")
             a = NO_ADVICE
         self.advice[adviser] = advised_action(a)
+        assert self.partie is not None  # advice is given on a dealt partie
         self.advice_log.append((self.parties_played, len(self.partie.history), adviser, a))
         del self._advisers[0]
         if not self._advisers:
@@ -711,7 +718,7 @@ class Session:
         m = self.multiplier
         n = self.parties_played = self.parties_played + 1
         w = result.winner
-        bulka_won = 0
+        bulka_won: Tokens = 0
         if w is None:
             self.multiplier = m * 2
         else:
@@ -723,6 +730,7 @@ class Session:
             self.pro_declarer = None
             if pro is not None:
                 start = self._pro_index
+                assert start is not None  # set with pro_declarer
                 self.pro_declarations.append(
                     {
                         "partie_index": start,

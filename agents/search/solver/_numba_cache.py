@@ -7,6 +7,7 @@ solver's cached code is dropped whenever any of those files changes.
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 
 from trappola_env import numba_cache
@@ -18,7 +19,7 @@ def numba_sources() -> list[Path]:
     """The files whose contents the compiled solver depends on."""
     from trappola_env.engine import bonuses, cards, declarations
 
-    return sorted(_HERE.glob("*.py")) + [Path(m.__file__).resolve() for m in (cards, bonuses, declarations)]
+    return sorted(_HERE.glob("*.py")) + [Path(inspect.getfile(m)).resolve() for m in (cards, bonuses, declarations)]
 
 
 def drop_stale_cache() -> None:
