@@ -48,6 +48,11 @@ REGISTRY: dict[str, tuple[str, str, str | None]] = {
         "a trained MaskablePPO policy checkpoint, pimc with a learned belief for its last cards",
         "player 'policy' needs torch to read checkpoints (pip install 'trappola-lab[train]')",
     ),
+    "ismcts": (
+        "trappola.agents.openspiel_players:IsmctsPlayer",
+        "OpenSpiel's information-set MCTS over the python_trappola game",
+        "player 'ismcts' needs open-spiel (the openspiel extra: pip install 'trappola-lab[openspiel]')",
+    ),
 }
 
 
