@@ -11,12 +11,12 @@ import pytest
 
 pytest.importorskip("pyspiel")
 
-import pyspiel  # noqa: E402
+import pyspiel
 
-from trappola.agents import check_spec, make_player  # noqa: E402
-from trappola.agents.openspiel_players import BotPlayer  # noqa: E402
-from trappola_env.engine import random_deal  # noqa: E402
-from trappola_env.referee import play_partie  # noqa: E402
+from trappola.agents import check_spec, make_player
+from trappola.agents.openspiel_players import BotPlayer
+from trappola_env.engine import random_deal
+from trappola_env.referee import play_partie
 
 
 def test_ismcts_plays_whole_parties_legally_and_reproducibly():
