@@ -53,6 +53,11 @@ REGISTRY: dict[str, tuple[str, str, str | None]] = {
         "OpenSpiel's information-set MCTS over the python_trappola game",
         "player 'ismcts' needs open-spiel (the openspiel extra: pip install 'trappola-lab[openspiel]')",
     ),
+    "openspiel": (
+        "trappola.agents.openspiel_learner:OpenSpielPolicyPlayer",
+        "a policy trained by OpenSpiel's learner (python -m trappola.train.openspiel.policy_gradient)",
+        "player 'openspiel' needs open-spiel and torch (pip install 'trappola-lab[openspiel,train]')",
+    ),
 }
 
 
