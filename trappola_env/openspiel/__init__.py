@@ -22,7 +22,8 @@ installed through ``layouts.set_layout_sampler`` (the ``ismcts`` player,
 ``trappola_env`` alone never imports pyspiel.
 """
 
-from trappola_env.openspiel.layouts import set_layout_sampler
+from trappola_env.openspiel.layouts import deal_order, set_layout_sampler
 from trappola_env.openspiel.partie_game import TrappolaGame, TrappolaState
+from trappola_env.openspiel.session_game import BulkaGame, BulkaState
 
-__all__ = ["TrappolaGame", "TrappolaState", "set_layout_sampler"]
+__all__ = ["BulkaGame", "BulkaState", "TrappolaGame", "TrappolaState", "deal_order", "set_layout_sampler"]

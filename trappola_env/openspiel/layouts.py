@@ -55,6 +55,18 @@ def rng_from(probability_sampler) -> random.Random:
     return random.Random(int(probability_sampler() * 2**52))
 
 
+def deal_order(deal) -> list[int]:
+    """The 36 chance outcomes (card ids in deal order) that deal ``deal``
+    (an engine ``Deal``): the inverse of ``engine.deal_from_order``."""
+    out = [0] * 36
+    for seat_cards, positions in ((deal.challenger, SEAT_POSITIONS[0]), (deal.dealer, SEAT_POSITIONS[1])):
+        for p, c in zip(positions, seat_cards, strict=True):
+            out[p] = c
+    for p, c in zip(STOCK_POSITIONS, deal.stock, strict=True):
+        out[p] = c
+    return out
+
+
 def layout_order(order, info: InfoState, hand: int) -> list[int]:
     """The deal order (36 card ids) that keeps ``info.seat``'s cards where
     ``order`` dealt them and gives its opponent the dealt hand ``hand`` plus
@@ -74,4 +86,12 @@ def layout_order(order, info: InfoState, hand: int) -> list[int]:
     return out
 
 
-__all__ = ["SEAT_POSITIONS", "STOCK_POSITIONS", "layout_order", "layout_sampler", "rng_from", "set_layout_sampler"]
+__all__ = [
+    "SEAT_POSITIONS",
+    "STOCK_POSITIONS",
+    "deal_order",
+    "layout_order",
+    "layout_sampler",
+    "rng_from",
+    "set_layout_sampler",
+]
