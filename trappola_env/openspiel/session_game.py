@@ -15,12 +15,16 @@ is played without advice).
 Returns are the players' token balances as they stand (stakes, Pro stakes,
 declaration and bonus payments, the Bulka taken by a Pro winner, the final
 equal split), so ``rewards()`` is the change of balance since the last decision
-(the first decision's holds the first stakes, paid at seating) and at the
+(the first decision's holds the first stakes, paid at seating: OpenSpiel's
+``rl_environment``, which reports no reward at reset, leaves them out, as
+PettingZoo's ``reset`` does; ``bulka_v0`` adds them to the first step's) and at the
 end the returns are the final balances (``bulka_v0``'s summed rewards).
 Parameters: ``players`` (2-4), ``max_parties``, ``stake_multiple`` and
 ``ace_declaration``. Tensors are ``bulka_v0``'s 366-value observation: the
 partie's 347 values for a player at the table (zeros while dealing or
-waiting), then the 19 session features (``bulka_v0.SESSION_LAYOUT``).
+waiting), then the 19 session features (``bulka_v0.SESSION_LAYOUT``; in
+the observer's ``dict`` the session's ``multiplier`` is ``session_multiplier``,
+the partie's keeps its name).
 
 ``resample_from_infostate`` redraws the hidden cards of the partie in play
 from the acting player's side (the lab's layout sampler, as in
@@ -120,7 +124,12 @@ class BulkaGame(pyspiel.Game):
         """The observer of the information state or the observation (see ``observer``)."""
         if params:
             raise ValueError(f"python_bulka's observer takes no parameters, got {params!r}")
-        layout = [(name, off, size) for name, off, size in OBS_LAYOUT]
+        # Both the partie and the session have a "multiplier" field: the observer's views need distinct names.
+        partie_names = {name for name, off, _ in OBS_LAYOUT if off < OBS_SIZE}
+        layout = [
+            (f"session_{name}" if off >= OBS_SIZE and name in partie_names else name, off, size)
+            for name, off, size in OBS_LAYOUT
+        ]
         return TrappolaObserver(iig_obs_type, layout, _write_vector, _text)
 
 
