@@ -7,6 +7,7 @@ import random
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 pytest.importorskip("pyspiel")
@@ -15,7 +16,8 @@ import pyspiel
 
 from trappola.agents import check_spec, make_player
 from trappola.agents.openspiel_players import BotPlayer
-from trappola_env.engine import random_deal
+from trappola_env.engine import Partie, random_deal
+from trappola_env.openspiel.partie_game import state_from_info
 from trappola_env.referee import play_partie
 
 
@@ -100,3 +102,62 @@ def test_importing_the_environments_never_imports_pyspiel():
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_trappola_evaluate_takes_ismcts_in_duplicate(tmp_path, capsys):
+    from trappola.cli.main import main
+
+    out = tmp_path / "h2h.json"
+    assert (
+        main(
+            ["evaluate", "--players", "ismcts:simulations=8,rule", "--deals", "2", "--duplicate"]
+            + ["--workers", "1", "--json", str(out)]
+        )
+        == 0
+    )
+    import json
+
+    summary = json.loads(out.read_text())
+    assert summary["parties"] == 4 and summary["players"][0] == "ismcts:simulations=8"
+
+
+def test_the_web_table_offers_ismcts_within_its_bounds():
+    from trappola.web.errors import WebError
+    from trappola.web.opponents import web_player
+
+    assert web_player("ismcts:simulations=50").settings["simulations"] == 50
+    with pytest.raises(WebError, match="1 to 400"):
+        web_player("ismcts:simulations=5000")
+
+
+def test_a_trained_openspiel_policy_plays_through_the_adapter(tmp_path):
+    from trappola.train.openspiel.policy_gradient import main as train_main
+
+    path = tmp_path / "pg.pt"
+    assert (
+        train_main(["--out", str(path), "--episodes", "20", "--minutes", "5", "--hidden", "16", "--report", "1000"])
+        == 0
+    )
+    player, rule = make_player(f"openspiel:{path}"), make_player("rule")
+    player.reset(1)
+    rule.reset(2)
+    rec = play_partie([rule, player], random_deal(random.Random(8)))
+    assert rec.result.outcome in ("decided", "tie", "agreed_alifer")
+    # The adapter's bot chose each of its moves from the network: the most likely legal action.
+    game = player.game(rec.infos[1])
+    bot = player.make_bot(game, 0)
+    replay = Partie(rec.deal)
+    for seat, action in rec.history:
+        if seat == 1 and len(replay.legal_actions()) > 1:
+            state = state_from_info(game, replay.info_state(1), random.Random(0))
+            assert action == int(np.argmax(bot.policy(state)))
+        replay.apply(action)
+
+
+def test_a_file_that_is_not_a_policy_is_refused_naming_it(tmp_path):
+    bad = tmp_path / "x.pt"
+    bad.write_bytes(b"not a policy")
+    with pytest.raises(ValueError, match="x.pt"):
+        make_player(f"openspiel:{bad}")
+    with pytest.raises(ValueError, match="needs a policy file"):
+        make_player("openspiel")
