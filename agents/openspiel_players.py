@@ -93,7 +93,7 @@ class BotPlayer(Player):
         key = (info.ace_declaration, info.alifer_allowed)
         game = self._games.get(key)
         if game is None:
-            params = {"reward_mode": self.reward_mode, "ace_declaration": info.ace_declaration}
+            params: dict[str, object] = {"reward_mode": self.reward_mode, "ace_declaration": info.ace_declaration}
             params["alifer"] = info.alifer_allowed
             game = self._games[key] = pyspiel.load_game("python_trappola", params)
         return game

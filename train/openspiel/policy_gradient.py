@@ -90,7 +90,7 @@ def train(args) -> dict:
     ]
     limit = args.minutes * 60.0
     start = last_report = last_save = time.monotonic()
-    recent = collections.deque(maxlen=1000)
+    recent: collections.deque[list[float]] = collections.deque(maxlen=1000)
     episodes = 0
     figures: dict = {}
     while True:

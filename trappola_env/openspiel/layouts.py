@@ -15,9 +15,10 @@ using the pyspiel games directly imports that module (or sets its own).
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from trappola_env.engine.cards import cards_of
+from trappola_env.engine.deal import Deal
 from trappola_env.engine.infostate import InfoState
 
 _sampler: Callable[[InfoState, random.Random], int] | None = None
@@ -49,13 +50,13 @@ def layout_sampler() -> Callable[[InfoState, random.Random], int]:
     return _sampler
 
 
-def rng_from(probability_sampler) -> random.Random:
+def rng_from(probability_sampler: Callable[[], float]) -> random.Random:
     """A ``random.Random`` seeded from one draw of OpenSpiel's probability
     sampler (a callable returning a float in [0, 1))."""
     return random.Random(int(probability_sampler() * 2**52))
 
 
-def deal_order(deal) -> list[int]:
+def deal_order(deal: Deal) -> list[int]:
     """The 36 chance outcomes (card ids in deal order) that deal ``deal``
     (an engine ``Deal``): the inverse of ``engine.deal_from_order``."""
     out = [0] * 36
@@ -67,7 +68,7 @@ def deal_order(deal) -> list[int]:
     return out
 
 
-def layout_order(order, info: InfoState, hand: int) -> list[int]:
+def layout_order(order: Sequence[int], info: InfoState, hand: int) -> list[int]:
     """The deal order (36 card ids) that keeps ``info.seat``'s cards where
     ``order`` dealt them and gives its opponent the dealt hand ``hand`` plus
     the cards it has played, the other unseen cards to the hidden stock, and

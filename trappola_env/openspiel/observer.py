@@ -16,14 +16,24 @@ sees (``observation.encode_public``): no hand, no dealt hand.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Any
+
 import numpy as np
+import numpy.typing as npt
 import pyspiel
+
+Tensor = npt.NDArray[np.float32]
+#: ``write(state, player, public, out)``: fills ``out`` with ``player``'s vector of ``state``.
+Writer = Callable[[Any, int, bool, Tensor], None]
+#: ``text(state, player, public, perfect_recall)``: ``player``'s string of ``state``.
+Texter = Callable[[Any, int, bool, bool], str]
 
 
 class TrappolaObserver:
     """Observer of one of the two games for one ``pyspiel.IIGObservationType``."""
 
-    def __init__(self, iig_obs_type, layout, write, text):
+    def __init__(self, iig_obs_type: Any, layout: Sequence[tuple[str, int, int]], write: Writer, text: Texter) -> None:
         """``layout``: ``(name, offset, size)`` rows covering the vector;
         ``write(state, player, public, out)`` fills it;
         ``text(state, player, public, perfect_recall)`` gives the string."""
@@ -39,13 +49,13 @@ class TrappolaObserver:
         self._write = write
         self._text = text
 
-    def set_from(self, state, player: int) -> None:
+    def set_from(self, state: Any, player: int) -> None:
         """Write ``player``'s vector of ``state`` into ``tensor``."""
         self._write(state, player, self.public, self.tensor)
 
-    def string_from(self, state, player: int) -> str:
+    def string_from(self, state: Any, player: int) -> str:
         """``player``'s information (or observation) of ``state`` as a string."""
         return self._text(state, player, self.public, self.perfect_recall)
 
 
-__all__ = ["TrappolaObserver"]
+__all__ = ["Tensor", "Texter", "TrappolaObserver", "Writer"]

@@ -18,6 +18,10 @@ raise ``ValueError`` naming them.
 
 from __future__ import annotations
 
+import random
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar
+
 import numpy as np
 import pyspiel
 
@@ -27,7 +31,7 @@ from trappola_env.engine.infostate import InfoState
 from trappola_env.engine.render import render_partie
 from trappola_env.observation import LAYOUT, OBS_SIZE, encode, encode_public
 from trappola_env.openspiel.layouts import SEAT_POSITIONS, layout_order, layout_sampler, rng_from
-from trappola_env.openspiel.observer import TrappolaObserver
+from trappola_env.openspiel.observer import Tensor, TrappolaObserver
 from trappola_env.spaces_and_rewards import partie_reward
 
 REWARD_MODES = ("win", "points")
@@ -63,7 +67,10 @@ GAME_TYPE = pyspiel.GameType(
 )
 
 
-def _game_info(reward_mode: str) -> pyspiel.GameInfo:
+_T = TypeVar("_T")
+
+
+def _game_info(reward_mode: str) -> Any:
     bound = 1.0 if reward_mode == "win" else float(MAX_POINTS)
     return pyspiel.GameInfo(
         num_distinct_actions=N_ACTIONS,
@@ -76,8 +83,9 @@ def _game_info(reward_mode: str) -> pyspiel.GameInfo:
     )
 
 
-def check_choice(name: str, value, choices) -> str:
+def check_choice(name: str, value: _T, choices: Iterable[_T]) -> _T:
     """``value`` if it is one of ``choices``, else ``ValueError`` naming both."""
+    choices = tuple(choices)
     if value not in choices:
         raise ValueError(f"{name} must be one of {', '.join(map(str, choices))}; got {value!r}")
     return value
@@ -86,7 +94,7 @@ def check_choice(name: str, value, choices) -> str:
 class TrappolaGame(pyspiel.Game):
     """The ``python_trappola`` game (see the module docstring)."""
 
-    def __init__(self, params=None):
+    def __init__(self, params: dict[str, Any] | None = None) -> None:
         params = dict(params or {})
         unknown = sorted(set(params) - set(GAME_TYPE.parameter_specification))
         if unknown:
@@ -96,11 +104,11 @@ class TrappolaGame(pyspiel.Game):
         self.alifer = check_choice("alifer", params.get("alifer", True), (True, False))
         super().__init__(GAME_TYPE, _game_info(self.reward_mode), params)
 
-    def new_initial_state(self):
+    def new_initial_state(self) -> TrappolaState:
         """A state before the first card is dealt."""
         return TrappolaState(self)
 
-    def make_py_observer(self, iig_obs_type=None, params=None):
+    def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> TrappolaObserver:
         """The observer of the information state or the observation (see ``observer``)."""
         if params:
             raise ValueError(f"python_trappola's observer takes no parameters, got {params!r}")
@@ -110,7 +118,7 @@ class TrappolaGame(pyspiel.Game):
 class TrappolaState(pyspiel.State):
     """A partie in progress: the deal so far, then the engine's ``Partie``."""
 
-    def __init__(self, game):
+    def __init__(self, game: TrappolaGame) -> None:
         super().__init__(game)
         self._reward_mode = game.reward_mode
         self._config = game.config
@@ -119,24 +127,30 @@ class TrappolaState(pyspiel.State):
         self.partie: Partie | None = None
 
     # ------------------------------------------------------------ pyspiel API
-    def current_player(self):
+    def live(self) -> Partie:
+        """The partie, once dealt (``ValueError`` while dealing)."""
+        if self.partie is None:
+            raise ValueError("the cards are still being dealt")
+        return self.partie
+
+    def current_player(self) -> int:
         """The seat to act, ``CHANCE`` while dealing, ``TERMINAL`` at the end."""
         if self.partie is None:
-            return pyspiel.PlayerId.CHANCE
+            return int(pyspiel.PlayerId.CHANCE)
         if self.partie.terminal:
-            return pyspiel.PlayerId.TERMINAL
+            return int(pyspiel.PlayerId.TERMINAL)
         return self.partie.to_act
 
-    def _legal_actions(self, player):
-        return cards_of(self.partie.legal_mask())
+    def _legal_actions(self, player: int) -> list[int]:
+        return cards_of(self.live().legal_mask())
 
-    def chance_outcomes(self):
+    def chance_outcomes(self) -> list[tuple[int, float]]:
         """The cards not dealt yet, each with the same probability."""
         left = sorted(set(range(N_CARDS)) - set(self.order))
         p = 1.0 / len(left)
         return [(c, p) for c in left]
 
-    def _apply_action(self, action):
+    def _apply_action(self, action: int) -> None:
         if self.partie is None:
             self.order.append(int(action))
             if len(self.order) == N_CARDS:
@@ -144,49 +158,53 @@ class TrappolaState(pyspiel.State):
         else:
             self.partie.apply(int(action))
 
-    def _action_to_string(self, player, action):
+    def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
             return f"deal {card_name(action)}"
         return action_name(action)
 
-    def is_terminal(self):
+    def is_terminal(self) -> bool:
         """Whether the partie is over."""
         return self.partie is not None and self.partie.terminal
 
-    def returns(self):
+    def returns(self) -> list[float]:
         """The players' returns (``reward_mode``; 0 before the end)."""
-        if not self.is_terminal():
+        if self.partie is None or not self.partie.terminal:
             return [0.0, 0.0]
         result = self.partie.result()
         return [partie_reward(result, seat, self._reward_mode) for seat in (0, 1)]
 
-    def resample_from_infostate(self, player_id, probability_sampler):
+    def resample_from_infostate(self, player_id: int, probability_sampler: Callable[[], float]) -> TrappolaState:
         """A state ``player_id`` cannot tell from this one: the opponent's hand
         and the hidden stock drawn by the lab's layout sampler (declarations,
         Manko answers and voids count), this history replayed on them."""
         return self.resample_with(player_id, rng_from(probability_sampler))
 
-    def resample_with(self, player: int, rng) -> TrappolaState:
+    def resample_with(self, player: int, rng: random.Random) -> TrappolaState:
         """``resample_from_infostate`` drawing with ``rng`` (a ``random.Random``)."""
         if self.partie is None:
             raise ValueError("resample_from_infostate needs a dealt partie; this state is still dealing")
-        return state_from_info(self.get_game(), InfoState(self.partie, player), rng, self.order)
+        game: TrappolaGame = self.get_game()
+        return state_from_info(game, InfoState(self.partie, player), rng, self.order)
 
-    def __str__(self):
+    def __str__(self) -> str:
         if self.partie is None:
             return f"dealing: {len(self.order)} of {N_CARDS} cards dealt"
         return render_partie(self.partie)
 
 
-def state_from_info(game: TrappolaGame, info: InfoState, rng, order=None) -> TrappolaState:
+def state_from_info(
+    game: TrappolaGame, info: InfoState, rng: random.Random, order: Sequence[int] | None = None
+) -> TrappolaState:
     """A state of ``game`` that ``info.seat`` cannot tell from the partie
     ``info`` describes: its own cards where ``order`` dealt them (by default
     in ascending order), the hidden layout drawn by the lab's layout sampler
     with ``rng``, and the partie's actions replayed."""
     if order is None:
-        order = [0] * N_CARDS
+        own = [0] * N_CARDS
         for p, c in zip(SEAT_POSITIONS[info.seat], cards_of(info.dealt), strict=True):
-            order[p] = c
+            own[p] = c
+        order = own
     hand = layout_sampler()(info, rng)
     state = game.new_initial_state()
     for c in layout_order(order, info, hand):
@@ -196,7 +214,7 @@ def state_from_info(game: TrappolaGame, info: InfoState, rng, order=None) -> Tra
     return state
 
 
-def _write_vector(state, player, public, out) -> None:
+def _write_vector(state: TrappolaState, player: int, public: bool, out: Tensor) -> None:
     if state.partie is None:
         out.fill(0.0)
     elif public:
@@ -205,7 +223,7 @@ def _write_vector(state, player, public, out) -> None:
         encode(state.partie, player, out)
 
 
-def _text(state, player, public, perfect_recall) -> str:
+def _text(state: TrappolaState, player: int, public: bool, perfect_recall: bool) -> str:
     if state.partie is None:
         if public:
             return f"p{player} dealing {len(state.order)}"

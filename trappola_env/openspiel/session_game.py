@@ -36,20 +36,24 @@ nothing hidden is live, and the state is its own sample.
 from __future__ import annotations
 
 import itertools
+import random
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pyspiel
 
 from trappola_env.bulka_v0 import BULKA_OBS_SIZE, OBS_LAYOUT, encode_session
-from trappola_env.engine import N_ACTIONS, RuleConfig, action_name, card_name, deal_from_order
+from trappola_env.engine import N_ACTIONS, Partie, RuleConfig, action_name, card_name, deal_from_order
 from trappola_env.engine.cards import N_CARDS
+from trappola_env.engine.deal import Deal
 from trappola_env.engine.infostate import InfoState
 from trappola_env.engine.render import render_partie
 from trappola_env.engine.seating import Seating
 from trappola_env.engine.session import OVER, PLAYING, Session
 from trappola_env.observation import OBS_SIZE, encode, encode_public
 from trappola_env.openspiel.layouts import layout_order, layout_sampler, rng_from
-from trappola_env.openspiel.observer import TrappolaObserver
+from trappola_env.openspiel.observer import Tensor, TrappolaObserver
 from trappola_env.openspiel.partie_game import MAX_MOVES, check_choice
 
 # A live Pro partie is replayed past max_parties until it is decided; more than this many ties in a
@@ -60,7 +64,7 @@ _PARTIE_UNITS = 2**8
 _PLACEHOLDER = deal_from_order(list(range(N_CARDS)))  # replaced by the dealt cards before any move
 
 
-def _placeholder_deal(rng):
+def _placeholder_deal(rng: object) -> Deal:
     """The session's deal source: a fixed deal, replaced by the chance nodes' cards before any move."""
     return _PLACEHOLDER
 
@@ -83,7 +87,7 @@ GAME_TYPE = pyspiel.GameType(
 )
 
 
-def _positive(name: str, value, high: int) -> int:
+def _positive(name: str, value: object, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= high:
         raise ValueError(f"{name} must be an int from 1 to {high}, got {value!r}")
     return value
@@ -92,7 +96,7 @@ def _positive(name: str, value, high: int) -> int:
 class BulkaGame(pyspiel.Game):
     """The ``python_bulka`` game (see the module docstring)."""
 
-    def __init__(self, params=None):
+    def __init__(self, params: dict[str, Any] | None = None) -> None:
         params = dict(params or {})
         unknown = sorted(set(params) - set(GAME_TYPE.parameter_specification))
         if unknown:
@@ -116,11 +120,11 @@ class BulkaGame(pyspiel.Game):
         )
         super().__init__(GAME_TYPE, info, params)
 
-    def new_initial_state(self):
+    def new_initial_state(self) -> BulkaState:
         """A session before the seating is drawn."""
         return BulkaState(self)
 
-    def make_py_observer(self, iig_obs_type=None, params=None):
+    def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> TrappolaObserver:
         """The observer of the information state or the observation (see ``observer``)."""
         if params:
             raise ValueError(f"python_bulka's observer takes no parameters, got {params!r}")
@@ -136,7 +140,7 @@ class BulkaGame(pyspiel.Game):
 class BulkaState(pyspiel.State):
     """A session in progress: the seating, the deals, the session engine."""
 
-    def __init__(self, game):
+    def __init__(self, game: BulkaGame) -> None:
         super().__init__(game)
         self._n = game.n_players
         self.names = [f"player_{i}" for i in range(self._n)]
@@ -151,13 +155,27 @@ class BulkaState(pyspiel.State):
         self.log: list[tuple[int, str]] = []
 
     # ------------------------------------------------------------ helpers
+    def sess(self) -> Session:
+        """The session engine (``ValueError`` before the seating is drawn)."""
+        if self.session is None:
+            raise ValueError("the seating has not been drawn yet")
+        return self.session
+
+    def partie_in_play(self) -> Partie:
+        """The partie in play (``ValueError`` in a Pro decision or at the end)."""
+        partie = self.sess().partie
+        if partie is None:
+            raise ValueError("no partie is in play")
+        return partie
+
     def dealing(self) -> bool:
         """Whether the partie in play still waits for its cards."""
         return self.session is None or self._undealt
 
-    def seat(self, player: int):
+    def seat(self, player: int) -> int | None:
         """``player``'s seat in the partie in play: 0, 1 or None (waiting)."""
-        return self.session.table.index(self.names[player]) if self.names[player] in self.session.table else None
+        table = self.sess().table
+        return table.index(self.names[player]) if self.names[player] in table else None
 
     def balances(self) -> list[float]:
         """Every player's balance now (0 before the seating)."""
@@ -167,19 +185,20 @@ class BulkaState(pyspiel.State):
         return [float(b[name]) for name in self.names]
 
     # ------------------------------------------------------------ pyspiel API
-    def current_player(self):
+    def current_player(self) -> int:
         """The player to act, ``CHANCE`` while seating or dealing, ``TERMINAL`` at the end."""
         if self.dealing():
-            return pyspiel.PlayerId.CHANCE
-        if self.session.phase == OVER:
-            return pyspiel.PlayerId.TERMINAL
-        return self.names.index(self.session.to_act)
+            return int(pyspiel.PlayerId.CHANCE)
+        to_act = self.sess().to_act
+        if to_act is None:
+            return int(pyspiel.PlayerId.TERMINAL)
+        return self.names.index(to_act)
 
-    def _legal_actions(self, player):
-        mask = self.session.legal_mask()
+    def _legal_actions(self, player: int) -> list[int]:
+        mask = self.sess().legal_mask()
         return [a for a in range(N_ACTIONS) if mask >> a & 1]
 
-    def chance_outcomes(self):
+    def chance_outcomes(self) -> list[tuple[int, float]]:
         """Seating orders, or the cards not dealt yet, each equally likely."""
         if self.session is None:
             k = len(self._game_params[3])
@@ -187,7 +206,7 @@ class BulkaState(pyspiel.State):
         left = sorted(set(range(N_CARDS)) - set(self.order))
         return [(c, 1.0 / len(left)) for c in left]
 
-    def _apply_action(self, action):
+    def _apply_action(self, action: int) -> None:
         action = int(action)
         self._moves += 1
         if self.session is None:
@@ -210,7 +229,7 @@ class BulkaState(pyspiel.State):
     def _seat(self, k: int) -> None:
         max_parties, stake_multiple, config, seatings = self._game_params
         order = [self.names[i] for i in seatings[k]]
-        self.session = Session(
+        session = self.session = Session(
             max_parties=max_parties,
             stake_multiple=stake_multiple,
             config=config,
@@ -219,7 +238,7 @@ class BulkaState(pyspiel.State):
             deal_source=_placeholder_deal,
         )
         self.log.append((-1, f"s{k}"))
-        self._undealt = self.session.phase == PLAYING
+        self._undealt = session.phase == PLAYING
         self.order = []
         self.deal_start = self._moves
 
@@ -227,63 +246,66 @@ class BulkaState(pyspiel.State):
         self.order.append(card)
         if len(self.order) < N_CARDS:
             return
-        s = self.session
+        s = self.sess()
         s.set_deal(deal_from_order(self.order))
         self._undealt = False
+        partie = self.partie_in_play()
         for seat, name in enumerate(s.table):
-            self.log.append((self.names.index(name), f"h{s.partie.dealt[seat]:x}"))
-        self.log.append((-1, f"u{s.partie.bottom}"))
+            self.log.append((self.names.index(name), f"h{partie.dealt[seat]:x}"))
+        self.log.append((-1, f"u{partie.bottom}"))
 
-    def _action_to_string(self, player, action):
+    def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
             if self.session is None:
                 return "seating " + " ".join(f"player_{i}" for i in self._game_params[3][action])
             return f"deal {card_name(action)}"
         return action_name(action)
 
-    def is_terminal(self):
+    def is_terminal(self) -> bool:
         """Whether the session is over."""
         return self.session is not None and self.session.phase == OVER
 
-    def returns(self):
+    def returns(self) -> list[float]:
         """The token balances so far (the final ones at the end)."""
         return self.balances()
 
-    def rewards(self):
+    def rewards(self) -> list[float]:
         """Each player's change of balance since the last decision (chance moves count with the next one)."""
         return [a - b for a, b in zip(self.balances(), self._before, strict=True)]
 
-    def resample_from_infostate(self, player_id, probability_sampler):
+    def resample_from_infostate(self, player_id: int, probability_sampler: Callable[[], float]) -> BulkaState:
         """A state ``player_id`` cannot tell from this one (see the module docstring)."""
         return self.resample_with(player_id, rng_from(probability_sampler))
 
-    def resample_with(self, player: int, rng) -> BulkaState:
+    def resample_with(self, player: int, rng: random.Random) -> BulkaState:
         """``resample_from_infostate`` drawing with ``rng`` (a ``random.Random``)."""
         if self.dealing():
             raise ValueError("resample_from_infostate needs a dealt partie or a Pro decision; this state is dealing")
-        seat = self.seat(player) if self.session.phase != OVER else None
-        if self.session.phase != PLAYING or seat is None:
-            return self.clone()
-        info = InfoState(self.session.partie, seat)
+        s = self.sess()
+        seat = self.seat(player) if s.phase == PLAYING else None
+        if seat is None:
+            same: BulkaState = self.clone()
+            return same
+        info = InfoState(self.partie_in_play(), seat)
         order = layout_order(self.order, info, layout_sampler()(info, rng))
         history = self.history()
-        state = self.get_game().new_initial_state()
+        state: BulkaState = self.get_game().new_initial_state()
         for a in history[: self.deal_start] + order + history[self.deal_start + N_CARDS :]:
             state.apply_action(a)
         return state
 
-    def __str__(self):
+    def __str__(self) -> str:
         if self.session is None:
             return "seating not drawn yet"
         text = self.session.render()
         if self.dealing():
             return text + f"\ndealing: {len(self.order)} of {N_CARDS} cards dealt"
         if self.session.phase == PLAYING:
-            text += "\n" + render_partie(self.session.partie)
+            text += "\n" + render_partie(self.partie_in_play())
         return text
 
 
-def _write_vector(state, player, public, out) -> None:
+def _write_vector(state: BulkaState, player: int, public: bool, out: Tensor) -> None:
     out.fill(0.0)
     s = state.session
     if s is None:
@@ -291,13 +313,13 @@ def _write_vector(state, player, public, out) -> None:
     if not state.dealing() and s.phase == PLAYING:
         seat = state.seat(player)
         if public:
-            encode_public(InfoState.public(s.partie, 0), out[:OBS_SIZE])
+            encode_public(InfoState.public(state.partie_in_play(), 0), out[:OBS_SIZE])
         elif seat is not None:
-            encode(s.partie, seat, out[:OBS_SIZE])
+            encode(state.partie_in_play(), seat, out[:OBS_SIZE])
     encode_session(s, state.names[player], out[OBS_SIZE:BULKA_OBS_SIZE])
 
 
-def _text(state, player, public, perfect_recall) -> str:
+def _text(state: BulkaState, player: int, public: bool, perfect_recall: bool) -> str:
     if perfect_recall:
         return f"p{player} " + " ".join(t for who, t in state.log if who == -1 or (who == player and not public))
     vec = np.zeros(BULKA_OBS_SIZE, np.float32)
