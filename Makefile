@@ -14,7 +14,7 @@ $(VENV)/.installed: pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --upgrade pip
 	$(PY) -m pip install $(TORCH)
-	$(PY) -m pip install -e '.[search,train,eval,web,ray,notebooks,dev]'
+	$(PY) -m pip install -e '.[search,train,eval,web,ray,openspiel,notebooks,dev]'
 	touch $@
 
 demo: $(VENV)/.installed

@@ -48,6 +48,16 @@ REGISTRY: dict[str, tuple[str, str, str | None]] = {
         "a trained MaskablePPO policy checkpoint, pimc with a learned belief for its last cards",
         "player 'policy' needs torch to read checkpoints (pip install 'trappola-lab[train]')",
     ),
+    "ismcts": (
+        "trappola.agents.openspiel_players:IsmctsPlayer",
+        "OpenSpiel's information-set MCTS over the python_trappola game",
+        "player 'ismcts' needs open-spiel (the openspiel extra: pip install 'trappola-lab[openspiel]')",
+    ),
+    "openspiel": (
+        "trappola.agents.openspiel_learner:OpenSpielPolicyPlayer",
+        "a policy trained by OpenSpiel's learner (python -m trappola.train.openspiel.policy_gradient)",
+        "player 'openspiel' needs open-spiel and torch (pip install 'trappola-lab[openspiel,train]')",
+    ),
 }
 
 
