@@ -87,8 +87,9 @@ def test_a_resume_inside_the_folder_continues_it_and_keeps_its_best_score(run_a)
     meta["eval"]["rule"]["score"] = 1.0  # the top score: no evaluation of the resumed run can beat it
     write_metadata(best, meta)
     kept = best.read_bytes()
-    summary = train(tiny(tmp, "a", f"resume={tmp / 'a' / 'last.zip'}"), log=quiet)
-    assert summary["timesteps"] > first["timesteps"] and summary["evals"]
+    # total_timesteps is the run's whole length: the resumed run trains the 128 steps left of 256
+    summary = train(tiny(tmp, "a", f"resume={tmp / 'a' / 'last.zip'}", "total_timesteps=256"), log=quiet)
+    assert first["timesteps"] == 128 and summary["timesteps"] == 256 and summary["evals"]
     assert best.read_bytes() == kept and summary["best_score"] == 1.0 and summary["best"] == str(best)
     assert json.loads((tmp / "a" / "summary.json").read_text())["timesteps"] == summary["timesteps"]
 

@@ -8,6 +8,8 @@
   (``trappola.train.run_recorder``: evaluation, ``best.zip``, ``last.zip``).
 * ``ProgressBarCallback``: a plain tqdm bar (SB3's own needs ``rich``).
 * ``TimeLimitCallback``: stops learning after ``max_minutes``.
+* ``StopCallback``: stops learning at the step after a Ctrl-C
+  (``trappola.train.run_interrupt``).
 """
 
 from __future__ import annotations
@@ -51,7 +53,7 @@ class SelfPlayCallback(BaseCallback):
         self.t0, self.steps0 = time.time(), self.num_timesteps
 
     def _on_step(self) -> bool:
-        for done, info in zip(self.locals["dones"], self.locals["infos"]):
+        for done, info in zip(self.locals["dones"], self.locals["infos"], strict=True):
             if done and "opponent" in info:
                 s = self.stats[pool_member(info["opponent"])]
                 s[{"win": 0, "loss": 1}.get(info["result"], 2)] += 1
@@ -61,10 +63,10 @@ class SelfPlayCallback(BaseCallback):
         return True
 
     def _on_rollout_end(self) -> None:
-        for name, (w, l, a, pts) in self.stats.items():
-            n = w + l + a
+        for name, (w, losses, a, pts) in self.stats.items():
+            n = w + losses + a
             if n:
-                self.logger.record(f"selfplay/win_rate_vs_{name}", w / max(w + l, 1))
+                self.logger.record(f"selfplay/win_rate_vs_{name}", w / max(w + losses, 1))
                 self.logger.record(f"selfplay/points_diff_vs_{name}", pts / n)
                 self.logger.record(f"selfplay/episodes_vs_{name}", n)
         self.stats.clear()
@@ -90,17 +92,18 @@ class RecorderCallback(BaseCallback):
 
 
 class ProgressBarCallback(BaseCallback):
-    """A tqdm bar over ``total`` steps."""
+    """A tqdm bar over ``total`` steps, starting at ``initial`` (a resumed run's)."""
 
-    def __init__(self, total: int):
+    def __init__(self, total: int, initial: int = 0):
         super().__init__()
         self.total = total
+        self.initial = initial
         self.bar = None
 
     def _on_training_start(self) -> None:
         from tqdm import tqdm
 
-        self.bar = tqdm(total=self.total, initial=0, unit="step", dynamic_ncols=True, mininterval=2.0)
+        self.bar = tqdm(total=self.total, initial=self.initial, unit="step", dynamic_ncols=True, mininterval=2.0)
 
     def _on_step(self) -> bool:
         self.bar.update(self.training_env.num_envs)
@@ -122,5 +125,21 @@ class TimeLimitCallback(BaseCallback):
     def _on_step(self) -> bool:
         if self.deadline is not None and time.time() > self.deadline:
             self.log(f"time limit reached after {self.num_timesteps:,} steps; stopping")
+            return False
+        return True
+
+
+class StopCallback(BaseCallback):
+    """Stops learning once ``stop.requested`` (a
+    ``trappola.train.run_interrupt.StopOnInterrupt``), saying so through ``log``."""
+
+    def __init__(self, stop, log=print):
+        super().__init__()
+        self.stop = stop
+        self.log = log
+
+    def _on_step(self) -> bool:
+        if self.stop.requested:
+            self.log(f"interrupted after {self.num_timesteps:,} steps; stopping")
             return False
         return True
