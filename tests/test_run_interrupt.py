@@ -18,6 +18,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from trappola.agents.model_io.checkpoint_format import load_state_dict, read_metadata
 from trappola.train.config_file import load_config
+from trappola.train.run_interrupt import StopOnInterrupt
 from trappola.train.sb3.ppo_selfplay import train
 
 TINY = [
@@ -143,3 +144,12 @@ def test_a_second_ctrl_c_exits_at_once_leaving_complete_files(tmp_path):
     assert "interrupted again" in err and "Traceback" not in err, err
     assert sorted(p.name for p in run.iterdir()) == ["config.yaml", "tb", "train.log"]
     assert not [p for p in run.rglob("*.tmp")]
+
+
+def test_the_watch_both_trainers_share_notes_a_first_sigint_and_gives_the_signal_back():
+    previous = signal.getsignal(signal.SIGINT)
+    with StopOnInterrupt() as stop:
+        assert not stop.requested
+        signal.raise_signal(signal.SIGINT)  # noted, not a KeyboardInterrupt
+        assert stop.requested
+    assert signal.getsignal(signal.SIGINT) is previous
