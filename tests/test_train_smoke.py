@@ -69,7 +69,7 @@ def test_run_writes_checkpoints_logs_and_metadata(runs):
 
 def test_same_seed_reproduces_the_run(runs):
     tmp, _, _ = runs
-    for x, y in zip(weights(tmp / "a" / "final.zip"), weights(tmp / "b" / "final.zip")):
+    for x, y in zip(weights(tmp / "a" / "final.zip"), weights(tmp / "b" / "final.zip"), strict=True):
         np.testing.assert_array_equal(x, y)
 
 
