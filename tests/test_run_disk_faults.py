@@ -102,7 +102,8 @@ def full_disk(target: str, writes: int, *argv, fsync: bool = False) -> subproces
     [("progress.csv", 1, "tb/progress.csv"), ("train.log", 2, "train.log"), ("tb", 25, "tb")],
 )
 def test_a_full_disk_under_the_logs_is_one_line_naming_the_file_and_the_run_is_saved(tmp_path, target, writes, path):
-    done = full_disk(target, writes, "total_timesteps=1024", f"out_dir={tmp_path}", "run_name=a")
+    argv = ["total_timesteps=1024", f"tensorboard={target == 'tb'}", f"out_dir={tmp_path}", "run_name=a"]
+    done = full_disk(target, writes, *argv)
     run = tmp_path / "a"
     assert done.returncode == 2
     assert done.stderr.strip().splitlines()[-1] == f"error: {run / path}: No space left on device", done.stderr
@@ -116,7 +117,13 @@ def test_when_the_last_save_fails_too_the_previous_final_zip_is_kept(tmp_path):
     run = tmp_path / "a"
     train(load_config(None, [*TINY, "total_timesteps=128", f"out_dir={tmp_path}", "run_name=a"]), log=lambda m: None)
     kept = (run / "final.zip").read_bytes()
-    argv = ["total_timesteps=1024", f"out_dir={tmp_path}", "run_name=a", f"resume={run / 'final.zip'}"]
+    argv = [
+        "total_timesteps=1024",
+        "tensorboard=false",
+        f"out_dir={tmp_path}",
+        "run_name=a",
+        f"resume={run / 'final.zip'}",
+    ]
     done = full_disk("progress.csv", 0, *argv, fsync=True)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert done.stderr.strip().splitlines()[-1] == f"error: {run / 'tb' / 'progress.csv'}: No space left on device"
