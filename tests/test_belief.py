@@ -71,6 +71,25 @@ def test_save_load_round_trip_and_refusals(tmp_path):
         BeliefModel([(np.zeros((8, OBS_SIZE)), np.zeros(8)), (np.zeros((36, 9)), np.zeros(36))])
 
 
+@pytest.mark.parametrize(
+    "arrays, message",
+    [
+        ({"meta": np.array("[1, 2]")}, "meta must be a JSON object, got list"),
+        ({"meta": np.array('"text"')}, "meta must be a JSON object, got str"),
+        ({"w0": np.zeros((8, OBS_SIZE)), "b0": np.zeros(8), "w1": np.zeros((36, 9)), "b1": np.zeros(36)}, "chain"),
+        ({"w0": np.full((36, OBS_SIZE), np.nan), "b0": np.zeros(36)}, "non-finite"),
+        ({"w0": np.zeros((36, 10)), "b0": np.zeros(36)}, "36 cards"),
+    ],
+)
+def test_a_bad_belief_file_is_refused_in_one_line_naming_it(tmp_path, arrays, message):
+    path = tmp_path / "b.npz"
+    good = {"w0": np.zeros((36, OBS_SIZE), np.float32), "b0": np.zeros(36, np.float32), "meta": np.array("{}")}
+    np.savez(path, **{**good, **arrays})
+    with pytest.raises(ValueError, match=message) as refused:
+        load_belief(str(path))
+    assert str(path) in str(refused.value) and "\n" not in str(refused.value)
+
+
 def test_shipped_model_loads_and_reads_an_observation():
     model = load_belief("default")
     assert shipped_belief_path().exists() and model.meta["deals"] > 0

@@ -7,6 +7,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import shutil
 
 import pytest
 
@@ -14,7 +15,9 @@ from trappola.agents.model_io.checkpoint_format import read_metadata
 from trappola.train.config_file import load_config
 from trappola.train.model_checkpoint import write_metadata
 from trappola.train.rllib.config import RLlibConfig
-from trappola.train.run_log import RunDirError, check_run_dir
+from trappola.train.run_config import field_help
+from trappola.train.run_log import RunDirError, check_run_dir, open_run
+from trappola.train.sb3.config import TrainConfig
 from trappola.train.sb3.ppo_selfplay import train
 from trappola.train.train_command import cli_main
 
@@ -87,8 +90,9 @@ def test_a_resume_inside_the_folder_continues_it_and_keeps_its_best_score(run_a)
     meta["eval"]["rule"]["score"] = 1.0  # the top score: no evaluation of the resumed run can beat it
     write_metadata(best, meta)
     kept = best.read_bytes()
-    summary = train(tiny(tmp, "a", f"resume={tmp / 'a' / 'last.zip'}"), log=quiet)
-    assert summary["timesteps"] > first["timesteps"] and summary["evals"]
+    # total_timesteps is the run's whole length: the resumed run trains the 128 steps left of 256
+    summary = train(tiny(tmp, "a", f"resume={tmp / 'a' / 'last.zip'}", "total_timesteps=256"), log=quiet)
+    assert first["timesteps"] == 128 and summary["timesteps"] == 256 and summary["evals"]
     assert best.read_bytes() == kept and summary["best_score"] == 1.0 and summary["best"] == str(best)
     assert json.loads((tmp / "a" / "summary.json").read_text())["timesteps"] == summary["timesteps"]
 
@@ -158,3 +162,50 @@ def test_an_out_dir_that_is_a_file_or_read_only_is_refused_before_the_run(tmp_pa
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Read-only file system" in err and str(tmp_path) in err
     assert sorted(tmp_path.iterdir()) == [tmp_path / "f"]
+
+
+def test_stale_temporary_files_anywhere_in_the_run_folder_are_removed_at_start(tmp_path):
+    run = tmp_path / "a"
+    (run / "checkpoints").mkdir(parents=True)
+    (run / "final.zip").write_bytes(b"a checkpoint to resume from")
+    dead = 2**22 + 1  # above Linux's largest pid: no process has it
+    stale = [run / "checkpoints" / f".640.zip.{dead}.0a1b2c3d.tmp", run / "tb" / f".progress.csv.{dead}.00ff00ff.tmp"]
+    stale[1].parent.mkdir()
+    live = run / f".best.zip.{os.getpid()}.12345678.tmp"  # a writer at work: kept
+    for path in [*stale, live]:
+        path.write_bytes(b"half a file")
+    _, _, log_file = open_run(tiny(tmp_path, "a", f"resume={run / 'final.zip'}"), log=quiet)
+    log_file.close()
+    assert not any(p.exists() for p in stale) and live.exists()
+
+
+def test_overwrite_renames_the_old_run_aside_before_deleting_it(tmp_path, monkeypatch):
+    run = tmp_path / "a"
+    run.mkdir()
+    (run / "train.log").write_text("the old run's log\n")
+    (run / "final.zip").write_text("the old run's")
+
+    def interrupted(path, *args, **kwargs):
+        raise KeyboardInterrupt  # Ctrl-C while the old run is deleted
+
+    monkeypatch.setattr(shutil, "rmtree", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        open_run(tiny(tmp_path, "a", "overwrite=true"), log=quiet)
+    # no half run under the run's name: the old one is whole, aside
+    assert not run.exists()
+    (aside,) = tmp_path.iterdir()
+    assert sorted(p.name for p in aside.iterdir()) == ["final.zip", "train.log"]
+    monkeypatch.undo()
+    # a later run finishes deleting what a process that is gone left aside
+    left = tmp_path / f".a.{2**22 + 1}.0a1b2c3d.removing"
+    aside.rename(left)
+    _, _, log_file = open_run(tiny(tmp_path, "a"), log=quiet)
+    log_file.close()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a"]
+
+
+def test_total_timesteps_is_the_run_length_in_the_help_and_on_resume():
+    # on resume it is the total the run reaches, not steps added (tested by the resume above)
+    for cls in (TrainConfig, RLlibConfig):
+        assert "Length of the run" in field_help(cls, "total_timesteps")
+    assert "continues up to this total" in field_help(TrainConfig, "total_timesteps")

@@ -133,3 +133,19 @@ def test_without_a_trainer_logger_the_recorder_writes_tensorboard_itself(tmp_pat
         events.Reload()
         (point,) = events.Scalars("eval/score_vs_random")
         assert point.step == 100 and point.value == pytest.approx(rec.history[0]["score"])
+
+
+@pytest.mark.parametrize("cls", [TrainConfig, RLlibConfig])
+def test_an_interrupted_run_is_saved_at_its_step_without_a_final_evaluation(cls, tmp_path):
+    rec = recorder(cls, tmp_path)
+    rec.step(100, "random")
+    summary = rec.finish(137, "rule", learned_steps=137, learn_s=1.0, interrupted=True)
+    rec.close()
+    final = read_metadata(tmp_path / "r" / "final.zip")
+    assert final["interrupted"] is True and final["num_timesteps"] == 137 and final["network"] == "rule"
+    assert final["eval"] == {} and [e["timesteps"] for e in summary["evals"]] == [
+        100
+    ]  # the Ctrl-C was not kept waiting
+    assert summary["interrupted"] is True and summary["timesteps"] == 137
+    assert json.loads((tmp_path / "r" / "summary.json").read_text()) == summary
+    assert read_metadata(tmp_path / "r" / "last.zip")["num_timesteps"] == 137

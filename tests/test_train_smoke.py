@@ -75,9 +75,10 @@ def test_same_seed_reproduces_the_run(runs):
 
 def test_resume_continues_from_checkpoint(runs, tmp_path):
     tmp, a, _ = runs
-    cfg = tiny(tmp_path, "resumed", f"resume={tmp / 'a' / 'final.zip'}", "total_timesteps=128", "keep_checkpoints=true")
+    # total_timesteps is the run's whole length: 128 steps more than a's 256
+    cfg = tiny(tmp_path, "resumed", f"resume={tmp / 'a' / 'final.zip'}", "total_timesteps=384", "keep_checkpoints=true")
     out = train(cfg, log=lambda m: None)
-    assert out["timesteps"] >= a["timesteps"] + 128
+    assert a["timesteps"] == 256 and out["timesteps"] == 384
     kept = sorted((tmp_path / "resumed" / "checkpoints").glob("*.zip"))  # the learning curve's checkpoints
     assert kept and all(read_metadata(k)["num_timesteps"] == int(k.stem) > a["timesteps"] for k in kept)
     assert not (tmp / "a" / "checkpoints").exists()  # off by default

@@ -28,7 +28,7 @@ from trappola.agents.model_io.checkpoint_format import (
     read_metadata,
 )
 from trappola.agents.model_io.numpy_policy import NumpyPolicy
-from trappola_env.atomic_file import write_bytes
+from trappola_env.atomic_file import describe_os_error, write_bytes
 
 
 def build_metadata(config: dict, seed: int, num_timesteps: int, env: str = "trappola_v0", **extra) -> dict:
@@ -138,10 +138,24 @@ def load_model(path: str | Path, env=None, device: str = "cpu", **kwargs):
 def main(argv=None) -> int:
     """``python -m trappola.train.model_checkpoint info PATH`` prints the metadata (after
     validation); ``python -m trappola.train.model_checkpoint export SRC DST`` writes a
-    play-only copy (no optimizer state), as shipped in ``models/``."""
+    play-only copy (no optimizer state), as shipped in ``models/``. A bad
+    checkpoint or a file that cannot be written: one line, status 2."""
     import sys
 
     args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _command(args)
+    except OSError as exc:  # a full disk, a read-only folder, a missing file
+        print(f"error: {describe_os_error(exc)}", file=sys.stderr)
+    except ValueError as exc:  # CheckpointError
+        print(f"error: {exc}", file=sys.stderr)
+    return 2
+
+
+def _command(args: list[str]) -> int:
+    """``main`` for the arguments ``args``."""
+    import sys
+
     if len(args) == 2 and args[0] == "info":
         meta = read_metadata(args[1])
         check_compatible(meta, args[1])

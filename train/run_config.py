@@ -118,7 +118,11 @@ class RunConfig(BaseModel):
         "Seeds the deals, roles, opponent draws, network initialisation and minibatch order.",
         bounds=(0, MAX_SEED, "[]"),
     )
-    total_timesteps: int = setting(2_000_000, "Length of the run in decisions.", bounds=NON_NEGATIVE)
+    total_timesteps: int = setting(
+        2_000_000,
+        "Length of the run in decisions; a resumed run continues up to this total (it does not add to it).",
+        bounds=NON_NEGATIVE,
+    )
     max_minutes: float = setting(0.0, "Wall-clock cap on the whole run; 0 = none.", bounds=NON_NEGATIVE)
     progress_bar: bool = setting(True, "Show a progress bar on stderr.")
     tensorboard: bool = setting(True, "Write TensorBoard logs to the run's tb/.")
@@ -223,6 +227,16 @@ class RunConfig(BaseModel):
     def check(self) -> None:
         """Checks across fields, for subclasses (the base has none)."""
 
+    def players(self) -> dict[str, str]:
+        """Setting -> spec of every player this run builds (subclasses add
+        theirs): the evaluation opponents when they play."""
+        used = {}
+        if self.evaluates:
+            used["eval_opponent"] = self.eval_opponent
+            if self.eval_search_deals:
+                used["eval_search_opponent"] = self.eval_search_opponent
+        return used
+
     @property
     def run_dir(self) -> Path:
         """``out_dir/run_name``, where the run writes."""
@@ -286,6 +300,20 @@ def describe_bounds(bounds: tuple) -> str:
     if high == math.inf:
         return f"{'>' if closed[0] == '(' else '>='} {low}"
     return f"in {closed[0]}{low}, {high}{closed[1]}"
+
+
+def load_players(cfg: RunConfig) -> None:
+    """Build every player ``cfg`` will use (``cfg.players()``), reading
+    their checkpoints, belief and opponent models now, before a run writes
+    or trains anything; a file that is missing or unusable raises
+    ``ValueError`` naming the setting."""
+    from trappola.agents import make_player
+
+    for name, spec in cfg.players().items():
+        try:
+            make_player(spec)
+        except (ValueError, OSError) as exc:  # CheckpointError is a ValueError
+            raise ValueError(f"{name} {spec!r}: {exc}") from None
 
 
 def check_player(name: str, spec: str) -> None:

@@ -15,8 +15,10 @@
   folder starts from the score of the ``best.zip`` it has);
 * writes ``last.zip`` every ``checkpoint_every`` steps (with
   ``keep_checkpoints`` also ``checkpoints/<steps>.zip``);
-* at the end: a final evaluation (unless one was just made),
-  ``final.zip``, ``last.zip`` and ``summary.json``.
+* at the end: ``final.zip`` and ``last.zip`` first (so an evaluation
+  that fails loses nothing), a final evaluation (unless one was just made,
+  or the run was interrupted), ``final.zip`` again with its figures, and
+  ``summary.json``.
 
 The trainer supplies two functions of its network (an SB3 model, RLlib's
 weights...): ``save(network, path, steps, **meta)``, writing a checkpoint
@@ -26,6 +28,7 @@ evaluator.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from collections.abc import Callable
@@ -34,7 +37,7 @@ from typing import Any
 
 from trappola.agents.evaluation.stats import mean_ci
 from trappola.agents.model_io.checkpoint_format import CheckpointError, read_metadata
-from trappola.train.run_log import open_run, resumes_into
+from trappola.train.run_log import naming, open_run, quiet_tensorboard_threads, resumes_into
 from trappola_env.atomic_file import write_text
 
 #: The figures of an evaluation kept in a checkpoint's metadata.
@@ -149,12 +152,16 @@ class RunRecorder:
         if self.scalars is not None:
             self.scalars(key, value, steps)
         elif self.cfg.tensorboard:
-            writer = self._writer
-            if writer is None:
-                from torch.utils.tensorboard import SummaryWriter
+            folder = self.run_dir / "tb"
+            try:
+                if self._writer is None:
+                    from torch.utils.tensorboard import SummaryWriter
 
-                writer = self._writer = SummaryWriter(str(self.run_dir / "tb"))
-            writer.add_scalar(key, value, steps)
+                    quiet_tensorboard_threads()
+                    self._writer = SummaryWriter(str(folder))
+                self._writer.add_scalar(key, value, steps)
+            except OSError as exc:
+                raise naming(exc, folder) from None
 
     def _duplicate(self, network, opponent: str, deals: int) -> dict:
         from trappola.agents.evaluation import head_to_head
@@ -162,22 +169,26 @@ class RunRecorder:
         match = head_to_head(self.player(network), opponent, deals, duplicate=True, seed=self.cfg.seed + 777, workers=1)
         return duplicate_figures(match)
 
-    def finish(self, steps: int, network, learned_steps: int, learn_s: float, **meta) -> dict:
-        """The end of the run at ``steps``: a final evaluation (unless the
-        last one was at ``steps``), ``final.zip`` (its metadata: the final
-        figures and ``meta``), ``last.zip`` if periodic checkpoints are on,
-        and ``summary.json``; ``learned_steps`` in ``learn_s`` seconds give
-        the speed. Returns the summary."""
+    def finish(
+        self, steps: int, network, learned_steps: int, learn_s: float, interrupted: bool = False, **meta
+    ) -> dict:
+        """The end of the run at ``steps``: ``final.zip`` (its metadata:
+        ``meta``, ``interrupted``, and once evaluated the final figures),
+        ``last.zip`` if periodic checkpoints are on, a final evaluation
+        (unless the last one was at ``steps``, or the run was
+        ``interrupted``) and ``summary.json``; ``learned_steps`` in
+        ``learn_s`` seconds give the speed. Returns the summary."""
         cfg = self.cfg
-        final_eval = None
-        if cfg.evaluates:
-            done_now = self.history and self.history[-1]["timesteps"] == steps
-            final_eval = self.history[-1] if done_now else self.evaluate(steps, network)
-        figures = {cfg.eval_opponent: short_figures(final_eval)} if final_eval else {}
-        final = self.checkpoint("final.zip", steps, network, eval=figures, **meta)
+        final = self.checkpoint("final.zip", steps, network, eval={}, interrupted=interrupted, **meta)
         if cfg.checkpoint_every and self.last_checkpoint != steps:
             self.last_checkpoint = steps
             self.checkpoint("last.zip", steps, network)  # resume=.../last.zip continues where the run ended
+        final_eval = None
+        if cfg.evaluates and not interrupted:
+            done_now = self.history and self.history[-1]["timesteps"] == steps
+            final_eval = self.history[-1] if done_now else self.evaluate(steps, network)
+            figures = {cfg.eval_opponent: short_figures(final_eval)}
+            final = self.checkpoint("final.zip", steps, network, eval=figures, interrupted=interrupted, **meta)
         summary = {
             "run_dir": str(self.run_dir),
             "final": str(final),
@@ -188,9 +199,12 @@ class RunRecorder:
             "learn_steps_per_second": learned_steps / max(learn_s, 1e-9),
             "minutes": (time.time() - self.started) / 60.0,
             "trainer": cfg.trainer,
+            "interrupted": interrupted,
             "evals": [{k: r[k] for k in SUMMARY_KEYS} for r in self.history],
         }
         write_text(self.run_dir / "summary.json", json.dumps(summary, indent=1))
+        if interrupted:
+            self.say(f"interrupted at {steps:,} steps: saved {final}; resume={final} continues the run")
         self.say(
             f"done in {summary['minutes']:.1f} min; "
             + (
@@ -204,11 +218,14 @@ class RunRecorder:
     def close(self) -> None:
         """Close ``train.log`` (lines said after this go to ``log`` only)
         and the TensorBoard writer."""
+        # A failing disk was reported when the write failed; closing must not hide that error with another.
         if self._writer is not None:
-            self._writer.close()
-            self._writer = None
+            writer, self._writer = self._writer, None
+            with contextlib.suppress(OSError):
+                writer.close()
         if not self._log_file.closed:
-            self._log_file.close()
+            with contextlib.suppress(OSError):
+                self._log_file.close()
 
 
 def kept_best(path: Path, opponent: str) -> tuple[float, Path | None]:

@@ -8,8 +8,9 @@ The config file's ``trainer`` picks the trainer (``sb3``:
 so the settings the command takes: every field of its config class is an
 option, its help text the field's (``trappola.train.run_config.setting``),
 so ``--help`` lists exactly what the config accepts. A bad setting, an
-unusable run folder or checkpoint, or a file that cannot be written ends
-the command with one line on stderr and exit status 2.
+unusable run folder, checkpoint or player file, or a file that cannot be
+written ends the command with one line on stderr and exit status 2; a run
+stopped by Ctrl-C (saved, ``trappola.train.run_interrupt``) with status 130.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import textwrap
 
 from trappola.train.config_file import load_config, resolve_config, trainer_of
 from trappola.train.run_config import field_choices, field_help, field_range, type_name
+from trappola.train.run_interrupt import INTERRUPTED_STATUS
 from trappola_env.atomic_file import describe_os_error
 
 #: What the command prints of the summary at the end of a run.
@@ -113,5 +115,8 @@ def cli_main(argv=None) -> int:
     except ValueError as exc:  # bad settings, an unusable run folder or checkpoint (RunDirError, CheckpointError)
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C before the run watches for it, or after it saved
+        print("interrupted", file=sys.stderr)
+        return INTERRUPTED_STATUS
     print(json.dumps({k: summary[k] for k in PRINTED}, indent=1))
-    return 0
+    return INTERRUPTED_STATUS if summary.get("interrupted") else 0

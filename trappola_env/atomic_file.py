@@ -46,17 +46,40 @@ def remove_stale_temps(path: str | Path) -> list[Path]:
     except OSError:
         return removed
     for entry in entries:
-        name = entry.name
-        if not (name.startswith(prefix) and name.endswith(TEMP_SUFFIX)):
-            continue
-        pid = name[len(prefix) : -len(TEMP_SUFFIX)].split(".")[0]
-        if pid.isdigit() and not pid_running(int(pid)):
+        if entry.name.startswith(prefix) and _writer_gone(entry.name):
             try:
                 os.unlink(entry.path)
                 removed.append(Path(entry.path))
             except OSError:
                 pass
     return removed
+
+
+def remove_stale_temps_under(folder: str | Path) -> list[Path]:
+    """``remove_stale_temps`` for every target in ``folder`` and its
+    subfolders at once (a run folder at the start of a run: the temporary
+    files of targets that are not written again would stay forever).
+    Returns the removed paths."""
+    removed = []
+    for root, _, files in os.walk(folder):
+        for name in files:
+            if _writer_gone(name):
+                try:
+                    os.unlink(os.path.join(root, name))
+                    removed.append(Path(root, name))
+                except OSError:
+                    pass
+    return removed
+
+
+def _writer_gone(name: str) -> bool:
+    """Whether ``name`` is a temporary file (``temp_name``) of a writer
+    whose process is gone."""
+    if not is_temp_name(name):
+        return False
+    parts = name[: -len(TEMP_SUFFIX)].split(".")
+    # ".<target>.<pid>.<hex>": the pid is the second part from the end
+    return len(parts) >= 4 and parts[-2].isdigit() and not pid_running(int(parts[-2]))
 
 
 def pid_running(pid: int) -> bool:

@@ -109,9 +109,11 @@ class BeliefModel:
                 n = sum(1 for k in z.files if k.startswith("w"))
                 layers = [(z[f"w{i}"], z[f"b{i}"]) for i in range(n)]
                 meta = json.loads(str(z["meta"])) if "meta" in z.files else {}
+            if not isinstance(meta, dict):
+                raise ValueError(f"its meta must be a JSON object, got {type(meta).__name__}")
+            return cls(layers, meta)
         except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile, zlib.error) as e:
             raise ValueError(f"{str(path)!r} is not a belief model file: {e}") from None
-        return cls(layers, meta)
 
 
 def load_belief(spec: str) -> BeliefModel:

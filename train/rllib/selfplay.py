@@ -51,6 +51,8 @@ from typing import Any
 import numpy as np
 
 from trappola.train.rllib.config import RLlibConfig
+from trappola.train.run_config import load_players
+from trappola.train.run_interrupt import StopOnInterrupt
 from trappola.train.run_log import check_run_dir
 
 MAIN = "main"
@@ -172,14 +174,17 @@ def player_of(cfg: RLlibConfig, weights: dict):
 
 
 def train(cfg: RLlibConfig, log=None) -> dict:
-    """Run ``cfg``; returns the summary (also written to ``summary.json``)."""
+    """Run ``cfg``; returns the summary (also written to ``summary.json``).
+    A first SIGINT stops the run after the PPO iteration under way, saved
+    (``trappola.train.run_interrupt``); the summary then says ``interrupted``."""
     import ray
     import torch
 
     from trappola.train.rllib.export import save_rllib_checkpoint
     from trappola.train.run_recorder import RunRecorder
 
-    check_run_dir(cfg)  # before Ray starts; the folder is written once the algorithm is built
+    load_players(cfg)  # every file the run reads, before Ray starts
+    check_run_dir(cfg)  # the folder is written once the algorithm is built
     recorder = None
 
     def save(weights: dict, path, steps: int, **meta):
@@ -199,6 +204,7 @@ def train(cfg: RLlibConfig, log=None) -> dict:
         ray.init(**kwargs)
     algo = None
     bar = None
+    stop = StopOnInterrupt().watch()  # after ray.init, which installs handlers of its own
     try:
         cpus = int(ray.cluster_resources().get("CPU", 0))
         if cfg.num_env_runners > cpus:
@@ -227,7 +233,7 @@ def train(cfg: RLlibConfig, log=None) -> dict:
         n_snap = 0
         deadline = t_start + 60.0 * cfg.max_minutes if cfg.max_minutes > 0 else None
         t_learn = time.time()
-        while steps < cfg.total_timesteps:
+        while steps < cfg.total_timesteps and not stop.requested:
             result = algo.train()
             new = sampled_steps(result)
             if bar is not None:
@@ -255,8 +261,9 @@ def train(cfg: RLlibConfig, log=None) -> dict:
             bar.close()
             bar = None
         say(f"sampled and learned {steps:,} steps in {learn_s / 60:.1f} min ({steps / max(learn_s, 1e-9):.0f} steps/s)")
-        summary = recorder.finish(steps, main_state(algo), steps, learn_s)
+        summary = recorder.finish(steps, main_state(algo), steps, learn_s, interrupted=stop.requested)
     finally:
+        stop.release()
         if bar is not None:
             bar.close()
         if algo is not None:

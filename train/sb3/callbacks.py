@@ -8,6 +8,8 @@
   (``trappola.train.run_recorder``: evaluation, ``best.zip``, ``last.zip``).
 * ``ProgressBarCallback``: a plain tqdm bar (SB3's own needs ``rich``).
 * ``TimeLimitCallback``: stops learning after ``max_minutes``.
+* ``StopCallback``: stops learning at the step after a Ctrl-C
+  (``trappola.train.run_interrupt``).
 """
 
 from __future__ import annotations
@@ -92,17 +94,18 @@ class RecorderCallback(BaseCallback):
 
 
 class ProgressBarCallback(BaseCallback):
-    """A tqdm bar over ``total`` steps."""
+    """A tqdm bar over ``total`` steps, starting at ``initial`` (a resumed run's)."""
 
-    def __init__(self, total: int):
+    def __init__(self, total: int, initial: int = 0):
         super().__init__()
         self.total = total
+        self.initial = initial
         self.bar: Any = None  # a tqdm bar once training starts
 
     def _on_training_start(self) -> None:
         from tqdm import tqdm
 
-        self.bar = tqdm(total=self.total, initial=0, unit="step", dynamic_ncols=True, mininterval=2.0)
+        self.bar = tqdm(total=self.total, initial=self.initial, unit="step", dynamic_ncols=True, mininterval=2.0)
 
     def _on_step(self) -> bool:
         self.bar.update(self.training_env.num_envs)
@@ -124,5 +127,21 @@ class TimeLimitCallback(BaseCallback):
     def _on_step(self) -> bool:
         if self.deadline is not None and time.time() > self.deadline:
             self.log(f"time limit reached after {self.num_timesteps:,} steps; stopping")
+            return False
+        return True
+
+
+class StopCallback(BaseCallback):
+    """Stops learning once ``stop.requested`` (a
+    ``trappola.train.run_interrupt.StopOnInterrupt``), saying so through ``log``."""
+
+    def __init__(self, stop, log=print):
+        super().__init__()
+        self.stop = stop
+        self.log = log
+
+    def _on_step(self) -> bool:
+        if self.stop.requested:
+            self.log(f"interrupted after {self.num_timesteps:,} steps; stopping")
             return False
         return True

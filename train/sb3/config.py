@@ -40,7 +40,8 @@ class TrainConfig(RunConfig):
         RunConfig,
         "total_timesteps",
         2_000_000,
-        help="Length of the run in learner decisions (env steps of the wrapper).",
+        help="Length of the run in learner decisions (env steps of the wrapper); a resumed run "
+        "continues up to this total (it does not add to it).",
     )
     max_minutes: float = redefine(
         RunConfig, "max_minutes", 0.0, help="Wall-clock cap on the whole run (BC included); 0 = none."
@@ -127,6 +128,17 @@ class TrainConfig(RunConfig):
     bc_value_coef: float = setting(
         0.5, "Also fit the value head to the teacher games' returns, with this weight.", bounds=NON_NEGATIVE
     )
+
+    def players(self) -> dict[str, str]:
+        """The shared players (``RunConfig.players``), the pool's drawn
+        members and the behaviour-cloning teacher when it teaches."""
+        used = super().players()
+        for member, weight in self.pool.items():
+            if member not in ("self", "exploiter") and weight > 0:
+                used[f"pool member {member!r}"] = str(member)
+        if self.bc and not self.resume and not self.init_from:
+            used["bc_teacher"] = self.bc_teacher
+        return used
 
     def check(self) -> None:
         """The checks across SB3 settings: workers and exploiters need the

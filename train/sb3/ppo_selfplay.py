@@ -6,12 +6,17 @@
 The run writes to ``out_dir/run_name/``: ``config.yaml`` (the settings
 used), ``train.log``, TensorBoard logs in ``tb/``, ``best.zip`` (best
 duplicate score against ``eval_opponent``), ``last.zip`` (periodic) and
-``final.zip`` (end of the run). Every checkpoint carries its metadata
+``final.zip`` (end of the run, or a Ctrl-C: ``trappola.train.run_interrupt``).
+Every checkpoint carries its metadata
 (``trappola.train.model_checkpoint``); the run's recorder
 (``trappola.train.run_recorder``) writes them, evaluates and keeps the best,
 as on the RLlib path. ``resume=path/to.zip`` continues a run from a
-checkpoint (its optimizer state and step count included). The command line
-is ``trappola.train.train_command``.
+checkpoint (its optimizer state and step count included) up to
+``total_timesteps`` in all, appending to ``tb/progress.csv``
+(``trappola.train.sb3.run_logger``). Every player and file the run uses
+is loaded before anything is written. A full disk under the logs stops
+the run with one line naming the file, after a last try at ``final.zip``.
+The command line is ``trappola.train.train_command``.
 
 Steps:
 
@@ -32,11 +37,15 @@ Steps:
 
 from __future__ import annotations
 
+import contextlib
 import time
 
 from trappola.agents.evaluation.backend import WorkerLostError
+from trappola.train.run_config import load_players
+from trappola.train.run_interrupt import StopOnInterrupt
 from trappola.train.run_log import check_run_dir
 from trappola.train.sb3.config import TrainConfig
+from trappola_env.atomic_file import describe_os_error
 
 
 def train(cfg: TrainConfig, log=None, callbacks=(), players: dict | None = None) -> dict:
@@ -45,10 +54,24 @@ def train(cfg: TrainConfig, log=None, callbacks=(), players: dict | None = None)
     evaluations). ``log``: where progress lines go besides ``train.log``
     (default ``print``); ``callbacks``: further SB3 callbacks, run after
     the run's own; ``players``: pool name -> ``trappola.agents.base.Player`` for
-    pool members already built (the batched VecEnv only)."""
+    pool members already built (the batched VecEnv only). A first SIGINT
+    stops the run at its next step, saved (``trappola.train.run_interrupt``);
+    the summary then says ``interrupted``."""
+    # Refuse an unusable checkpoint, player or run folder before writing or starting anything.
+    if cfg.resume or cfg.init_from:
+        from trappola.agents.model_io.checkpoint_format import load_policy
+
+        load_policy(cfg.resume or cfg.init_from)
+    load_players(cfg)
+    check_run_dir(cfg)
+    with StopOnInterrupt() as stop:
+        return _train(cfg, log, list(callbacks), players, stop)
+
+
+def _train(cfg: TrainConfig, log, callbacks: list, players: dict | None, stop: StopOnInterrupt) -> dict:
+    """``train`` once its inputs are checked, with ``stop`` watching for SIGINT."""
     import torch
     from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.logger import configure
     from stable_baselines3.common.utils import set_random_seed
 
     from trappola.agents.model_io.numpy_policy import NumpyPolicy
@@ -56,19 +79,10 @@ def train(cfg: TrainConfig, log=None, callbacks=(), players: dict | None = None)
     from trappola.train.model_checkpoint import build_metadata, load_model, save_checkpoint
     from trappola.train.networks import activation_class
     from trappola.train.run_recorder import RunRecorder
-    from trappola.train.sb3 import bc as bc_mod
-    from trappola.train.sb3.callbacks import ProgressBarCallback, RecorderCallback, SelfPlayCallback, TimeLimitCallback
     from trappola.train.sb3.privileged_policy import PrivilegedCriticPolicy
     from trappola.train.sb3.vec import make_vec_env
 
     # 1. settings and seeds ---------------------------------------------
-    # Refuse an unusable checkpoint or run folder before writing or starting anything.
-    if cfg.resume or cfg.init_from:
-        from trappola.agents.model_io.checkpoint_format import load_policy
-
-        load_policy(cfg.resume or cfg.init_from)
-    check_run_dir(cfg)
-
     t_start = time.time()
     torch.set_num_threads(cfg.torch_threads)
     set_random_seed(cfg.seed)
@@ -148,8 +162,39 @@ def train(cfg: TrainConfig, log=None, callbacks=(), players: dict | None = None)
         say(f"resumed from {cfg.resume} at {model.num_timesteps:,} steps")
     if cfg.init_from:
         say(f"network weights from {cfg.init_from}")
-    formats = ["csv"] + (["tensorboard"] if cfg.tensorboard else [])
-    model.set_logger(configure(str(run_dir / "tb"), formats))
+    try:
+        return _learn(cfg, model, recorder, callbacks, stop, t_start)
+    finally:
+        venv.close()
+        recorder.close()
+
+
+def _learn(cfg: TrainConfig, model, recorder, callbacks: list, stop: StopOnInterrupt, t_start: float) -> dict:
+    """Steps 4-6 of ``train``: behaviour cloning, PPO, the end of the run."""
+    from trappola.train.sb3.run_logger import run_logger
+
+    resumed_at = model.num_timesteps if cfg.resume else None
+    logger = run_logger(recorder.run_dir / "tb", cfg.tensorboard, resumed_at)
+    model.set_logger(logger)
+    try:
+        return _learn_logged(cfg, model, recorder, callbacks, stop, t_start)
+    finally:
+        with contextlib.suppress(OSError):  # a failing disk was reported when a write failed
+            logger.close()
+
+
+def _learn_logged(cfg: TrainConfig, model, recorder, callbacks: list, stop: StopOnInterrupt, t_start: float) -> dict:
+    """``_learn`` once the model's logger is set."""
+    from trappola.train.sb3 import bc as bc_mod
+    from trappola.train.sb3.callbacks import (
+        ProgressBarCallback,
+        RecorderCallback,
+        SelfPlayCallback,
+        StopCallback,
+        TimeLimitCallback,
+    )
+
+    say = recorder.say
 
     # 4. behaviour cloning warm start -------------------------------------
     bc_stats = None
@@ -187,8 +232,12 @@ def train(cfg: TrainConfig, log=None, callbacks=(), players: dict | None = None)
             recorder.evaluate(model.num_timesteps, model)
 
     # 5. PPO with the opponent pool ---------------------------------------
-    extra_callbacks = list(callbacks)
-    callbacks = [SelfPlayCallback(cfg.snapshot_every, cfg.activation), RecorderCallback(recorder), *extra_callbacks]
+    callbacks = [
+        StopCallback(stop, log=say),
+        SelfPlayCallback(cfg.snapshot_every, cfg.activation),
+        RecorderCallback(recorder),
+        *callbacks,
+    ]
     if cfg.exploiter_every:
         from trappola.train.sb3.exploiters import ExploiterCallback
 
@@ -197,30 +246,37 @@ def train(cfg: TrainConfig, log=None, callbacks=(), players: dict | None = None)
         # what is left of the budget after BC; at least a moment, since 0 would mean no limit at all
         left = max(cfg.max_minutes - (time.time() - t_start) / 60.0, 1e-6)
         callbacks.append(TimeLimitCallback(left, log=say))
-    if cfg.progress_bar:
-        callbacks.append(ProgressBarCallback(cfg.total_timesteps))
     steps_before = model.num_timesteps
+    if cfg.progress_bar:
+        callbacks.append(ProgressBarCallback(cfg.total_timesteps, initial=steps_before))
     t_learn = time.time()
-    lost = None  # a dead opponent worker stops the run; its weights so far are still saved below
+    stopped = None  # a dead opponent worker or a failing disk stops the run; its weights are still saved below
     try:
-        model.learn(total_timesteps=cfg.total_timesteps, callback=callbacks, reset_num_timesteps=not cfg.resume)
-    except WorkerLostError as exc:
-        lost = exc
+        # total_timesteps is the run's length, so a resumed run learns only what is left of it.
+        model.learn(
+            total_timesteps=max(cfg.total_timesteps - steps_before, 0),
+            callback=callbacks,
+            reset_num_timesteps=not cfg.resume,
+        )
+    except (WorkerLostError, OSError) as exc:
+        stopped = exc
     learn_s = time.time() - t_learn
     steps = model.num_timesteps - steps_before
-    say(f"learned {steps:,} steps in {learn_s / 60:.1f} min ({steps / max(learn_s, 1e-9):.0f} steps/s)")
+    try:
+        say(f"learned {steps:,} steps in {learn_s / 60:.1f} min ({steps / max(learn_s, 1e-9):.0f} steps/s)")
+    except OSError as exc:  # train.log on a full disk
+        stopped = stopped or exc
 
     # 6. final evaluation and checkpoint ----------------------------------
-    if lost is not None:
-        venv.close()
-        final = recorder.checkpoint("final.zip", model.num_timesteps, model, bc=bc_stats, stopped=str(lost))
-        say(
-            f"stopped at {model.num_timesteps:,} steps: {lost}; saved {final} (not evaluated; "
-            f"best.zip and last.zip are as the run left them)"
-        )
-        recorder.close()
-        raise lost
-    summary = recorder.finish(model.num_timesteps, model, steps, learn_s, bc=bc_stats)
-    venv.close()
-    recorder.close()
-    return summary
+    if stopped is not None:
+        why = describe_os_error(stopped) if isinstance(stopped, OSError) else str(stopped)
+        try:
+            final = recorder.checkpoint("final.zip", model.num_timesteps, model, bc=bc_stats, stopped=why)
+            say(
+                f"stopped at {model.num_timesteps:,} steps: {why}; saved {final} (not evaluated; "
+                f"best.zip and last.zip are as the run left them)"
+            )
+        except OSError as exc:  # the disk is full: the previous final.zip, if any, is kept whole
+            say(f"stopped at {model.num_timesteps:,} steps: {why}; final.zip not saved: {describe_os_error(exc)}")
+        raise stopped
+    return recorder.finish(model.num_timesteps, model, steps, learn_s, interrupted=stop.requested, bc=bc_stats)
