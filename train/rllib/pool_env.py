@@ -43,6 +43,7 @@ class PoolEnv(gymnasium.Env):
         self.observation_space = spaces.Dict({OBS_KEY: box, MASK_KEY: spaces.Box(0.0, 1.0, (n_actions,), np.float32)})
         self.action_space = self.core.action_space
         self.snapshots_seen = 0  # the number of the newest snapshot added to the pool
+        self.decisions = 0  # learner steps played here: the work an env runner reports
 
     def reset(self, *, seed=None, options=None):
         """``SelfPlayEnv.reset``, the observation as a dict."""
@@ -52,6 +53,7 @@ class PoolEnv(gymnasium.Env):
     def step(self, action):
         """``SelfPlayEnv.step``, the observation as a dict."""
         obs, reward, terminated, truncated, info = self.core.step(action)
+        self.decisions += 1
         return self._obs(obs), reward, terminated, truncated, info
 
     def add_snapshots(self, snapshots) -> None:
