@@ -12,29 +12,46 @@ evaluator plays them as ``policy:PATH``.
 
 How the run is put together:
 
-* environment: ``trappola.train.rllib.env.RLlibTrappolaEnv`` (``trappola_v0``, or
-  ``bulka_v0`` sessions), RLlib's pre-check off (it steps illegal actions);
+* ``trappola_v0``: the SB3 path's games. Each environment is
+  ``trappola.train.rllib.pool_env.PoolEnv``, the SB3 ``SelfPlayEnv`` (one
+  learner seat against an opponent drawn per episode from ``pool``: frozen
+  snapshots of the learner, ``rule``, ``random``, ``pimc``, any registered
+  player; its reward shaping, forced moves and Alifer value). The trained
+  module is RLlib's ``default_policy``; a snapshot of it joins every
+  environment's pool at the start and every ``snapshot_every`` decisions
+  (an env runner that replaces a lost one gets the newest ``pool_size``);
+* ``bulka_v0``: sessions (``trappola.train.rllib.env.RLlibTrappolaEnv``) and
+  a league: modules ``main`` (trained) and ``snapshot_0`` ..
+  ``snapshot_{league_size-1}`` (frozen copies of ``main``; every
+  ``snapshot_every`` decisions the oldest is overwritten). Per episode one
+  seat (drawn) plays ``main``; every other seat plays ``main`` too with
+  probability ``self_play_prob``, else a snapshot drawn uniformly;
 * network: ``trappola.train.rllib.module.MaskedActorCritic`` (action masking, the
-  SB3 policy's layers);
-* league: modules ``main`` (trained) and ``snapshot_0`` ..
-  ``snapshot_{league_size-1}`` (frozen copies of ``main``, all equal to it
-  at the start; every ``snapshot_every`` decisions the oldest is
-  overwritten with ``main``). The policy mapping, per episode: one seat
-  (drawn) plays ``main``; every other seat plays ``main`` too with
-  probability ``self_play_prob`` (both seats then train the one shared
-  policy), else a snapshot drawn uniformly;
+  SB3 policy's layers); RLlib's pre-check is off (it steps illegal actions);
+* start (``trappola.train.rllib.learner_state``): ``resume`` from a lab
+  checkpoint of either trainer (weights, optimizer state, step count),
+  ``init_from`` (weights), or ``bc`` (behaviour cloning, SB3's code on the
+  same network);
+* PPO: SB3's settings under their SB3 names, the learning rate decaying
+  linearly to ``lr_final_fraction`` (``lr_schedule``); a rollout is
+  ``train_batch_size`` decisions;
 * scale: ``num_env_runners`` Ray workers collect experience (0: the
   driver), each with ``num_envs_per_env_runner`` environments; on a
-  cluster (``address``) they spread over its nodes;
-* steps: ``total_timesteps`` counts the decisions sampled, all seats
-  together (the SB3 path counts the learner's only); the run stops at the
-  first PPO iteration that reaches it, or after ``max_minutes``;
-  ``train.log`` notes the speed and ``main``'s mean episode return at
-  every snapshot.
+  cluster (``address``) they spread over its nodes; a lost one is replaced
+  (``restart_failed_env_runners``) and the run goes on; ``num_learners``
+  learner actors with ``num_gpus_per_learner`` GPUs each (refused where Ray
+  has none: ``check_resources``);
+* steps: ``total_timesteps`` counts the decisions sampled (on
+  ``trappola_v0`` the learner's, as SB3 counts them; on ``bulka_v0`` all
+  seats'); the run stops at the first PPO iteration that reaches it, or
+  after ``max_minutes``; TensorBoard gets, per iteration, the scalars SB3
+  logs under the same names (``scalars``: losses, entropy, KL, episode
+  reward, speed), ``train.log`` the speed and mean episode return at every
+  snapshot.
 
 Evaluation, ``best.zip``, the checkpoints and ``summary.json`` are the run
 recorder's (``trappola.train.run_recorder``), as on the SB3 path: every
-``eval_every`` decisions a duplicate match of ``main`` against
+``eval_every`` decisions a duplicate match of the trained module against
 ``eval_opponent`` by the project's evaluator; for ``bulka_v0`` runs there
 is none (the checkpoints carry the ``bulka_v0`` signature and ``best.zip``
 is not written).
@@ -93,9 +110,12 @@ def lr_schedule(cfg: RLlibConfig, done: int) -> list:
     return [[0, start], [max(total, 1), lr0 * frac]]
 
 
-def build_algorithm(cfg: RLlibConfig, done: int = 0):
+def build_algorithm(cfg: RLlibConfig, done: int = 0, on_recreated=None):
     """RLlib's PPO for ``cfg`` (new API stack); ``done``: the steps a
-    resumed run starts from (they set the learning rate's schedule)."""
+    resumed run starts from (they set the learning rate's schedule);
+    ``on_recreated``: RLlib's ``on_env_runners_recreated`` callback, called
+    in the driver when lost env runners have been replaced, before they
+    sample."""
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
@@ -144,6 +164,8 @@ def build_algorithm(cfg: RLlibConfig, done: int = 0):
         )
         .debugging(seed=cfg.seed, log_level="ERROR")
     )
+    if on_recreated is not None:
+        config = config.callbacks(on_env_runners_recreated=on_recreated)
     if league:
         snapshots = snapshot_ids(cfg)
         config = config.multi_agent(
@@ -279,7 +301,19 @@ def train(cfg: RLlibConfig, log=None, callbacks=()) -> dict:
     try:
         check_resources(cfg, ray.cluster_resources())
         done = int(read_metadata(cfg.resume).get("num_timesteps", 0)) if cfg.resume else 0
-        algo = build_algorithm(cfg, done)
+        # trappola_v0's pool gets snapshots (the newest pool_size, numbered), also a replaced env runner, whose
+        # environments start with an empty pool, before it samples. (Only picklable state in this closure:
+        # RLlib sends its config, callbacks included, to every env runner.)
+        recent: collections.deque = collections.deque(maxlen=cfg.pool_size)
+        replaced: list[int] = []
+
+        def on_recreated(env_runner_group, env_runner_indices, **kwargs):
+            replaced.extend(env_runner_indices)
+            if recent:
+                sync = functools.partial(sync_snapshots, snapshots=list(recent))
+                env_runner_group.foreach_env_runner(sync, remote_worker_ids=list(env_runner_indices))
+
+        algo = build_algorithm(cfg, done, on_recreated)
         recorder = RunRecorder(cfg, save, lambda w: player_of(cfg, w), log=log, started=t_start)
         say = recorder.say
         say(
@@ -293,11 +327,8 @@ def train(cfg: RLlibConfig, log=None, callbacks=()) -> dict:
         done = begun["steps"]
         if begun["bc"] is not None and cfg.evaluates:
             recorder.evaluate(done, get_weights(algo, module))
-        # The opponents: trappola_v0's pool gets snapshots (newest pool_size, numbered); bulka_v0's league slots.
-        recent: collections.deque = collections.deque(maxlen=cfg.pool_size)
-        slots = snapshot_ids(cfg)
-        n_snap = 0
-        restarts = algo.env_runner_group.num_remote_worker_restarts()
+        slots = snapshot_ids(cfg)  # bulka_v0's league
+        n_snap = n_replaced = 0
 
         def push_pool() -> None:
             sync = functools.partial(sync_snapshots, snapshots=list(recent))
@@ -331,12 +362,9 @@ def train(cfg: RLlibConfig, log=None, callbacks=()) -> dict:
                 bar.update(new - sampled)
             sampled = new
             steps = done + sampled
-            now_restarts = algo.env_runner_group.num_remote_worker_restarts()
-            if now_restarts != restarts:
-                say(f"[{steps:>9,} steps] {now_restarts - restarts} env runner(s) replaced; the run goes on")
-                restarts = now_restarts
-                if recent:  # a new env runner starts with an empty pool
-                    push_pool()
+            if len(replaced) > n_replaced:
+                say(f"[{steps:>9,} steps] {len(replaced) - n_replaced} env runner(s) replaced; the run goes on")
+                n_replaced = len(replaced)
             speed = sampled / max(time.time() - t_learn, 1e-9)
             for key, value in {**scalars(result, module), "time/fps": speed}.items():
                 recorder.scalar(key, value, steps)
