@@ -5,7 +5,7 @@ on the same duplicate deals; and RLlib's speed with 1, 2 and 4 env runners.
 
     .venv/bin/python benchmarks/rllib_parity.py train --trainer sb3 --seeds 0 1 [--steps 300000] [--out runs/parity]
     .venv/bin/python benchmarks/rllib_parity.py train --trainer rllib --seeds 0 1 [--env-runners 2]
-    .venv/bin/python benchmarks/rllib_parity.py table [--deals 1000] [--out runs/parity]
+    .venv/bin/python benchmarks/rllib_parity.py table [--deals 1000] [--out runs/parity] [--runs sb3_s0 ...]
     .venv/bin/python benchmarks/rllib_parity.py speed --env-runners 1 2 4 [--steps 20000]
 
 ``train`` runs one training per seed into ``<out>/<trainer>_s<seed>/``; the
@@ -72,6 +72,7 @@ def main() -> None:
     ap.add_argument("--deals", type=int, default=1000)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--out", default="runs/parity")
+    ap.add_argument("--runs", nargs="+", default=None, help="table: only these runs (e.g. sb3_s0), one row each")
     args = ap.parse_args()
     if args.what == "train":
         for seed in args.seeds:
@@ -92,7 +93,8 @@ def main() -> None:
             f"| run | learner steps | wall time (min) | learner steps/s | score vs rule ({args.deals} duplicate "
             "deals) [95% CI] | win rate |\n|---|---|---|---|---|---|"
         )
-        for summary_file in sorted(Path(args.out).glob("*_s*/summary.json")):
+        names = args.runs or sorted(p.parent.name for p in Path(args.out).glob("*_s*/summary.json"))
+        for summary_file in [Path(args.out) / name / "summary.json" for name in names]:
             s = json.loads(summary_file.read_text())
             match = head_to_head(
                 f"policy:{s['final']}", "rule", args.deals, duplicate=True, seed=12345, workers=args.workers

@@ -50,7 +50,7 @@ def test_a_killed_env_runner_is_replaced_and_the_run_ends_with_a_checkpoint(loca
             deadline = time.time() + 300
             while time.time() < deadline and "successor" not in killed:
                 for proc in psutil.Process(killed["raylet"]).children():
-                    title = " ".join(proc.cmdline())
+                    title = " ".join(proc.cmdline()).strip()  # a process title is padded with blanks
                     if proc.pid not in killed["pids"] and title == "ray::SingleAgentEnvRunner":
                         killed["successor"] = proc.pid
                 time.sleep(0.5)
