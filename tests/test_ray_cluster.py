@@ -25,20 +25,27 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def two_nodes():
+    from ray._private.authentication_test_utils import reset_auth_token_state
     from ray._raylet import AuthenticationMode, get_authentication_mode
     from ray.cluster_utils import Cluster
 
     with pytest.MonkeyPatch.context() as env:
         # Ray's token authentication, as a real cluster runs it (docs/cluster/README.md): every node and driver
-        # holds the token.
+        # holds the token. This process read its auth mode when it imported ray: read it again.
         env.setenv("RAY_AUTH_MODE", "token")
         env.setenv("RAY_AUTH_TOKEN", secrets.token_hex(16))
+        # A node's agents start slowly on a loaded machine; its raylet waits for them this long (default 10 s).
+        env.setenv("RAY_agent_register_timeout_ms", "120000")
+        reset_auth_token_state()
         cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
-        cluster.add_node(num_cpus=1)
-        cluster.wait_for_nodes()
-        assert get_authentication_mode() == AuthenticationMode.TOKEN
-        yield cluster
-        cluster.shutdown()
+        try:
+            cluster.add_node(num_cpus=1)
+            cluster.wait_for_nodes()
+            assert get_authentication_mode() == AuthenticationMode.TOKEN
+            yield cluster
+        finally:
+            cluster.shutdown()
+    reset_auth_token_state()
 
 
 def test_evaluate_on_two_nodes_prints_the_local_numbers(two_nodes, tmp_path):

@@ -250,7 +250,7 @@ def test_tiny_selfplay_run_writes_checkpoints_the_evaluator_plays_and_resumes(tm
     assert summary["timesteps"] >= 300 and summary["evals"]
     log = (run / "train.log").read_text()
     assert "bc done" in log and "snapshot 2" in log
-    tags = {v.tag for v in _scalars(run / "tb")}
+    tags = _scalar_tags(run / "tb")
     assert {"train/policy_gradient_loss", "train/entropy_loss", "train/approx_kl", "rollout/ep_rew_mean"} <= tags
     assert {"time/fps", "eval/score_vs_rule"} <= tags
     # resume: the step count goes on from the checkpoint's, and the lineage is kept
@@ -263,22 +263,24 @@ def test_tiny_selfplay_run_writes_checkpoints_the_evaluator_plays_and_resumes(tm
         == 0
     )
     meta2 = read_metadata(tmp_path / "more" / "final.zip")
-    assert meta2["num_timesteps"] == done + 150 and meta2["resumed_from"]["num_timesteps"] == done
+    assert meta2["num_timesteps"] >= done + 150 and meta2["resumed_from"]["num_timesteps"] == done
     assert f"resumed from {run / 'last.zip'} at {done:,} steps" in (tmp_path / "more" / "train.log").read_text()
 
 
-def _scalars(tb_dir):
+def _scalar_tags(tb_dir) -> set:
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
     acc = EventAccumulator(str(tb_dir))
     acc.Reload()
-    return [acc.Scalars(tag)[0] for tag in acc.Tags()["scalars"]]
+    return set(acc.Tags()["scalars"])
 
 
 def test_rllib_config_errors(tmp_path, capsys):
     from trappola.train.train_command import cli_main
 
-    assert cli_main(["--config", "rllib_selfplay", "pool.rule=1"]) == 2
+    assert cli_main(["--config", "rllib_selfplay", "n_envs=4"]) == 2
+    assert "config key 'n_envs' does not carry over to trainer 'rllib'" in capsys.readouterr().err
+    assert cli_main(["--config", "rllib_selfplay", "n_env=4"]) == 2
     assert "unknown config key" in capsys.readouterr().err
     with pytest.raises(ValueError, match="self_play_prob"):
         RLlibConfig(self_play_prob=2.0)
