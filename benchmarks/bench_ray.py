@@ -79,7 +79,7 @@ def bench_eval(deals: int, repeats: int, workers: int) -> None:
     print(f"  process backend, pool running:          {_fmt(warm)} s")
     print(f"  ray backend, instance running:          {_fmt(on_ray)} s")
     print(
-        f"  ray - process, paired (both running):   {_fmt([r - p for r, p in zip(on_ray, warm)])} s; "
+        f"  ray - process, paired (both running):   {_fmt([r - p for r, p in zip(on_ray, warm, strict=True)])} s; "
         f"ratio of the means {sum(on_ray) / sum(warm):.2f}"
     )
     print(f"  ray.init of a local instance:           {start:8.2f} s (once per `trappola evaluate --backend ray`)")

@@ -151,7 +151,7 @@ def test_bulka_episode_returns_in_rllib(local_ray):
         for ep in episodes:
             if not ep.is_done:
                 continue
-            for aid, sa in ep.agent_episodes.items():
+            for _aid, sa in ep.agent_episodes.items():
                 balance = sa.get_infos(-1)["balance"]
                 diffs.append(sa.get_return() - balance)
         assert diffs
