@@ -103,7 +103,7 @@ def bench_train(steps: int, repeats: int, workers: int) -> None:
                     "run_name": f"sb3_{i}",
                     "bc": False,
                     "n_envs": workers,
-                    # like RLlib's: workers in processes, a league of snapshots only
+                    # like RLlib's: workers in processes; both against snapshots only
                     "vec_env": "subproc",
                     "pool": {"self": 1.0},
                     "n_steps": 2048 // workers,
@@ -123,6 +123,7 @@ def bench_train(steps: int, repeats: int, workers: int) -> None:
                     "num_cpus": workers + 1,
                     "train_batch_size": 2048,
                     "batch_size": 512,
+                    "pool": {"self": 1.0},
                     "seed": i,
                 },
                 cls=RLlibConfig,
@@ -130,7 +131,7 @@ def bench_train(steps: int, repeats: int, workers: int) -> None:
             rates["rllib"].append(train_rllib(cfg, log=lambda _: None)["learn_steps_per_second"])
     print(f"training: {steps} decisions per run, {workers} environment workers, {repeats} runs each")
     print(f"  SB3 MaskablePPO (learner decisions/s):  {_fmt(rates['sb3'])}")
-    print(f"  RLlib PPO (decisions/s, all seats):     {_fmt(rates['rllib'])}")
+    print(f"  RLlib PPO (learner decisions/s):        {_fmt(rates['rllib'])}")
 
 
 def main(argv=None) -> int:

@@ -214,7 +214,7 @@ def test_a_bulka_checkpoint_carries_the_bulka_observation_size(tmp_path):
     assert policy.obs_dim == 366 and meta["signature"]["observation"]["dim"] == 366
 
 
-def test_tiny_selfplay_run_writes_checkpoints_the_evaluator_plays(tmp_path, local_ray):
+def test_tiny_selfplay_run_writes_checkpoints_the_evaluator_plays_and_resumes(tmp_path, local_ray):
     from trappola.train.train_command import cli_main
 
     overrides = [
@@ -230,7 +230,11 @@ def test_tiny_selfplay_run_writes_checkpoints_the_evaluator_plays(tmp_path, loca
         "eval_every=150",
         "checkpoint_every=150",
         "snapshot_every=150",
-        "league_size=2",
+        "pool={self: 0.5, rule: 0.25, random: 0.25}",
+        "bc=true",
+        "bc_deals=4",
+        "bc_epochs=1",
+        "bc_workers=1",
         "progress_bar=false",
     ]
     assert cli_main(["--config", "rllib_selfplay"] + overrides) == 0
@@ -239,17 +243,51 @@ def test_tiny_selfplay_run_writes_checkpoints_the_evaluator_plays(tmp_path, loca
         assert (run / name).is_file(), name
     meta = read_metadata(run / "final.zip")
     assert meta["trainer"] == "rllib" and meta["num_timesteps"] >= 300
-    assert meta["config"]["run_name"] == "tiny"
+    assert meta["config"]["run_name"] == "tiny" and meta["bc"]["acc"] > 0
     res = head_to_head(f"policy:{run / 'final.zip'}", "random", deals=3, duplicate=True, seed=1, workers=1)
     assert res.summary["parties"] == 6
     summary = json.loads((run / "summary.json").read_text())
     assert summary["timesteps"] >= 300 and summary["evals"]
+    log = (run / "train.log").read_text()
+    assert "bc done" in log and "snapshot 2" in log
+    tags = _scalar_tags(run / "tb")
+    assert {"train/policy_gradient_loss", "train/entropy_loss", "train/approx_kl", "rollout/ep_rew_mean"} <= tags
+    assert {"time/fps", "eval/score_vs_rule"} <= tags
+    # resume: the step count goes on from the checkpoint's up to total_timesteps in all, and the lineage is kept
+    done = meta["num_timesteps"]
+    again = [o for o in overrides if not o.startswith(("run_name", "total_timesteps", "bc="))]
+    assert (
+        cli_main(
+            [
+                "--config",
+                "rllib_selfplay",
+                *again,
+                "run_name=more",
+                f"total_timesteps={done + 150}",
+                f"resume={run / 'last.zip'}",
+            ]
+        )
+        == 0
+    )
+    meta2 = read_metadata(tmp_path / "more" / "final.zip")
+    assert meta2["num_timesteps"] >= done + 150 and meta2["resumed_from"]["num_timesteps"] == done
+    assert f"resumed from {run / 'last.zip'} at {done:,} steps" in (tmp_path / "more" / "train.log").read_text()
+
+
+def _scalar_tags(tb_dir) -> set:
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    acc = EventAccumulator(str(tb_dir))
+    acc.Reload()
+    return set(acc.Tags()["scalars"])
 
 
 def test_rllib_config_errors(tmp_path, capsys):
     from trappola.train.train_command import cli_main
 
-    assert cli_main(["--config", "rllib_selfplay", "pool.rule=1"]) == 2
+    assert cli_main(["--config", "rllib_selfplay", "n_envs=4"]) == 2
+    assert "config key 'n_envs' does not carry over to trainer 'rllib'" in capsys.readouterr().err
+    assert cli_main(["--config", "rllib_selfplay", "n_env=4"]) == 2
     assert "unknown config key" in capsys.readouterr().err
     with pytest.raises(ValueError, match="self_play_prob"):
         RLlibConfig(self_play_prob=2.0)

@@ -30,13 +30,14 @@ def test_help_lists_every_field_with_its_help(capsys, cls, argv):
     assert (
         f"({name}: {load_config(resolve_config(name)).total_timesteps}; >= 0)" in text
     )  # the file's value, not the default
-    assert ("--league_size" in text) == (cls is RLlibConfig) and ("--bc_teacher" in text) == (cls is TrainConfig)
+    assert ("--league_size" in text) == (cls is RLlibConfig) and ("--n_envs" in text) == (cls is TrainConfig)
+    assert "--bc_teacher" in text and "--pool " in text and "--resume " in text  # the self-play core's, in both
 
 
 def test_a_subclass_changes_a_default_and_keeps_the_help(capsys):
     assert RLlibConfig().run_name == "rllib_selfplay" and TrainConfig().run_name == "ppo_selfplay"
     assert field_help(RLlibConfig, "run_name") == field_help(TrainConfig, "run_name")
-    assert "decisions sampled, all seats together" in field_help(RLlibConfig, "total_timesteps")
+    assert "the learner's (trappola_v0, as on SB3)" in field_help(RLlibConfig, "total_timesteps")
 
 
 @pytest.mark.parametrize(

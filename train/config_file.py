@@ -45,12 +45,16 @@ def config_from_dict(data: dict, base: RunConfig | None = None, cls: type[RunCon
     """A new config: ``base`` (default: the defaults of ``cls``, itself by
     default ``TrainConfig`` or the type of ``base``) updated with ``data``.
     Dotted keys (``pool.rule``) update one entry of a mapping field. Raises
-    ``ValueError`` for an unknown key or a bad value."""
+    ``ValueError`` for an unknown key (with its reason for a key the class
+    names in ``NOT_CARRIED``) or a bad value."""
     cls = cls or (type(base) if base is not None else TrainConfig)
     values = (base if base is not None else cls()).to_dict()
     known = cls.model_fields
     for key, value in data.items():
         top, _, sub = str(key).partition(".")
+        refused = getattr(cls, "NOT_CARRIED", {}).get(top)
+        if refused:
+            raise ValueError(f"config key {top!r} does not carry over to trainer {cls.TRAINER!r}: {refused}")
         if top not in known:
             close = [n for n in known if n.startswith(top[:3])]
             raise ValueError(f"unknown config key {key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))

@@ -32,6 +32,7 @@ from pydantic.json_schema import JsonDict
 
 from trappola.train.choices import check_choice
 from trappola.train.networks import ACTIVATIONS
+from trappola.train.selfplay.alifer import ALIFER_VALUES
 from trappola.train.selfplay.reward import POINTS_SCALE, POINTS_WEIGHT, TOKENS_SCALE, TRAINING_REWARD_MODES
 
 #: Seeds are passed to numpy, torch and Python's random, and offsets are added to them.
@@ -145,6 +146,9 @@ class RunConfig(BaseModel):
     net_arch: list[int] = setting([256, 256], "Hidden layer sizes of the actor and of the critic.")
     activation: str = setting("relu", "Activation of the hidden layers.", choices=ACTIVATIONS)
     learning_rate: float = setting(3e-4, "PPO learning rate.", bounds=POSITIVE)
+    lr_final_fraction: float = setting(
+        0.2, "The learning rate decays linearly to this fraction of learning_rate.", bounds=OPEN_FRACTION
+    )
     batch_size: int = setting(2048, "PPO minibatch size.", bounds=AT_LEAST_1)
     n_epochs: int = setting(4, "PPO epochs over each batch.", bounds=AT_LEAST_1)
     gamma: float = setting(1.0, "Discount; episodic, about 10 decisions: none needed.", bounds=OPEN_FRACTION)
@@ -158,6 +162,44 @@ class RunConfig(BaseModel):
         100_000,
         "Decisions between frozen snapshots of the learner added to its opponents; 0 = never.",
         bounds=NON_NEGATIVE,
+    )
+    pool: dict = setting(
+        {"self": 0.8, "random": 0.2},
+        "Draw weights per episode: self = a frozen snapshot of the learner, exploiter = the league "
+        "exploiters; any other key is a registered computer player's spec (rule, random, "
+        "pimc:samples=4, policy...). One entry: pool.rule=0.5.",
+    )
+    pool_size: int = setting(8, "Most recent snapshots kept.", bounds=AT_LEAST_1)
+    snapshot_latest_prob: float = setting(
+        0.5, "Probability of drawing the latest snapshot, else a uniformly drawn older one.", bounds=FRACTION
+    )
+    opponent_deterministic: bool = setting(False, "Snapshots take their most likely move (else they sample).")
+    resume: str = setting("", "Checkpoint .zip to continue from (its optimizer state and step count included).")
+    init_from: str = setting(
+        "",
+        "Checkpoint .zip whose network (actor and critic) starts the run, with a fresh "
+        "optimizer and step count, unlike resume; its net_arch and activation must be "
+        "this config's; no BC then.",
+    )
+    alifer_value: str = setting(
+        "replay",
+        "An Alifer is replayed (docs/rules.md section 6): replay scores it as the "
+        "running mean reward against that opponent; zero as 0.",
+        choices=ALIFER_VALUES,
+    )
+    alifer_ema: float = setting(0.01, "Rate of that running mean.", bounds=OPEN_FRACTION)
+    # --- behaviour cloning warm start ------------------------------------
+    bc: bool = setting(True, "Behaviour cloning on the teacher's moves before PPO (not after resume or init_from).")
+    bc_teacher: str = setting("rule", "The player whose moves are cloned.", player=True)
+    bc_deals: int = setting(20_000, "Teacher deals; each gives both seats' decisions.", bounds=NON_NEGATIVE)
+    bc_workers: int = setting(
+        4, "Processes playing the teacher's games (more than cores helps on a shared machine).", bounds=AT_LEAST_1
+    )
+    bc_epochs: int = setting(8, "Epochs of behaviour cloning.", bounds=AT_LEAST_1)
+    bc_batch_size: int = setting(1024, "Minibatch size of behaviour cloning.", bounds=AT_LEAST_1)
+    bc_learning_rate: float = setting(1e-3, "Learning rate of behaviour cloning.", bounds=POSITIVE)
+    bc_value_coef: float = setting(
+        0.5, "Also fit the value head to the teacher games' returns, with this weight.", bounds=NON_NEGATIVE
     )
     # --- evaluation and checkpoints -------------------------------------
     eval_every: int = setting(200_000, "Decisions between evaluations; 0 = only at the end.", bounds=NON_NEGATIVE)
@@ -225,16 +267,42 @@ class RunConfig(BaseModel):
         return self
 
     def check(self) -> None:
-        """Checks across fields, for subclasses (the base has none)."""
+        """Checks across the shared fields (the pool's members and weights,
+        the checkpoints to start from); subclasses extend it."""
+        if any(
+            isinstance(w, bool) or not isinstance(w, (int, float)) or not 0 <= w < float("inf")
+            for w in self.pool.values()
+        ):
+            raise ValueError(f"pool weights must be numbers >= 0, got {self.pool!r}")
+        for member in self.pool:
+            if member not in ("self", "exploiter"):
+                check_player(f"pool member {member!r}", str(member))
+        if sum(self.pool.values()) <= 0:
+            raise ValueError(f"pool weights must not all be 0, got {self.pool!r}")
+        if self.resume and not Path(self.resume).expanduser().is_file():
+            raise ValueError(f"resume checkpoint not found: {self.resume}")
+        if self.init_from and not Path(self.init_from).expanduser().is_file():
+            raise ValueError(f"init_from checkpoint not found: {self.init_from}")
+        if self.init_from and self.resume:
+            raise ValueError(
+                "init_from and resume exclude each other: resume continues a run, "
+                "init_from starts a new one from a checkpoint's weights"
+            )
 
     def players(self) -> dict[str, str]:
-        """Setting -> spec of every player this run builds (subclasses add
-        theirs): the evaluation opponents when they play."""
+        """Setting -> spec of every player this run builds: the evaluation
+        opponents when they play, the pool's drawn members and the
+        behaviour-cloning teacher when it teaches."""
         used = {}
         if self.evaluates:
             used["eval_opponent"] = self.eval_opponent
             if self.eval_search_deals:
                 used["eval_search_opponent"] = self.eval_search_opponent
+        for member, weight in self.pool.items():
+            if member not in ("self", "exploiter") and weight > 0:
+                used[f"pool member {member!r}"] = str(member)
+        if self.bc and not self.resume and not self.init_from:
+            used["bc_teacher"] = self.bc_teacher
         return used
 
     @property

@@ -15,7 +15,12 @@ Ray is already initialised in this process (a test, a notebook), that
 instance is used and left running; an instance the backend started is
 shut down by ``close()``.
 
-Each task is one ``fn(task)`` on one CPU. Results are taken in task order,
+Each task is one ``fn(task)`` on one CPU. A task whose Ray worker dies (a
+killed process, a lost node) is played again, up to ``max_retries`` times:
+it derives every random number from itself, so the replay gives the same
+result and the final numbers are those of an undisturbed run. Past that,
+``map`` raises ``WorkerLostError`` (one line in the ``trappola`` command)
+and returns nothing partial. Results are taken in task order,
 so ``progress`` is called in order as with ``ProcessBackend``, and since the
 evaluators derive every random number from the task itself the results
 are identical to the local backends'. Ctrl-C cancels the tasks still
@@ -33,7 +38,10 @@ from __future__ import annotations
 import contextlib
 import logging
 
-from trappola.agents.evaluation.backend import Backend
+from trappola.agents.evaluation.backend import Backend, WorkerLostError
+
+#: Replays of a task whose worker died before ``map`` gives up (Ray's own default for tasks).
+MAX_RETRIES = 3
 
 
 def _call(fn, task):
@@ -48,14 +56,20 @@ class RayBackend(Backend):
     ``address``: a cluster to join (``"auto"``, ``"HOST:PORT"`` or
     ``"ray://HOST:PORT"``); None lets ``ray.init`` decide. ``workers``:
     CPUs of a local instance this backend starts (ignored when joining a
-    cluster). ``init_kwargs`` go to ``ray.init`` (e.g. ``runtime_env``)."""
+    cluster). ``max_retries``: replays of a task whose worker died.
+    ``init_kwargs`` go to ``ray.init`` (e.g. ``runtime_env``)."""
 
-    def __init__(self, address: str | None = None, workers: int | None = None, **init_kwargs):
+    def __init__(
+        self, address: str | None = None, workers: int | None = None, max_retries: int = MAX_RETRIES, **init_kwargs
+    ):
         if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
             raise ValueError(f"workers must be a positive int, got {workers!r}")
         if address is not None and (not isinstance(address, str) or not address.strip()):
             raise ValueError(f"address must be a non-empty string like 'auto' or 'HOST:PORT', got {address!r}")
+        if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
+            raise ValueError(f"max_retries must be an int >= 0, got {max_retries!r}")
         self.address = address
+        self.max_retries = max_retries
         self._num_cpus = workers
         self._init_kwargs = init_kwargs
         self._started = False
@@ -96,7 +110,8 @@ class RayBackend(Backend):
             return []
         ray = self._connect()
         if self._remote is None:
-            self._remote = ray.remote(num_cpus=1)(_call)
+            # Only a dead worker is retried, never a task's own exception (it would raise again).
+            self._remote = ray.remote(num_cpus=1, max_retries=self.max_retries, retry_exceptions=False)(_call)
         fn_ref = ray.put(fn)
         refs = [self._remote.remote(fn_ref, t) for t in tasks]
         out = []
@@ -106,13 +121,25 @@ class RayBackend(Backend):
                 out.append(r)
                 if progress is not None:
                     progress(r)
+        except (ray.exceptions.WorkerCrashedError, ray.exceptions.NodeDiedError, ray.exceptions.ObjectLostError) as exc:
+            self._cancel(refs[len(out) :])
+            raise WorkerLostError(
+                f"a Ray worker died (killed, out of memory or its node lost) after {len(out)} of {len(tasks)} tasks, "
+                f"and its task failed {self.max_retries + 1} times ({type(exc).__name__}); no results are reported"
+            ) from None
         except BaseException:
             # Ctrl-C or a failed task: nothing left running on the cluster for a result nobody reads.
-            for ref in refs[len(out) :]:
-                with contextlib.suppress(Exception):  # already finished or gone
-                    ray.cancel(ref, force=True)
+            self._cancel(refs[len(out) :])
             raise
         return out
+
+    @staticmethod
+    def _cancel(refs) -> None:
+        import ray
+
+        for ref in refs:
+            with contextlib.suppress(Exception):  # already finished or gone
+                ray.cancel(ref, force=True)
 
     def close(self):
         """Drop the remote function and shut down Ray if this backend started it."""

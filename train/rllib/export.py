@@ -9,7 +9,12 @@ the same zip, metadata and signature as an SB3 run, so the evaluator plays
 it as ``policy:PATH`` (``trappola.agents.model_io.checkpoint_format.load_policy``) and
 ``trappola.train.model_checkpoint.load_model`` can even continue it with SB3 (with a fresh
 optimizer, RLlib's is not carried over, and SB3's default PPO settings,
-which the zip holds). Nothing here needs Ray.
+which the zip holds). With ``optimizer`` (RLlib's Adam state) the zip
+also holds the optimizer state, under the SB3 policy's parameter order
+(``remap_optimizer``), so either trainer resumes from it.
+``rllib_state_dict`` and ``remap_optimizer`` go the other way, from any
+lab checkpoint into an RLlib learner (``resume``, ``init_from``,
+behaviour cloning). Nothing here needs Ray.
 """
 
 from __future__ import annotations
@@ -45,6 +50,47 @@ def sb3_state_dict(state: dict) -> dict:
             raise ValueError(f"unexpected weight {key!r} in a MaskedActorCritic state")
         out[f"{_NAMES[prefix]}.{rest}"] = torch.as_tensor(np.asarray(value))
     return out
+
+
+def rllib_state_dict(state: dict) -> dict:
+    """The weights of an SB3 ``MaskableActorCriticPolicy`` (its
+    ``state_dict``) under the names of a ``MaskedActorCritic``, as numpy
+    arrays (what an RLlib learner's ``set_state`` takes)."""
+    out = {}
+    for key, value in state.items():
+        for prefix, sb3_prefix in _NAMES.items():
+            if key.startswith(sb3_prefix + "."):
+                out[prefix + key[len(sb3_prefix) :]] = np.asarray(
+                    value.detach().cpu() if hasattr(value, "detach") else value
+                )
+                break
+    return out
+
+
+def remap_optimizer(state: dict, names_from: list[str], names_to: list[str], rename) -> dict:
+    """A torch optimizer ``state_dict`` (one parameter group, parameters by
+    index in ``names_from`` order) for the same parameters indexed in
+    ``names_to`` order; ``rename`` maps a name of the first to the second."""
+    index = {name: i for i, name in enumerate(names_to)}
+    to = {i: index[rename(name)] for i, name in enumerate(names_from)}
+    if len(state["param_groups"]) != 1 or sorted(to.values()) != list(range(len(names_to))):
+        raise ValueError(f"optimizer state does not fit the network: {names_from} -> {names_to}")
+    group = {**state["param_groups"][0], "params": list(range(len(names_to)))}
+    return {"state": {to[int(i)]: v for i, v in state["state"].items()}, "param_groups": [group]}
+
+
+def sb3_name(name: str) -> str:
+    """A ``MaskedActorCritic`` parameter's name in the SB3 policy."""
+    prefix, _, rest = name.partition(".")
+    return f"{_NAMES[prefix]}.{rest}"
+
+
+def rllib_name(name: str) -> str:
+    """An SB3 policy parameter's name in the ``MaskedActorCritic``."""
+    for prefix, sb3_prefix in _NAMES.items():
+        if name.startswith(sb3_prefix + "."):
+            return prefix + name[len(sb3_prefix) :]
+    raise ValueError(f"unexpected parameter {name!r} in an SB3 policy")
 
 
 class _Spaces(gymnasium.Env):
@@ -90,12 +136,24 @@ def save_rllib_checkpoint(
     net_arch,
     activation: str,
     env: str = "trappola_v0",
+    optimizer: dict | None = None,
     **extra_meta,
 ) -> Path:
     """Write the weights of a ``MaskedActorCritic`` to ``path`` in the
     project's checkpoint format (metadata: ``config``, ``seed``,
     ``num_timesteps``, the signature of ``env``, ``trainer: "rllib"`` and
-    ``extra_meta``); returns the path."""
+    ``extra_meta``), with ``optimizer`` (the learner's optimizer
+    ``state_dict``, its parameters in ``state``'s order) if given; returns
+    the path."""
     model = sb3_model(state, net_arch, activation, num_timesteps)
+    if optimizer is not None:
+        import torch
+
+        names = [n for n, _ in model.policy.named_parameters()]
+        sb3_state = remap_optimizer(optimizer, list(state), names, sb3_name)
+        sb3_state["state"] = {
+            i: {k: torch.as_tensor(np.asarray(v)) for k, v in st.items()} for i, st in sb3_state["state"].items()
+        }
+        model.policy.optimizer.load_state_dict(sb3_state)
     meta = build_metadata(config, seed, num_timesteps, env=env, trainer="rllib", **extra_meta)
     return save_checkpoint(model, path, meta)

@@ -12,20 +12,13 @@ run is reproducible from a file on disk. Reading it:
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from trappola.train.run_config import (
     AT_LEAST_1,
-    FRACTION,
     NON_NEGATIVE,
-    OPEN_FRACTION,
-    POSITIVE,
     RunConfig,
-    check_player,
     redefine,
     setting,
 )
-from trappola.train.selfplay.alifer import ALIFER_VALUES
 
 VEC_ENVS = ("batched", "subproc", "dummy")
 
@@ -68,43 +61,15 @@ class TrainConfig(RunConfig):
     tensorboard: bool = redefine(
         RunConfig, "tensorboard", True, help="Write TensorBoard logs to the run's tb/ (progress.csv is always written)."
     )
-    resume: str = setting("", "Checkpoint .zip to continue from (its optimizer state and step count included).")
-    init_from: str = setting(
-        "",
-        "Checkpoint .zip whose network (actor and critic) starts the run, with a fresh "
-        "optimizer and step count, unlike resume; its net_arch and activation must be "
-        "this config's; no BC then.",
-    )
-    alifer_value: str = setting(
-        "replay",
-        "An Alifer is replayed (docs/rules.md section 6): replay scores it as the "
-        "running mean reward against that opponent; zero as 0.",
-        choices=ALIFER_VALUES,
-    )
-    alifer_ema: float = setting(0.01, "Rate of that running mean.", bounds=OPEN_FRACTION)
     privileged_critic: bool = setting(
         False,
         "The critic also reads the whole deal (trappola.train.sb3.privileged_policy);"
         " the actor still reads only the trappola_v0 observation.",
     )
     # --- PPO -----------------------------------------------------------------
-    lr_final_fraction: float = setting(
-        0.2, "The learning rate decays linearly to this fraction of learning_rate.", bounds=OPEN_FRACTION
-    )
     n_steps: int = setting(16, "Steps per env in each rollout.", bounds=AT_LEAST_1)
     target_kl: float = setting(0.0, "Stop an update's epochs past this KL divergence; 0 = none.", bounds=NON_NEGATIVE)
     # --- opponent pool -----------------------------------------------------
-    pool: dict = setting(
-        {"self": 0.8, "random": 0.2},
-        "Draw weights per episode: self = a frozen snapshot of the learner, exploiter = the league "
-        "exploiters; any other key is a registered computer player's spec (rule, random, "
-        "pimc:samples=4, policy...). One entry: pool.rule=0.5.",
-    )
-    pool_size: int = setting(8, "Most recent snapshots kept.", bounds=AT_LEAST_1)
-    snapshot_latest_prob: float = setting(
-        0.5, "Probability of drawing the latest snapshot, else a uniformly drawn older one.", bounds=FRACTION
-    )
-    opponent_deterministic: bool = setting(False, "Snapshots take their most likely move (else they sample).")
     exploiter_every: int = setting(
         0,
         "League exploiters (trappola.train.sb3.exploiters): learner decisions between "
@@ -115,45 +80,17 @@ class TrainConfig(RunConfig):
     exploiter_steps: int = setting(
         250_000, "Training steps of each exploiter against the learner.", bounds=NON_NEGATIVE
     )
-    # --- behaviour cloning warm start ------------------------------------
-    bc: bool = setting(True, "Behaviour cloning on the teacher's moves before PPO (not after resume or init_from).")
-    bc_teacher: str = setting("rule", "The player whose moves are cloned.", player=True)
-    bc_deals: int = setting(20_000, "Teacher deals; each gives both seats' decisions.", bounds=NON_NEGATIVE)
-    bc_workers: int = setting(
-        4, "Processes playing the teacher's games (more than cores helps on a shared machine).", bounds=AT_LEAST_1
-    )
-    bc_epochs: int = setting(8, "Epochs of behaviour cloning.", bounds=AT_LEAST_1)
-    bc_batch_size: int = setting(1024, "Minibatch size of behaviour cloning.", bounds=AT_LEAST_1)
-    bc_learning_rate: float = setting(1e-3, "Learning rate of behaviour cloning.", bounds=POSITIVE)
-    bc_value_coef: float = setting(
-        0.5, "Also fit the value head to the teacher games' returns, with this weight.", bounds=NON_NEGATIVE
-    )
-
-    def players(self) -> dict[str, str]:
-        """The shared players (``RunConfig.players``), the pool's drawn
-        members and the behaviour-cloning teacher when it teaches."""
-        used = super().players()
-        for member, weight in self.pool.items():
-            if member not in ("self", "exploiter") and weight > 0:
-                used[f"pool member {member!r}"] = str(member)
-        if self.bc and not self.resume and not self.init_from:
-            used["bc_teacher"] = self.bc_teacher
-        return used
 
     def check(self) -> None:
         """The checks across SB3 settings: workers and exploiters need the
         batched VecEnv, the pool's members and weights, rollout size a
-        multiple of the minibatch, checkpoints to start from."""
+        multiple of the minibatch; first the shared checks (``RunConfig.check``)."""
+        super().check()
         if self.opponent_workers and self.vec_env != "batched":
             raise ValueError(
                 f"opponent_workers needs vec_env: batched (got {self.vec_env!r}); "
                 "the subproc workers already play their games in parallel"
             )
-        if any(
-            isinstance(w, bool) or not isinstance(w, (int, float)) or not 0 <= w < float("inf")
-            for w in self.pool.values()
-        ):
-            raise ValueError(f"pool weights must be numbers >= 0, got {self.pool!r}")
         exploiters = self.pool.get("exploiter", 0) > 0
         if exploiters != (self.exploiter_every > 0):
             raise ValueError(
@@ -164,21 +101,7 @@ class TrainConfig(RunConfig):
             raise ValueError("league exploiters need vec_env: batched and no privileged_critic")
         if exploiters and not any(w > 0 for k, w in self.pool.items() if k != "exploiter"):
             raise ValueError("the pool needs a member besides 'exploiter' until the first exploiter exists")
-        for member in self.pool:
-            if member not in ("self", "exploiter"):
-                check_player(f"pool member {member!r}", str(member))
-        if sum(self.pool.values()) <= 0:
-            raise ValueError(f"pool weights must not all be 0, got {self.pool!r}")
         if (self.n_steps * self.n_envs) % self.batch_size:
             raise ValueError(
                 f"n_steps * n_envs ({self.n_steps * self.n_envs}) must be a multiple of batch_size ({self.batch_size})"
-            )
-        if self.resume and not Path(self.resume).expanduser().is_file():
-            raise ValueError(f"resume checkpoint not found: {self.resume}")
-        if self.init_from and not Path(self.init_from).expanduser().is_file():
-            raise ValueError(f"init_from checkpoint not found: {self.init_from}")
-        if self.init_from and self.resume:
-            raise ValueError(
-                "init_from and resume exclude each other: resume continues a run, "
-                "init_from starts a new one from a checkpoint's weights"
             )
