@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from trappola.train.choices import check_choice
+from trappola.train.devices import DEVICES, check_device
 from trappola.train.networks import ACTIVATIONS
 from trappola.train.selfplay.reward import POINTS_SCALE, POINTS_WEIGHT, REWARD_MODES, TOKENS_SCALE
 
@@ -94,6 +95,12 @@ class RunConfig:
     progress_bar: bool = setting(True, "Show a progress bar on stderr.")
     tensorboard: bool = setting(True, "Write TensorBoard logs to the run's tb/.")
     torch_threads: int = setting(2, "Torch threads of the training process.", bounds=AT_LEAST_1)
+    device: str = setting(
+        "auto",
+        "Where the learner and the network opponents' forward passes run: auto (cuda when torch "
+        "sees a GPU, else cpu), cpu or cuda (refused on a machine without a GPU).",
+        choices=DEVICES,
+    )
     # --- reward ------------------------------------------------------------
     reward_mode: str = setting(
         "mixed",
@@ -155,7 +162,7 @@ class RunConfig:
     def validate(self) -> None:
         """Raise ``ValueError`` naming the first bad setting: types, the
         trainer, folder and seed rules, finite numbers, choices, ranges,
-        player specs, then the subclass's ``check``."""
+        player specs, a GPU for ``device=cuda``, then the subclass's ``check``."""
         for f in fields(self):
             setattr(self, f.name, coerce(f.name, getattr(self, f.name), f.type))
         if self.trainer != self.TRAINER:
@@ -184,6 +191,7 @@ class RunConfig:
                 raise ValueError(f"{f.name} must be {describe_bounds(meta['bounds'])}, got {value!r}")
             if meta.get("player"):
                 check_player(f.name, value)
+        check_device(self.device)
         self.check()
 
     def check(self) -> None:

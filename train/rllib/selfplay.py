@@ -25,7 +25,9 @@ How the run is put together:
   policy), else a snapshot drawn uniformly;
 * scale: ``num_env_runners`` Ray workers collect experience (0: the
   driver), each with ``num_envs_per_env_runner`` environments; on a
-  cluster (``address``) they spread over its nodes;
+  cluster (``address``) they spread over its nodes; the learner runs in
+  the driver, on a GPU with ``device`` cuda (or auto on a GPU machine:
+  ``learner_settings``);
 * steps: ``total_timesteps`` counts the decisions sampled, all seats
   together (the SB3 path counts the learner's only); the run stops at the
   first PPO iteration that reaches it, or after ``max_minutes``;
@@ -49,6 +51,7 @@ import zlib
 
 import numpy as np
 
+from trappola.train.devices import resolve_device
 from trappola.train.rllib.config import RLlibConfig
 from trappola.train.run_log import check_run_dir
 
@@ -79,6 +82,13 @@ def league_mapping(agent_ids, self_play_prob: float, snapshots: list[str]):
     return mapping
 
 
+def learner_settings(device: str) -> dict:
+    """RLlib's ``learners(...)`` settings for a resolved ``device``: one
+    learner in the driver, on a GPU for ``cuda`` (the env runners' forward
+    passes, snapshots included, stay on their CPUs)."""
+    return {"num_learners": 0, "num_gpus_per_learner": 1 if device == "cuda" else 0}
+
+
 def build_algorithm(cfg: RLlibConfig):
     """RLlib's PPO for ``cfg`` (new API stack)."""
     from ray.rllib.algorithms.ppo import PPOConfig
@@ -106,7 +116,7 @@ def build_algorithm(cfg: RLlibConfig):
             num_envs_per_env_runner=cfg.num_envs_per_env_runner,
             num_cpus_per_env_runner=1,
         )
-        .learners(num_learners=0)
+        .learners(**learner_settings(resolve_device(cfg.device)))
         .training(
             lr=cfg.learning_rate,
             train_batch_size_per_learner=cfg.train_batch_size,
@@ -214,7 +224,8 @@ def train(cfg: RLlibConfig, log=None) -> dict:
         run_dir = recorder.run_dir
         say(
             f"run {run_dir}: RLlib PPO on {cfg.env}, {cfg.total_timesteps:,} decisions, "
-            f"{cfg.num_env_runners} env runners, league of {cfg.league_size}, net {cfg.net_arch}"
+            f"{cfg.num_env_runners} env runners, league of {cfg.league_size}, net {cfg.net_arch}, "
+            f"learner on {resolve_device(cfg.device)}"
         )
         if cfg.progress_bar:
             from tqdm import tqdm

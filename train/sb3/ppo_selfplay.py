@@ -21,7 +21,8 @@ Steps:
    to where it was cut);
 2. ``n_envs`` games (``BatchedSelfPlayVecEnv``; ``vec_env: subproc`` for
    ``SelfPlayEnv`` workers behind ``SubprocVecEnv``);
-3. the model: new (its weights from ``init_from`` if given), or loaded
+3. the model, on ``device`` (``trappola.train.devices``: auto = CUDA when
+   torch sees a GPU; its checkpoints load on either device): new (its weights from ``init_from`` if given), or loaded
    with ``resume``;
 4. optional behaviour cloning on the teacher's moves (``bc=true``; not
    after ``resume`` or ``init_from``);
@@ -53,6 +54,7 @@ def train(cfg: TrainConfig, log=None, callbacks=(), players: dict | None = None)
 
     from trappola.agents.model_io.numpy_policy import NumpyPolicy
     from trappola.agents.policy_player import PolicyPlayer
+    from trappola.train.devices import resolve_device
     from trappola.train.model_checkpoint import build_metadata, load_model, save_checkpoint
     from trappola.train.networks import activation_class
     from trappola.train.run_recorder import RunRecorder
@@ -68,13 +70,14 @@ def train(cfg: TrainConfig, log=None, callbacks=(), players: dict | None = None)
 
         load_policy(cfg.resume or cfg.init_from)
     check_run_dir(cfg)
+    device = resolve_device(cfg.device)
 
     t_start = time.time()
     torch.set_num_threads(cfg.torch_threads)
     set_random_seed(cfg.seed)
 
     # 2. environments ----------------------------------------------------
-    venv = make_vec_env(cfg, players=players)
+    venv = make_vec_env(cfg, players=players, device=device)
 
     # 3. model -----------------------------------------------------------
     lr0, frac = cfg.learning_rate, cfg.lr_final_fraction
@@ -85,7 +88,7 @@ def train(cfg: TrainConfig, log=None, callbacks=(), players: dict | None = None)
     activation = activation_class(cfg.activation)
     resumed_from = None
     if cfg.resume:
-        model, meta = load_model(cfg.resume, env=venv)
+        model, meta = load_model(cfg.resume, env=venv, device=device)
         # A model trained in stages must still say how it was made: its whole lineage travels with it.
         resumed_from = {
             "path": cfg.resume,
@@ -99,7 +102,7 @@ def train(cfg: TrainConfig, log=None, callbacks=(), players: dict | None = None)
             policy_class,
             venv,
             seed=cfg.seed,
-            device="cpu",
+            device=device,
             verbose=0,
             learning_rate=lr_schedule,
             n_steps=cfg.n_steps,
@@ -142,7 +145,7 @@ def train(cfg: TrainConfig, log=None, callbacks=(), players: dict | None = None)
     run_dir, say = recorder.run_dir, recorder.say
     say(
         f"run {run_dir}: {cfg.total_timesteps:,} steps, {cfg.n_envs} envs, pool {cfg.pool}, "
-        f"reward {cfg.reward_mode}, net {cfg.net_arch}, bc={cfg.bc}"
+        f"reward {cfg.reward_mode}, net {cfg.net_arch}, bc={cfg.bc}, device {device}"
     )
     if resumed_from:
         say(f"resumed from {cfg.resume} at {model.num_timesteps:,} steps")

@@ -37,7 +37,7 @@ class MaskCacheVecEnv(VecEnvWrapper):
     def step_wait(self):
         obs, rewards, dones, infos = self.venv.step_wait()
         masks = []
-        for i, (done, info) in enumerate(zip(dones, infos)):
+        for i, (done, info) in enumerate(zip(dones, infos, strict=True)):
             # After an automatic reset the mask of the new episode is in reset_infos.
             masks.append(self.venv.reset_infos[i]["action_mask"] if done else info["action_mask"])
         self._masks = np.stack(masks)
@@ -78,7 +78,9 @@ def _factory(kwargs: dict, seed: int):
     return make
 
 
-def make_vec_env(cfg, seed_offset: int = 0, players: dict | None = None, batch_networks: bool = True):
+def make_vec_env(
+    cfg, seed_offset: int = 0, players: dict | None = None, batch_networks: bool = True, device: str = "cpu"
+):
     """``cfg.n_envs`` games, monitored: one ``BatchedSelfPlayVecEnv``
     (``vec_env: batched``, seed ``cfg.seed``), or SelfPlayEnv workers
     (seeds ``cfg.seed + 1000 * i``) behind a mask cache.
@@ -87,6 +89,7 @@ def make_vec_env(cfg, seed_offset: int = 0, players: dict | None = None, batch_n
     :param seed_offset: added to ``cfg.seed``
     :param players: pool name -> ``trappola.agents.base.Player`` for members already built
     :param batch_networks: see ``BatchedSelfPlayVecEnv``
+    :param device: where the batched VecEnv's network opponents run their forward passes
     :return: the monitored VecEnv
     """
     kwargs = env_kwargs(cfg)
@@ -100,15 +103,14 @@ def make_vec_env(cfg, seed_offset: int = 0, players: dict | None = None, batch_n
                 players=players,
                 opponent_workers=cfg.opponent_workers,
                 batch_networks=batch_networks,
+                device=device,
                 **kwargs,
             )
         )
     if players:
         raise ValueError("players go to the batched VecEnv only (vec_env: batched)")
     fns = [_factory(kwargs, cfg.seed + seed_offset + 1000 * i) for i in range(cfg.n_envs)]
-    if cfg.vec_env == "subproc" and cfg.n_envs > 1:
-        # fork: workers inherit the imported modules, which makes start-up fast.
-        venv = SubprocVecEnv(fns, start_method="fork")
-    else:
-        venv = DummyVecEnv(fns)
+    # fork: workers inherit the imported modules, which makes start-up fast.
+    subproc = cfg.vec_env == "subproc" and cfg.n_envs > 1
+    venv = SubprocVecEnv(fns, start_method="fork") if subproc else DummyVecEnv(fns)
     return VecMonitor(MaskCacheVecEnv(venv))
