@@ -145,6 +145,8 @@ class BatchedSelfPlayVecEnv(VecEnv):
         its games; False plays it one game at a time, as any player (the reference of the batching)
     :param device: the torch device of those batched forward passes (snapshots, exploiters,
         frozen networks): the learner's
+    :param env_threads: cores of the batched engine (``BatchPartie(threads=...)``; 0: every core);
+        the games are the same with any number
     The other keyword arguments are those of ``SelfPlayEnv``."""
 
     def __init__(
@@ -168,6 +170,7 @@ class BatchedSelfPlayVecEnv(VecEnv):
         opponent_workers: int = 0,
         batch_networks: bool = True,
         device: str = "cpu",
+        env_threads: int = 1,
     ):
         self.reward = RewardShaping(reward_mode, points_scale, tokens_scale, points_weight)
         self.alifer = AliferValue(alifer_value, reward_mode, alifer_ema)
@@ -206,7 +209,7 @@ class BatchedSelfPlayVecEnv(VecEnv):
         if opponent_workers and self.players:
             self._workers = OpponentWorkers({k: v.player for k, v in self.players.items()}, seeds, opponent_workers)
         self._actors: dict[str, tuple[TorchActor, bool]] = {}  # snapshots and exploiters, by name
-        self.batch = BatchPartie(n_envs)
+        self.batch = BatchPartie(n_envs, threads=env_threads)
         n = n_envs
         self.learner_seat = np.zeros(n, np.int64)
         self.opp_kind = np.zeros(n, np.int64)

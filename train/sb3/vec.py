@@ -104,6 +104,7 @@ def make_vec_env(
                 opponent_workers=cfg.opponent_workers,
                 batch_networks=batch_networks,
                 device=device,
+                env_threads=cfg.env_threads,
                 **kwargs,
             )
         )

@@ -189,42 +189,46 @@ def deal_rows(S, rows, orders, multipliers):
     dealt as ``deal.deal_from_order``) with Alifer multiplier
     ``multipliers[j]``: ``Partie.__init__``."""
     for j in range(rows.shape[0]):
-        i = rows[j]
-        o = orders[j]
-        for c in range(NCOLS):
-            S[i, c] = 0
-        h0 = 0
-        h1 = 0
-        for p in range(3):
-            for k in range(3):
-                h0 |= 1 << o[6 * p + k]
-                h1 |= 1 << o[6 * p + 3 + k]
-        for k in range(18):
-            S[i, STOCK + k] = o[18 + k]
-        S[i, HAND] = h0
-        S[i, HAND + 1] = h1
-        S[i, DEALT] = h0
-        S[i, DEALT + 1] = h1
-        S[i, BOTTOM] = o[35]
-        S[i, LEAD] = -1
-        S[i, PROPOSER] = -1
-        S[i, OUTCOME] = -1
-        S[i, WINNER] = -1
-        S[i, FORFEITED] = -1
-        S[i, MULTIPLIER] = multipliers[j]
-        for t in range(9):
-            S[i, TWO_WINNER + t] = -1
-        for s in range(2):
-            h = h0 if s == 0 else h1
-            bits = 0
-            for f in range(4):
-                if _popcount(h & RANK_MASKS[FIG_RANK[f]]) >= 3:
-                    bits |= 1 << (FIG0 + f)
-            if h & COURT_BITS == 0:
-                bits |= 1 << BLANS
-            S[i, FIRST_DECL + s] = bits
-            S[i, ACES_OK + s] = 1 if _popcount(h & ACE_BITS) >= 3 else 0
-            S[i, BIANKA_OK + s] = (1 << BIANKA) if h & BIANKA_FORBIDDEN == 0 else 0
+        deal_row(S, rows[j], orders[j], multipliers[j])
+
+
+@njit(cache=True)
+def deal_row(S, i, o, multiplier):
+    """Party ``i`` of ``deal_rows`` from the deck ``o`` with Alifer multiplier ``multiplier``."""
+    for c in range(NCOLS):
+        S[i, c] = 0
+    h0 = 0
+    h1 = 0
+    for p in range(3):
+        for k in range(3):
+            h0 |= 1 << o[6 * p + k]
+            h1 |= 1 << o[6 * p + 3 + k]
+    for k in range(18):
+        S[i, STOCK + k] = o[18 + k]
+    S[i, HAND] = h0
+    S[i, HAND + 1] = h1
+    S[i, DEALT] = h0
+    S[i, DEALT + 1] = h1
+    S[i, BOTTOM] = o[35]
+    S[i, LEAD] = -1
+    S[i, PROPOSER] = -1
+    S[i, OUTCOME] = -1
+    S[i, WINNER] = -1
+    S[i, FORFEITED] = -1
+    S[i, MULTIPLIER] = multiplier
+    for t in range(9):
+        S[i, TWO_WINNER + t] = -1
+    for s in range(2):
+        h = h0 if s == 0 else h1
+        bits = 0
+        for f in range(4):
+            if _popcount(h & RANK_MASKS[FIG_RANK[f]]) >= 3:
+                bits |= 1 << (FIG0 + f)
+        if h & COURT_BITS == 0:
+            bits |= 1 << BLANS
+        S[i, FIRST_DECL + s] = bits
+        S[i, ACES_OK + s] = 1 if _popcount(h & ACE_BITS) >= 3 else 0
+        S[i, BIANKA_OK + s] = (1 << BIANKA) if h & BIANKA_FORBIDDEN == 0 else 0
 
 
 # ---------------------------------------------------------------- legal actions
@@ -266,9 +270,21 @@ def legal_bits(S, ace_first_card, out):
 def legal_array(S, rows, ace_first_card, out):
     """``out[j, a]``: 1 if action ``a`` is legal in party ``rows[j]``."""
     for j in range(rows.shape[0]):
-        m = _legal(S, rows[j], ace_first_card)
-        for a in range(NACT):
-            out[j, a] = (m >> a) & 1
+        legal_row(S, rows[j], ace_first_card, out[j])
+
+
+@njit(cache=True)
+def legal_row(S, i, ace_first_card, o):
+    """``o[a]``: 1 if action ``a`` is legal in party ``i``."""
+    m = _legal(S, i, ace_first_card)
+    for a in range(NACT):
+        o[a] = (m >> a) & 1
+
+
+@njit(cache=True)
+def legal_bit(S, i, ace_first_card):
+    """``Partie.legal_mask()`` of party ``i`` as an int64 bit set."""
+    return _legal(S, i, ace_first_card)
 
 
 # ---------------------------------------------------------------- scoring
@@ -344,7 +360,7 @@ def results(S, rows, stake_multiple, scores, tokens):
         i = rows[j]
         u = stake_multiple * S[i, MULTIPLIER]
         outcome = S[i, OUTCOME]
-        settled = outcome == DECIDED or outcome == TIE
+        settled = (outcome == DECIDED) | (outcome == TIE)
         finished = settled and S[i, TRICK] == 9
         if finished:
             _bonuses(S, i, bp, bpay)
@@ -464,22 +480,45 @@ def step_rows(S, rows, actions, ace_first_card, forfeit):
     partie for its maker (Art. 12)."""
     for j in range(rows.shape[0]):
         i = rows[j]
-        a = actions[j]
         if S[i, PHASE] == DONE:
             return ERR_OVER, j
-        p = S[i, TO_ACT]
         legal = _legal(S, i, ace_first_card)
-        if 0 <= a < NACT and (legal >> a) & 1:
-            if a < 36:
-                _play(S, i, p, a)
-            else:
-                _declare(S, i, p, a)
-        elif forfeit:
-            S[i, FORFEITED] = p
-            _end(S, i, 1 - p, FORFEIT)
-        else:
+        if not forfeit and not _allowed(legal, actions[j]):
             return ERR_ILLEGAL, j
+        apply_action(S, i, actions[j], legal)
     return OK, -1
+
+
+@njit(cache=True, inline="always")
+def _allowed(legal, a):
+    return 0 <= a < NACT and (legal >> a) & 1
+
+
+@njit(cache=True)
+def check_action(S, i, a, ace_first_card, forfeit):
+    """``OK`` if ``step_rows`` may apply action ``a`` in party ``i`` (legal,
+    or illegal with ``forfeit``), else its error code."""
+    if S[i, PHASE] == DONE:
+        return ERR_OVER
+    if forfeit or _allowed(_legal(S, i, ace_first_card), a):
+        return OK
+    return ERR_ILLEGAL
+
+
+@njit(cache=True)
+def apply_action(S, i, a, legal):
+    """Apply action ``a`` in party ``i``, whose legal actions are the bit
+    set ``legal``, as ``step_rows`` does (``check_action`` allowed it): an
+    illegal one forfeits the partie for its maker."""
+    p = S[i, TO_ACT]
+    if _allowed(legal, a):
+        if a < 36:
+            _play(S, i, p, a)
+        else:
+            _declare(S, i, p, a)
+    else:
+        S[i, FORFEITED] = p
+        _end(S, i, 1 - p, FORFEIT)
 
 
 # ---------------------------------------------------------------- observation
@@ -487,90 +526,97 @@ def step_rows(S, rows, actions, ace_first_card, forfeit):
 def encode_rows(S, rows, seats, out):
     """``out[j]``: ``observation.encode(partie, seats[j])`` of party ``rows[j]``."""
     for j in range(rows.shape[0]):
-        i = rows[j]
-        me = seats[j]
-        opp = 1 - me
-        o = out[j]
-        o[:] = 0.0
-        hand = S[i, HAND + me]
-        mine = S[i, DEALT + me]
-        theirs = S[i, DEALT + opp]
-        played_me = mine & ~hand
-        played_opp = theirs & ~S[i, HAND + opp]
-        for c in range(36):
-            if (hand >> c) & 1:
-                o[O_HAND + c] = 1.0
-            if (mine >> c) & 1:
-                o[O_DEALT + c] = 1.0
-            if (played_me >> c) & 1:
-                o[O_PME + c] = 1.0
-            if (played_opp >> c) & 1:
-                o[O_POPP + c] = 1.0
-            t = S[i, CARD_TRICK + c]
-            if t:
-                o[O_TRICK_OF + c] = TRICK_VALUE[t]
-        o[O_BOTTOM + S[i, BOTTOM]] = 1.0
-        o[O_ROLE + me] = 1.0
-        lead = S[i, LEAD]
-        if lead >= 0:
-            o[O_LEAD + lead] = 1.0
-        nt = S[i, TRICK]
-        for t in range(nt):
-            if S[i, TRICK_LEADER + t] == me:
-                o[O_LED + t] = 1.0
-            if S[i, TRICK_WINNER + t] == me:
-                o[O_WME + t] = 1.0
-            else:
-                o[O_WOPP + t] = 1.0
-        for who in range(2):
-            s = me if who == 0 else opp
-            base_decl = O_DECL_ME if who == 0 else O_DECL_OPP
-            cb = COUNTS + 7 * s
-            for f in range(5):
-                n = S[i, cb + f]
-                if n:
-                    o[base_decl + 2 * f + n - 3] = 1.0
-            if S[i, cb + 5]:
-                o[base_decl + 10] = 1.0
-            if S[i, cb + 6]:
-                o[base_decl + 11] = 1.0
-            used = S[i, USED + s]
-            if used & MANKO_BIT:
-                o[(O_MASKED_ME if who == 0 else O_MASKED_OPP)] = 1.0
-            ans = S[i, MANKO_ANSWER + s]
-            base_ans = O_MANSWER_ME if who == 0 else O_MANSWER_OPP
-            for b in range(16):
-                if (ans >> b) & 1:
-                    o[base_ans + b] = 1.0
-            if used & PROPOSE_BIT:
-                o[O_PROPOSED + who] = 1.0
-        if S[i, PHASE] == ANSWER:
-            o[O_PENDING + (1 if S[i, PROPOSER] != me else 0)] = 1.0
-        o[O_POINTS] = S[i, POINTS + me] * POINT_SCALE
-        o[O_POINTS + 1] = S[i, POINTS + opp] * POINT_SCALE
-        o[O_TRICKNO] = TRICK_VALUE[nt]
-        m = S[i, MULTIPLIER]
-        if m > 1:
-            o[O_MULT] = min(np.log2(np.float64(m)) / MULT_LOG2_MAX, 1.0)
+        encode_row(S, rows[j], seats[j], out[j])
+
+
+@njit(cache=True)
+def encode_row(S, i, me, o):
+    """``o``: ``observation.encode(partie, me)`` of party ``i``."""
+    opp = 1 - me
+    o[:] = 0.0
+    hand = S[i, HAND + me]
+    mine = S[i, DEALT + me]
+    theirs = S[i, DEALT + opp]
+    played_me = mine & ~hand
+    played_opp = theirs & ~S[i, HAND + opp]
+    for c in range(36):
+        if (hand >> c) & 1:
+            o[O_HAND + c] = 1.0
+        if (mine >> c) & 1:
+            o[O_DEALT + c] = 1.0
+        if (played_me >> c) & 1:
+            o[O_PME + c] = 1.0
+        if (played_opp >> c) & 1:
+            o[O_POPP + c] = 1.0
+        t = S[i, CARD_TRICK + c]
+        if t:
+            o[O_TRICK_OF + c] = TRICK_VALUE[t]
+    o[O_BOTTOM + S[i, BOTTOM]] = 1.0
+    o[O_ROLE + me] = 1.0
+    lead = S[i, LEAD]
+    if lead >= 0:
+        o[O_LEAD + lead] = 1.0
+    nt = S[i, TRICK]
+    for t in range(nt):
+        if S[i, TRICK_LEADER + t] == me:
+            o[O_LED + t] = 1.0
+        if S[i, TRICK_WINNER + t] == me:
+            o[O_WME + t] = 1.0
+        else:
+            o[O_WOPP + t] = 1.0
+    for who in range(2):
+        s = me if who == 0 else opp
+        base_decl = O_DECL_ME if who == 0 else O_DECL_OPP
+        cb = COUNTS + 7 * s
+        for f in range(5):
+            n = S[i, cb + f]
+            if n:
+                o[base_decl + 2 * f + n - 3] = 1.0
+        if S[i, cb + 5]:
+            o[base_decl + 10] = 1.0
+        if S[i, cb + 6]:
+            o[base_decl + 11] = 1.0
+        used = S[i, USED + s]
+        if used & MANKO_BIT:
+            o[(O_MASKED_ME if who == 0 else O_MASKED_OPP)] = 1.0
+        ans = S[i, MANKO_ANSWER + s]
+        base_ans = O_MANSWER_ME if who == 0 else O_MANSWER_OPP
+        for b in range(16):
+            if (ans >> b) & 1:
+                o[base_ans + b] = 1.0
+        if used & PROPOSE_BIT:
+            o[O_PROPOSED + who] = 1.0
+    if S[i, PHASE] == ANSWER:
+        o[O_PENDING + (1 if S[i, PROPOSER] != me else 0)] = 1.0
+    o[O_POINTS] = S[i, POINTS + me] * POINT_SCALE
+    o[O_POINTS + 1] = S[i, POINTS + opp] * POINT_SCALE
+    o[O_TRICKNO] = TRICK_VALUE[nt]
+    m = S[i, MULTIPLIER]
+    if m > 1:
+        o[O_MULT] = min(np.log2(np.float64(m)) / MULT_LOG2_MAX, 1.0)
 
 
 @njit(cache=True)
 def full_deal_rows(S, rows, seats, out):
     """``out[j]``: ``full_deal.encode_full_deal(partie, seats[j])`` of party ``rows[j]``."""
     for j in range(rows.shape[0]):
-        i = rows[j]
-        opp = 1 - seats[j]
-        o = out[j]
-        o[:] = 0.0
-        hand = S[i, HAND + opp]
-        dealt = S[i, DEALT + opp]
-        for c in range(36):
-            if (hand >> c) & 1:
-                o[FD_HAND + c] = 1.0
-            if (dealt >> c) & 1:
-                o[FD_DEALT + c] = 1.0
-        for k in range(STOCK_SIZE):
-            o[FD_STOCK + S[i, STOCK + k]] = STOCK_VALUE[k]
+        full_deal_row(S, rows[j], seats[j], out[j])
+
+
+@njit(cache=True)
+def full_deal_row(S, i, me, o):
+    """``o``: ``full_deal.encode_full_deal(partie, me)`` of party ``i``."""
+    opp = 1 - me
+    o[:] = 0.0
+    hand = S[i, HAND + opp]
+    dealt = S[i, DEALT + opp]
+    for c in range(36):
+        if (hand >> c) & 1:
+            o[FD_HAND + c] = 1.0
+        if (dealt >> c) & 1:
+            o[FD_DEALT + c] = 1.0
+    for k in range(STOCK_SIZE):
+        o[FD_STOCK + S[i, STOCK + k]] = STOCK_VALUE[k]
 
 
 # ---------------------------------------------------------------- random play
