@@ -47,7 +47,7 @@ def legal_bits(S, ace_first_card, out):
 def legal_array(S, rows, ace_first_card, out):
     """``kernels.legal_array`` over the threads."""
     for j in prange(rows.shape[0]):
-        K.legal_row(S, rows[j], ace_first_card, out[j])
+        K.legal_row(S, rows[j], ace_first_card, out, j)
 
 
 @njit(cache=True, parallel=True)
