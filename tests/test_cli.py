@@ -192,8 +192,7 @@ def test_play_with_stdin_closed_in_a_real_process():
 
     proc = subprocess.run(
         [sys.executable, "-m", "trappola.cli", "play", "--seed", "2"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        capture_output=True,
         text=True,
         timeout=120,
         preexec_fn=lambda: os.close(0),
