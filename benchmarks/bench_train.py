@@ -8,6 +8,8 @@
     .venv/bin/python benchmarks/bench_train.py --what profile --steps 65536 [key=value ...]
     .venv/bin/python benchmarks/bench_train.py --what workers --steps 131072
     .venv/bin/python benchmarks/bench_train.py --what targets --steps 131072
+    .venv/bin/python benchmarks/bench_train.py --what threads --steps 65536 --repeat 3 [--threads T]
+    .venv/bin/python benchmarks/bench_train.py --what gpu --steps 262144    # benchmarks/bench_gpu.sh
 
 * env: ``SelfPlayEnv`` steps per second with uniformly random learner
   moves, per opponent (the ceiling that PPO cannot exceed);
@@ -31,6 +33,14 @@
   one game at a time as before; then the search players (``rule``,
   ``policy`` with its endgame search, ``pimc:samples=8``) in 2 opponent
   worker processes, over a quarter of the steps;
+* threads: learner steps/s of the default config with the batched engine
+  on one core (``env_threads=1``) and on ``--threads`` (default: every
+  core), run in turn ``--repeat`` times; the medians and their ratio;
+* gpu: the table of ``benchmarks/bench_gpu.sh``: learner steps/s with the
+  CPU and the CUDA learner (``device=``), for the default config and for
+  4,096 games with minibatch 8,192 (the CPU with 8 torch threads, the
+  CUDA run with the engine on every core), and SB3's stand-in ceiling
+  for 4,096 games on CUDA; CUDA cells say "no GPU" without one;
 * decide: ``policy`` player decision time (median / p90 over the decisions
   of 200 parties against ``rule``, one core, one thread).
 
@@ -95,20 +105,24 @@ def bench_ppo(
     from sb3_contrib import MaskablePPO
 
     from trappola.train.config_file import load_config
+    from trappola.train.devices import resolve_device
     from trappola.train.networks import activation_class
     from trappola.train.sb3.callbacks import SelfPlayCallback
     from trappola.train.sb3.vec import make_vec_env
 
     root = Path(__file__).resolve().parents[1]
     cfg = load_config(root / "configs" / "ppo_selfplay.yaml", ["bc=false", "eval_deals=0"] + overrides)
+    device = resolve_device(cfg.device)
     torch.set_num_threads(cfg.torch_threads)
-    venv = _stand_in_class()(cfg.n_envs) if stand_in else make_vec_env(cfg, batch_networks=batch_networks)
+    venv = (
+        _stand_in_class()(cfg.n_envs) if stand_in else make_vec_env(cfg, batch_networks=batch_networks, device=device)
+    )
     act = activation_class(cfg.activation)
     model = MaskablePPO(
         "MlpPolicy",
         venv,
         seed=0,
-        device="cpu",
+        device=device,
         n_steps=cfg.n_steps,
         batch_size=cfg.batch_size,
         n_epochs=cfg.n_epochs,
@@ -122,8 +136,8 @@ def bench_ppo(
     rate = model.num_timesteps / dt
     where = "stand-in (steps cost nothing)" if stand_in else cfg.vec_env
     print(
-        f"{label}: {rate:8.0f} learner steps/s  ({model.num_timesteps:,} steps in {dt:.1f}s; "
-        f"n_envs={cfg.n_envs} {where}, n_steps={cfg.n_steps}, batch={cfg.batch_size}, "
+        f"{label}: {rate:8.0f} learner steps/s  ({model.num_timesteps:,} steps in {dt:.1f}s; {device} learner, "
+        f"n_envs={cfg.n_envs} {where}, env_threads={cfg.env_threads}, n_steps={cfg.n_steps}, batch={cfg.batch_size}, "
         f"epochs={cfg.n_epochs}, net={cfg.net_arch}, pool={cfg.pool})",
         flush=True,
     )
@@ -259,6 +273,47 @@ def bench_compare(steps: int) -> None:
     print(f"batched vs subproc: {a / b:.1f} times the learner steps per second ({a:.0f} vs {b:.0f})")
 
 
+def bench_threads(steps: int, threads: int, repeat: int) -> None:
+    """The default config with the batched engine on one core and on
+    ``threads`` cores (0: every core), in turn ``repeat`` times."""
+    if threads == 1:
+        raise ValueError("--threads must be 0 (every core) or more than 1: it is compared with 1")
+    rates: dict[int, list[float]] = {1: [], threads: []}
+    for r in range(repeat):
+        for t in rates:
+            rates[t].append(bench_ppo(steps, [f"env_threads={t}"], f"env_threads={t} (run {r + 1})"))
+    one, many = (statistics.median(v) for v in rates.values())
+    print(
+        f"env_threads={threads} vs 1: median {many:.0f} vs {one:.0f} learner steps/s, "
+        f"{many / one:.2f} times (medians of {repeat} runs each, in turn)"
+    )
+
+
+def bench_gpu(steps: int) -> None:
+    """The CPU against the CUDA learner (see the module docstring): a
+    Markdown table of learner steps/s; CUDA cells say "no GPU" without one."""
+    from trappola.train.devices import cuda_available
+
+    gpu = cuda_available()
+    big = ["n_envs=4096", "batch_size=8192"]
+    rows = [
+        ("default config: 1,024 games, batch 2,048", ["device=cpu"], ["device=cuda"], False),
+        (
+            "4,096 games, batch 8,192 (CPU: 8 torch threads; CUDA: the engine on every core)",
+            big + ["device=cpu", "torch_threads=8"],
+            big + ["device=cuda", "env_threads=0"],
+            False,
+        ),
+        ("SB3's ceiling, steps that cost nothing, 4,096 games, batch 8,192", None, big + ["device=cuda"], True),
+    ]
+    table = ["| run (batched self-play, learner steps/s) | CPU learner | CUDA learner |", "|---|---|---|"]
+    for label, cpu, cuda, stand_in in rows:
+        c = f"{bench_ppo(steps, cpu, label + ', CPU'):,.0f}" if cpu else "—"
+        g = f"{bench_ppo(steps, cuda, label + ', CUDA', stand_in=stand_in):,.0f}" if gpu else "no GPU"
+        table.append(f"| {label} | {c} | {g} |")
+    print("\n".join(table))
+
+
 def bench_workers(steps: int) -> None:
     """The search pool's per-game opponents here, then in 2 worker processes."""
     import yaml
@@ -332,8 +387,12 @@ def bench_decide(model: str, parties: int = 200) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument(
-        "--what", choices=("all", "env", "ppo", "decide", "compare", "profile", "workers", "targets"), default="all"
+        "--what",
+        choices=("all", "env", "ppo", "decide", "compare", "profile", "workers", "targets", "threads", "gpu"),
+        default="all",
     )
+    ap.add_argument("--threads", type=int, default=0, help="--what threads: the engine's cores (0: every core)")
+    ap.add_argument("--repeat", type=int, default=3, help="--what threads: runs of each, in turn")
     ap.add_argument(
         "--steps",
         type=int,
@@ -356,6 +415,10 @@ def main() -> None:
         bench_workers(args.steps or 131_072)
     if args.what == "targets":
         bench_targets(args.steps or 131_072)
+    if args.what == "threads":
+        bench_threads(args.steps or 65_536, args.threads, args.repeat)
+    if args.what == "gpu":
+        bench_gpu(args.steps or 262_144)
     if args.what == "profile":
         bench_profile(args.steps or 65_536, args.overrides)
     if args.what in ("all", "decide"):

@@ -220,11 +220,14 @@ def test_evaluate_progress_when_stderr_is_not_a_terminal(capsys, flag, expect):
     assert main(argv + ([flag] if flag else [])) == 0
     err = capsys.readouterr().err
     lines = [line for line in err.splitlines() if line.startswith("rule:answer_rollouts=0,endgame=2 vs random: ")]
-    if expect == "lines":  # blocks of 5 deals: one line per block, each a further tenth
+    if expect == "lines":  # blocks of 3 deals: one line per block, each a further tenth
         assert [line.split(": ", 1)[1].split(",")[0] for line in lines] == [
-            "5/20 deals (25%)",
-            "10/20 deals (50%)",
+            "3/20 deals (15%)",
+            "6/20 deals (30%)",
+            "9/20 deals (45%)",
+            "12/20 deals (60%)",
             "15/20 deals (75%)",
+            "18/20 deals (90%)",
             "20/20 deals (100%)",
         ]
         assert "%|" not in err

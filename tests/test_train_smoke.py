@@ -7,6 +7,7 @@ import json
 
 import numpy as np
 import pytest
+import torch
 
 from trappola.agents.model_io.checkpoint_format import load_policy, read_metadata
 from trappola.train.config_file import load_config
@@ -62,6 +63,8 @@ def test_run_writes_checkpoints_logs_and_metadata(runs):
     assert meta["bc"]["acc"] > 0  # behaviour cloning ran and is recorded
     summary = json.loads((run / "summary.json").read_text())
     assert summary["evals"] and summary["best"].endswith("best.zip")
+    device = "cuda" if torch.cuda.is_available() else "cpu"  # device=auto, the default
+    assert f"bc=True, device {device}" in (run / "train.log").read_text()
     progress = (run / "tb" / "progress.csv").read_text().splitlines()[0]
     for key in ("selfplay/win_rate_vs_", "train/entropy_loss", "selfplay/steps_per_second"):
         assert key in progress

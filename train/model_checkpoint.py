@@ -74,7 +74,8 @@ def write_metadata(path: str | Path, meta: dict) -> None:
 def save_checkpoint(model, path: str | Path, meta: dict) -> Path:
     """``model.save`` plus the metadata entry, written as one file
     atomically (a kill or a full disk during the save leaves the previous
-    checkpoint intact); returns the ``.zip`` path."""
+    checkpoint intact); returns the ``.zip`` path. Its tensors are on the
+    CPU whatever ``model.device`` (checkpoints are device-free)."""
     path = Path(path)
     if path.suffix != ".zip":
         path = path.with_suffix(".zip")
@@ -86,10 +87,30 @@ def save_checkpoint(model, path: str | Path, meta: dict) -> Path:
     }
     buf = io.BytesIO()
     model.save(buf)
+    if model.device.type != "cpu":
+        buf = _tensors_on_cpu(buf.getvalue())
     with zipfile.ZipFile(buf, "a", zipfile.ZIP_DEFLATED) as zf:
         zf.writestr(META_NAME, _meta_json(meta))
     write_bytes(path, buf.getvalue())
     return path
+
+
+def _tensors_on_cpu(data: bytes) -> io.BytesIO:
+    """The SB3 zip ``data`` with every torch entry (weights, optimizer
+    state) rewritten on the CPU: a model trained on a GPU saves a
+    checkpoint that any ``torch.load`` reads on a machine without one."""
+    import torch
+
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(data)) as zin, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zout:
+        for info in zin.infolist():
+            body = zin.read(info.filename)
+            if info.filename.endswith(".pth"):
+                moved = io.BytesIO()
+                torch.save(torch.load(io.BytesIO(body), map_location="cpu", weights_only=True), moved)
+                body = moved.getvalue()
+            zout.writestr(info, body)
+    return out
 
 
 def export_for_play(src: str | Path, dst: str | Path, **extra_meta) -> Path:
@@ -113,7 +134,8 @@ def export_for_play(src: str | Path, dst: str | Path, **extra_meta) -> Path:
 
 def load_model(path: str | Path, env=None, device: str = "cpu", **kwargs):
     """(``MaskablePPO``, metadata) of a compatible checkpoint; ``env`` is
-    attached for further training."""
+    attached for further training; its tensors go to ``device`` whichever
+    device wrote them (SB3 loads with ``map_location=device``)."""
     from sb3_contrib import MaskablePPO
 
     meta = read_metadata(path)

@@ -31,6 +31,7 @@ from pydantic.fields import FieldInfo
 from pydantic.json_schema import JsonDict
 
 from trappola.train.choices import check_choice
+from trappola.train.devices import DEVICES, check_device
 from trappola.train.networks import ACTIVATIONS
 from trappola.train.selfplay.alifer import ALIFER_VALUES
 from trappola.train.selfplay.reward import POINTS_SCALE, POINTS_WEIGHT, TOKENS_SCALE, TRAINING_REWARD_MODES
@@ -128,6 +129,12 @@ class RunConfig(BaseModel):
     progress_bar: bool = setting(True, "Show a progress bar on stderr.")
     tensorboard: bool = setting(True, "Write TensorBoard logs to the run's tb/.")
     torch_threads: int = setting(2, "Torch threads of the training process.", bounds=AT_LEAST_1)
+    device: str = setting(
+        "auto",
+        "Where the learner and the network opponents' forward passes run: auto (cuda when torch "
+        "sees a GPU, else cpu), cpu or cuda (refused on a machine without a GPU).",
+        choices=DEVICES,
+    )
     # --- reward ------------------------------------------------------------
     reward_mode: str = setting(
         "mixed",
@@ -241,7 +248,8 @@ class RunConfig(BaseModel):
     @model_validator(mode="after")
     def _rules(self):
         """What the types and ranges do not say: the trainer, folder names,
-        the network's layers, choices, player specs, then ``check``."""
+        the network's layers, choices, player specs, a GPU for ``device=cuda``,
+        then ``check``."""
         if self.trainer != self.TRAINER:
             raise ValueError(
                 f"trainer must be {self.TRAINER!r} in a {type(self).__name__} "
@@ -263,6 +271,7 @@ class RunConfig(BaseModel):
                 check_choice(field, value, extra["choices"])
             if extra.get("player"):
                 check_player(field, value)
+        check_device(self.device)
         self.check()
         return self
 

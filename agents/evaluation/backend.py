@@ -4,7 +4,8 @@ work in other processes.
 
 ``SerialBackend`` runs the tasks in this process; ``ProcessBackend`` in
 ``WorkerProcesses`` (``forkserver`` where available, else ``spawn``: no fork
-of a process that may hold threads; ``fn`` must then be a module-level
+of a process that may hold threads; the fork server loads ``PRELOAD`` first,
+so that workers start warm; ``fn`` must then be a module-level
 function and tasks picklable). ``ProcessBackend(context="fork")`` forks its
 workers for each new ``fn``, which they inherit: closures and unpicklable
 players work there (the Pro benches), only tasks and results are pickled.
@@ -43,6 +44,9 @@ from multiprocessing.connection import wait
 from typing import Any
 
 from trappola_env.atomic_file import pid_running
+
+#: The module the fork server imports before forking workers (``trappola.agents.evaluation.preload``).
+PRELOAD = "trappola.agents.evaluation.preload"
 
 
 class WorkerLostError(ChildProcessError):
@@ -190,7 +194,7 @@ class WorkerProcesses:
     def close(self, wait_s: float = 5.0) -> None:
         """Stop every worker and return once they are gone."""
         for conn in self.conns:
-            with contextlib.suppress(OSError):
+            with contextlib.suppress(OSError):  # a worker already gone
                 conn.send(None)
         for proc in self.procs:
             proc.join(timeout=wait_s)
@@ -255,6 +259,10 @@ class ProcessBackend(Backend):
             raise ValueError(f"start method {self.context!r} not available here; choose from {methods}")
         self._pool: WorkerProcesses | None = None
         self._forked_fn = None
+        if self.context == "forkserver":
+            # Workers then start with the imports and compiled code loaded (preload's docstring).
+            # Ignored if this process's fork server is already running.
+            mp.get_context("forkserver").set_forkserver_preload([PRELOAD])
 
     def _workers_for(self, fn):
         """The workers and the function to send them for ``fn``."""

@@ -40,7 +40,8 @@ How the run is put together:
   cluster (``address``) they spread over its nodes; a lost one is replaced
   (``restart_failed_env_runners``) and the run goes on; ``num_learners``
   learner actors with ``num_gpus_per_learner`` GPUs each (refused where Ray
-  has none: ``check_resources``);
+  has none: ``check_resources``), or one GPU for ``device`` cuda (auto on a
+  GPU machine: ``learner_settings``);
 * steps: ``total_timesteps`` counts the decisions sampled (on
   ``trappola_v0`` the learner's, as SB3 counts them; on ``bulka_v0`` all
   seats'), a resumed run's included: it is the run's whole length; the
@@ -72,6 +73,7 @@ from typing import Any
 import numpy as np
 
 from trappola.agents.model_io.checkpoint_format import read_metadata
+from trappola.train.devices import resolve_device
 from trappola.train.rllib.config import RLlibConfig
 from trappola.train.rllib.learner_state import MAIN, get_optimizer, get_weights, set_weights, start, trained_module
 from trappola.train.run_config import load_players
@@ -115,6 +117,15 @@ def lr_schedule(cfg: RLlibConfig, done: int) -> list:
     return [[0, start], [max(remaining, 1), lr0 * frac]]
 
 
+def learner_settings(device: str, num_learners: int = 0, num_gpus_per_learner: float = 0) -> dict:
+    """RLlib's ``learners(...)`` settings for a resolved ``device``: the
+    learners asked for (0: one in the driver), each on a GPU for ``cuda``
+    unless ``num_gpus_per_learner`` says how much (the env runners' forward
+    passes, snapshots included, stay on their CPUs)."""
+    gpus = num_gpus_per_learner or (1 if device == "cuda" else 0)
+    return {"num_learners": num_learners, "num_gpus_per_learner": gpus}
+
+
 def build_algorithm(cfg: RLlibConfig, done: int = 0, on_recreated=None):
     """RLlib's PPO for ``cfg`` (new API stack); ``done``: the steps a
     resumed run starts from (they set the learning rate's schedule);
@@ -149,7 +160,7 @@ def build_algorithm(cfg: RLlibConfig, done: int = 0, on_recreated=None):
             num_envs_per_env_runner=cfg.num_envs_per_env_runner,
             num_cpus_per_env_runner=1,
         )
-        .learners(num_learners=cfg.num_learners, num_gpus_per_learner=cfg.num_gpus_per_learner)
+        .learners(**learner_settings(resolve_device(cfg.device), cfg.num_learners, cfg.num_gpus_per_learner))
         .fault_tolerance(restart_failed_env_runners=cfg.restart_failed_env_runners)
         .training(
             lr=lr_schedule(cfg, done),
@@ -329,7 +340,7 @@ def train(cfg: RLlibConfig, log=None, callbacks=()) -> dict:
             f"run {recorder.run_dir}: RLlib PPO on {cfg.env}, {cfg.total_timesteps:,} decisions, "
             f"{cfg.num_env_runners} env runners, "
             + (f"pool {cfg.pool}" if cfg.env == "trappola_v0" else f"league of {cfg.league_size}")
-            + f", net {cfg.net_arch}, bc={cfg.bc}"
+            + f", net {cfg.net_arch}, bc={cfg.bc}, learner on {resolve_device(cfg.device)}"
         )
         begun = start(cfg, algo, say)
         state["resumed_from"], state["algo"] = begun["resumed_from"], algo

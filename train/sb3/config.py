@@ -53,6 +53,12 @@ class TrainConfig(RunConfig):
         "subproc: one SelfPlayEnv per worker process; dummy: in this process.",
         choices=VEC_ENVS,
     )
+    env_threads: int = setting(
+        1,
+        "vec_env batched only: cores the batched engine deals, steps and encodes the games on "
+        "(0 = every core); the games are the same with any number.",
+        bounds=NON_NEGATIVE,
+    )
     opponent_workers: int = setting(
         0,
         "vec_env batched only: processes for the pool members that play one game at a time (pimc, rule); 0 = here.",
@@ -86,6 +92,11 @@ class TrainConfig(RunConfig):
         batched VecEnv, the pool's members and weights, rollout size a
         multiple of the minibatch; first the shared checks (``RunConfig.check``)."""
         super().check()
+        if self.env_threads != 1 and self.vec_env != "batched":
+            raise ValueError(
+                f"env_threads needs vec_env: batched (got {self.vec_env!r}); "
+                "the subproc workers already step their games in parallel"
+            )
         if self.opponent_workers and self.vec_env != "batched":
             raise ValueError(
                 f"opponent_workers needs vec_env: batched (got {self.vec_env!r}); "

@@ -26,7 +26,8 @@ Steps:
    to where it was cut);
 2. ``n_envs`` games (``BatchedSelfPlayVecEnv``; ``vec_env: subproc`` for
    ``SelfPlayEnv`` workers behind ``SubprocVecEnv``);
-3. the model: new (its weights from ``init_from`` if given), or loaded
+3. the model, on ``device`` (``trappola.train.devices``: auto = CUDA when
+   torch sees a GPU; its checkpoints load on either device): new (its weights from ``init_from`` if given), or loaded
    with ``resume``;
 4. optional behaviour cloning on the teacher's moves (``bc=true``; not
    after ``resume`` or ``init_from``);
@@ -76,6 +77,7 @@ def _train(cfg: TrainConfig, log, callbacks: list, players: dict | None, stop: S
 
     from trappola.agents.model_io.numpy_policy import NumpyPolicy
     from trappola.agents.policy_player import PolicyPlayer
+    from trappola.train.devices import resolve_device
     from trappola.train.model_checkpoint import build_metadata, load_model, save_checkpoint
     from trappola.train.networks import activation_class
     from trappola.train.run_recorder import RunRecorder
@@ -87,8 +89,10 @@ def _train(cfg: TrainConfig, log, callbacks: list, players: dict | None, stop: S
     torch.set_num_threads(cfg.torch_threads)
     set_random_seed(cfg.seed)
 
+    device = resolve_device(cfg.device)
+
     # 2. environments ----------------------------------------------------
-    venv = make_vec_env(cfg, players=players)
+    venv = make_vec_env(cfg, players=players, device=device)
 
     # 3. model -----------------------------------------------------------
     lr0, frac = cfg.learning_rate, cfg.lr_final_fraction
@@ -99,7 +103,7 @@ def _train(cfg: TrainConfig, log, callbacks: list, players: dict | None, stop: S
     activation = activation_class(cfg.activation)
     resumed_from = None
     if cfg.resume:
-        model, meta = load_model(cfg.resume, env=venv)
+        model, meta = load_model(cfg.resume, env=venv, device=device)
         # A model trained in stages must still say how it was made: its whole lineage travels with it.
         resumed_from = {
             "path": cfg.resume,
@@ -113,7 +117,7 @@ def _train(cfg: TrainConfig, log, callbacks: list, players: dict | None, stop: S
             policy_class,
             venv,
             seed=cfg.seed,
-            device="cpu",
+            device=device,
             verbose=0,
             learning_rate=lr_schedule,
             n_steps=cfg.n_steps,
@@ -156,7 +160,7 @@ def _train(cfg: TrainConfig, log, callbacks: list, players: dict | None, stop: S
     run_dir, say = recorder.run_dir, recorder.say
     say(
         f"run {run_dir}: {cfg.total_timesteps:,} steps, {cfg.n_envs} envs, pool {cfg.pool}, "
-        f"reward {cfg.reward_mode}, net {cfg.net_arch}, bc={cfg.bc}"
+        f"reward {cfg.reward_mode}, net {cfg.net_arch}, bc={cfg.bc}, device {device}"
     )
     if resumed_from:
         say(f"resumed from {cfg.resume} at {model.num_timesteps:,} steps")

@@ -78,7 +78,9 @@ def _factory(kwargs: dict, seed: int):
     return make
 
 
-def make_vec_env(cfg, seed_offset: int = 0, players: dict | None = None, batch_networks: bool = True):
+def make_vec_env(
+    cfg, seed_offset: int = 0, players: dict | None = None, batch_networks: bool = True, device: str = "cpu"
+):
     """``cfg.n_envs`` games, monitored: one ``BatchedSelfPlayVecEnv``
     (``vec_env: batched``, seed ``cfg.seed``), or SelfPlayEnv workers
     (seeds ``cfg.seed + 1000 * i``) behind a mask cache.
@@ -87,6 +89,7 @@ def make_vec_env(cfg, seed_offset: int = 0, players: dict | None = None, batch_n
     :param seed_offset: added to ``cfg.seed``
     :param players: pool name -> ``trappola.agents.base.Player`` for members already built
     :param batch_networks: see ``BatchedSelfPlayVecEnv``
+    :param device: where the batched VecEnv's network opponents run their forward passes
     :return: the monitored VecEnv
     """
     kwargs = env_kwargs(cfg)
@@ -100,6 +103,8 @@ def make_vec_env(cfg, seed_offset: int = 0, players: dict | None = None, batch_n
                 players=players,
                 opponent_workers=cfg.opponent_workers,
                 batch_networks=batch_networks,
+                device=device,
+                env_threads=cfg.env_threads,
                 **kwargs,
             )
         )
@@ -107,5 +112,6 @@ def make_vec_env(cfg, seed_offset: int = 0, players: dict | None = None, batch_n
         raise ValueError("players go to the batched VecEnv only (vec_env: batched)")
     fns = [_factory(kwargs, cfg.seed + seed_offset + 1000 * i) for i in range(cfg.n_envs)]
     # fork: workers inherit the imported modules, which makes start-up fast.
-    venv = SubprocVecEnv(fns, start_method="fork") if cfg.vec_env == "subproc" and cfg.n_envs > 1 else DummyVecEnv(fns)
+    subproc = cfg.vec_env == "subproc" and cfg.n_envs > 1
+    venv = SubprocVecEnv(fns, start_method="fork") if subproc else DummyVecEnv(fns)
     return VecMonitor(MaskCacheVecEnv(venv))

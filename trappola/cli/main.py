@@ -15,7 +15,8 @@
     trappola bench [args...]    # speed of random play (trappola/cli/bench.py)
     trappola train [--config FILE|NAME] [key=value | --key value ...]   # train/README.md
     trappola exploit --target SPEC [--minutes M] [--deals D] [--seed S] [--json PATH]
-                     [--warm-start SPEC|none] [key=value ...]   # a best response: train/exploit.py
+                     [--warm-start SPEC|none] [--device auto|cpu|cuda] [key=value ...]
+                                # a best response: train/exploit.py
     trappola demo [--minutes M] [--seed S]   # short training + Bulka table (make demo)
     trappola demo --quick [--deals N]        # no training: the built-in players only
 
@@ -246,6 +247,12 @@ def build_parser() -> argparse.ArgumentParser:
         "shipped network), another player's spec (behaviour cloning on its moves), or none",
     )
     x.add_argument("--workers", type=_positive, default=None, help="evaluation processes (default: all cores)")
+    x.add_argument(
+        "--device",
+        choices=("auto", "cpu", "cuda"),
+        default=None,
+        help="where the best response trains: auto (default: cuda when torch sees a GPU), cpu or cuda",
+    )
     x.add_argument(
         "overrides",
         nargs="*",
@@ -561,7 +568,7 @@ def cmd_exploit(args) -> int:
         deals=args.deals,
         seed=args.seed,
         warm_start=args.warm_start or DEFAULT_WARM_START,
-        overrides=args.overrides,
+        overrides=args.overrides + ([f"device={args.device}"] if args.device else []),
         json_path=args.json,
         workers=args.workers,
     )

@@ -19,7 +19,6 @@ caller can step the parties whose player is to act and leave the others.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -35,11 +34,31 @@ from trappola_env.observation import OBS_SIZE
 from trappola_env.spaces_and_rewards import REWARD_MODES, check_positive_int, check_reward_mode
 
 from . import kernels as K
+from . import parallel as P
 
 ROWS_DTYPE = np.int64
 Ints = npt.NDArray[np.int64]
 Rows = npt.ArrayLike | None
 """A row selection: party indices, a boolean mask over all parties, or ``None`` for all."""
+#: Calls on fewer parties run on one core: starting the threads would cost more than they save.
+PARALLEL_MIN_ROWS = 256
+
+
+def available_threads() -> int:
+    """The most threads the batched engine may use: numba's limit (the
+    cores, unless ``NUMBA_NUM_THREADS`` says fewer)."""
+    import numba
+
+    return int(numba.config.NUMBA_NUM_THREADS)
+
+
+def check_threads(threads: int) -> int:
+    """The threads ``threads`` asks for: itself, or every core for 0 or
+    more than the machine has. ``ValueError`` unless an int >= 0."""
+    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 0:
+        raise ValueError(f"threads must be an int >= 0 (0: every core), got {threads!r}")
+    most = available_threads()
+    return most if threads == 0 else min(int(threads), most)
 
 
 def random_orders(rng: np.random.Generator, k: int) -> Ints:
@@ -53,13 +72,24 @@ class BatchPartie:
     ``ace_declaration`` and ``illegal_action`` are the engine's
     ``RuleConfig`` options; ``stake_multiple`` scales tokens as in
     ``Partie``. A party is dealt by ``deal`` and is over when ``done`` is
-    True; it then stays as it ended until it is dealt again."""
+    True; it then stays as it ended until it is dealt again.
+
+    ``threads``: the cores that dealing, stepping, legal masks and
+    observations use (``trappola_env.batch.parallel``; 0: every core).
+    The results are the same bytes with any number; the random player's
+    draws stay on one core."""
 
     def __init__(
-        self, n: int, ace_declaration: str = "first_ace", illegal_action: str = "raise", stake_multiple: int = 1
+        self,
+        n: int,
+        ace_declaration: str = "first_ace",
+        illegal_action: str = "raise",
+        stake_multiple: int = 1,
+        threads: int = 1,
     ):
         check_positive_int("n", n)
         check_positive_int("stake_multiple", stake_multiple)
+        self.threads = check_threads(threads)
         self.config = RuleConfig(ace_declaration=ace_declaration, illegal_action=illegal_action)
         self.n = n
         self.stake_multiple = stake_multiple
@@ -83,6 +113,16 @@ class BatchPartie:
         if rows.size and (rows.min() < 0 or rows.max() >= self.n):
             raise ValueError(f"party rows must lie in 0..{self.n - 1}, got {rows.min()}..{rows.max()}")
         return rows
+
+    def _kernels(self, k: int, rows: Ints | None = None) -> Any:  # the module kernels or parallel
+        """The kernels for a call on ``k`` parties: on ``threads`` cores
+        when there are enough parties (and ``rows`` lists each once)."""
+        if self.threads == 1 or k < PARALLEL_MIN_ROWS or (rows is not None and not P.distinct_rows(rows, self.n)):
+            return K
+        import numba
+
+        numba.set_num_threads(self.threads)
+        return P
 
     @staticmethod
     def _per_row(value: npt.ArrayLike, k: int) -> Ints:
@@ -115,7 +155,7 @@ class BatchPartie:
         mult = self._per_row(multipliers, k)
         if k and mult.min() < 1:
             raise ValueError(f"multipliers must be positive ints, got {mult.min()}")
-        K.deal_rows(self.S, rows, orders, mult)
+        self._kernels(k, rows).deal_rows(self.S, rows, orders, mult)
 
     # ------------------------------------------------------------- queries
     @property
@@ -132,7 +172,7 @@ class BatchPartie:
     def legal_bits(self) -> Ints:
         """``Partie.legal_mask()`` of every party as int64 bit sets."""
         out = np.empty(self.n, np.int64)
-        K.legal_bits(self.S, self._ace_first_card, out)
+        self._kernels(self.n).legal_bits(self.S, self._ace_first_card, out)
         return out
 
     def legal_masks(self, rows: Rows = None, out: npt.NDArray[Any] | None = None) -> npt.NDArray[Any]:
@@ -141,7 +181,7 @@ class BatchPartie:
         rows = self._rows(rows)
         if out is None:
             out = np.empty((rows.size, N_ACTIONS), np.int8)
-        K.legal_array(self.S, rows, self._ace_first_card, out)
+        self._kernels(rows.size).legal_array(self.S, rows, self._ace_first_card, out)
         return out
 
     def observe(
@@ -149,28 +189,23 @@ class BatchPartie:
     ) -> npt.NDArray[np.float32]:
         """The ``trappola_v0`` observation of ``seats`` (one for all, or one
         per row) in ``rows``: float32 ``(len(rows), 347)``."""
-        return self._encode(K.encode_rows, OBS_SIZE, seats, rows, out)
+        return self._encode("encode_rows", OBS_SIZE, seats, rows, out)
 
     def full_deal(
         self, seats: npt.ArrayLike, rows: Rows = None, out: npt.NDArray[np.float32] | None = None
     ) -> npt.NDArray[np.float32]:
         """``full_deal.encode_full_deal`` of ``seats`` in ``rows``: float32
         ``(len(rows), 108)``, for a critic that may see the whole deal."""
-        return self._encode(K.full_deal_rows, FULL_DEAL_SIZE, seats, rows, out)
+        return self._encode("full_deal_rows", FULL_DEAL_SIZE, seats, rows, out)
 
     def _encode(
-        self,
-        kernel: Callable[[K.Array, K.Array, K.Array, K.Array], None],
-        size: int,
-        seats: npt.ArrayLike,
-        rows: Rows,
-        out: npt.NDArray[np.float32] | None,
+        self, kernel: str, size: int, seats: npt.ArrayLike, rows: Rows, out: npt.NDArray[np.float32] | None
     ) -> npt.NDArray[np.float32]:
-        rows = self._rows(rows)
-        seats = self._per_row(seats, rows.size)
+        picked = self._rows(rows)
+        per_row = self._per_row(seats, picked.size)
         if out is None:
-            out = np.empty((rows.size, size), np.float32)
-        kernel(self.S, rows, seats, out)
+            out = np.empty((picked.size, size), np.float32)
+        getattr(self._kernels(picked.size), kernel)(self.S, picked, per_row, out)
         return out
 
     # ---------------------------------------------------------------- step
@@ -185,7 +220,7 @@ class BatchPartie:
         actions = np.ascontiguousarray(actions, dtype=np.int64).reshape(-1)
         if actions.shape != rows.shape:
             raise ValueError(f"need one action per party: {actions.size} actions for {rows.size} parties")
-        err, j = K.step_rows(self.S, rows, actions, self._ace_first_card, self._forfeit)
+        err, j = self._kernels(rows.size, rows).step_rows(self.S, rows, actions, self._ace_first_card, self._forfeit)
         if err != K.OK:
             i, a = int(rows[j]), int(actions[j])
             what = f"{a} ({action_name(a)})" if 0 <= a < N_ACTIONS else repr(a)

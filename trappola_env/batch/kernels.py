@@ -54,7 +54,7 @@ Array = npt.NDArray[Any]
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
-def _kernel(**options: Any) -> Callable[[_F], _F]:
+def kernel(**options: Any) -> Callable[[_F], _F]:
     """``numba.njit(**options)``, typed so that a compiled kernel keeps its Python signature for the type checker."""
     return cast("Callable[[_F], _F]", njit(**options))
 
@@ -180,7 +180,7 @@ STOCK_SIZE = _fd.STOCK_SIZE
 STOCK_VALUE = np.array([np.float32((k + 1) / STOCK_SIZE) for k in range(STOCK_SIZE)], dtype=np.float32)
 
 
-@_kernel(cache=True, inline="always")
+@kernel(cache=True, inline="always")
 def _popcount(x: int) -> int:
     n = 0
     while x:
@@ -189,7 +189,7 @@ def _popcount(x: int) -> int:
     return n
 
 
-@_kernel(cache=True, inline="always")
+@kernel(cache=True, inline="always")
 def _lowbit_index(x: int) -> int:
     n = 0
     while not (x >> n) & 1:
@@ -198,52 +198,56 @@ def _lowbit_index(x: int) -> int:
 
 
 # ---------------------------------------------------------------- deal
-@_kernel(cache=True)
+@kernel(cache=True)
 def deal_rows(S: Array, rows: Array, orders: Array, multipliers: Array) -> None:
     """Start party ``rows[j]`` from the shuffled deck ``orders[j]`` (36 ids,
     dealt as ``deal.deal_from_order``) with Alifer multiplier
     ``multipliers[j]``: ``Partie.__init__``."""
     for j in range(rows.shape[0]):
-        i = rows[j]
-        o = orders[j]
-        for c in range(NCOLS):
-            S[i, c] = 0
-        h0 = 0
-        h1 = 0
-        for p in range(3):
-            for k in range(3):
-                h0 |= 1 << o[6 * p + k]
-                h1 |= 1 << o[6 * p + 3 + k]
-        for k in range(18):
-            S[i, STOCK + k] = o[18 + k]
-        S[i, HAND] = h0
-        S[i, HAND + 1] = h1
-        S[i, DEALT] = h0
-        S[i, DEALT + 1] = h1
-        S[i, BOTTOM] = o[35]
-        S[i, LEAD] = -1
-        S[i, PROPOSER] = -1
-        S[i, OUTCOME] = -1
-        S[i, WINNER] = -1
-        S[i, FORFEITED] = -1
-        S[i, MULTIPLIER] = multipliers[j]
-        for t in range(9):
-            S[i, TWO_WINNER + t] = -1
-        for s in range(2):
-            h = h0 if s == 0 else h1
-            bits = 0
-            for f in range(4):
-                if _popcount(h & RANK_MASKS[FIG_RANK[f]]) >= 3:
-                    bits |= 1 << (FIG0 + f)
-            if h & COURT_BITS == 0:
-                bits |= 1 << BLANS
-            S[i, FIRST_DECL + s] = bits
-            S[i, ACES_OK + s] = 1 if _popcount(h & ACE_BITS) >= 3 else 0
-            S[i, BIANKA_OK + s] = (1 << BIANKA) if h & BIANKA_FORBIDDEN == 0 else 0
+        deal_row(S, rows[j], orders[j], multipliers[j])
+
+
+@kernel(cache=True, inline="always")
+def deal_row(S: Array, i: int, o: Array, multiplier: int) -> None:
+    """Party ``i`` of ``deal_rows`` from the deck ``o`` with Alifer multiplier ``multiplier``."""
+    for c in range(NCOLS):
+        S[i, c] = 0
+    h0 = 0
+    h1 = 0
+    for p in range(3):
+        for k in range(3):
+            h0 |= 1 << o[6 * p + k]
+            h1 |= 1 << o[6 * p + 3 + k]
+    for k in range(18):
+        S[i, STOCK + k] = o[18 + k]
+    S[i, HAND] = h0
+    S[i, HAND + 1] = h1
+    S[i, DEALT] = h0
+    S[i, DEALT + 1] = h1
+    S[i, BOTTOM] = o[35]
+    S[i, LEAD] = -1
+    S[i, PROPOSER] = -1
+    S[i, OUTCOME] = -1
+    S[i, WINNER] = -1
+    S[i, FORFEITED] = -1
+    S[i, MULTIPLIER] = multiplier
+    for t in range(9):
+        S[i, TWO_WINNER + t] = -1
+    for s in range(2):
+        h = h0 if s == 0 else h1
+        bits = 0
+        for f in range(4):
+            if _popcount(h & RANK_MASKS[FIG_RANK[f]]) >= 3:
+                bits |= 1 << (FIG0 + f)
+        if h & COURT_BITS == 0:
+            bits |= 1 << BLANS
+        S[i, FIRST_DECL + s] = bits
+        S[i, ACES_OK + s] = 1 if _popcount(h & ACE_BITS) >= 3 else 0
+        S[i, BIANKA_OK + s] = (1 << BIANKA) if h & BIANKA_FORBIDDEN == 0 else 0
 
 
 # ---------------------------------------------------------------- legal actions
-@_kernel(cache=True, inline="always")
+@kernel(cache=True, inline="always")
 def _legal(S: Array, i: int, ace_first_card: bool) -> int:
     ph = S[i, PHASE]
     if ph != PLAY:
@@ -271,24 +275,36 @@ def _legal(S: Array, i: int, ace_first_card: bool) -> int:
     return legal
 
 
-@_kernel(cache=True)
+@kernel(cache=True)
 def legal_bits(S: Array, ace_first_card: bool, out: Array) -> None:
     """``out[i]``: ``Partie.legal_mask()`` of party ``i`` (0 once it is over)."""
     for i in range(S.shape[0]):
         out[i] = _legal(S, i, ace_first_card)
 
 
-@_kernel(cache=True)
+@kernel(cache=True)
 def legal_array(S: Array, rows: Array, ace_first_card: bool, out: Array) -> None:
     """``out[j, a]``: 1 if action ``a`` is legal in party ``rows[j]``."""
     for j in range(rows.shape[0]):
-        m = _legal(S, rows[j], ace_first_card)
-        for a in range(NACT):
-            out[j, a] = (m >> a) & 1
+        legal_row(S, rows[j], ace_first_card, out, j)
+
+
+@kernel(cache=True, inline="always")
+def legal_row(S: Array, i: int, ace_first_card: bool, out: Array, j: int) -> None:
+    """``out[j, a]``: 1 if action ``a`` is legal in party ``i``."""
+    m = _legal(S, i, ace_first_card)
+    for a in range(NACT):
+        out[j, a] = (m >> a) & 1
+
+
+@kernel(cache=True, inline="always")
+def legal_bit(S: Array, i: int, ace_first_card: bool) -> int:
+    """``Partie.legal_mask()`` of party ``i`` as an int64 bit set."""
+    return _legal(S, i, ace_first_card)
 
 
 # ---------------------------------------------------------------- scoring
-@_kernel(cache=True)
+@kernel(cache=True)
 def _decl_points_pay(S: Array, i: int, s: int) -> tuple[int, int]:
     pts = 0
     pay = 0
@@ -311,7 +327,7 @@ def _decl_points_pay(S: Array, i: int, s: int) -> tuple[int, int]:
     return pts, pay
 
 
-@_kernel(cache=True)
+@kernel(cache=True)
 def _trick_bonuses(S: Array, i: int, out_pts: Array, out_pay: Array) -> None:
     """Trick bonuses of a finished partie: points earned and payments made
     into the Bulka per seat (``bonuses.trick_bonuses``)."""
@@ -349,7 +365,7 @@ def _trick_bonuses(S: Array, i: int, out_pts: Array, out_pay: Array) -> None:
         out_pay[1 - w] += LAST_TRICK_PAY
 
 
-@_kernel(cache=True)
+@kernel(cache=True)
 def results(S: Array, rows: Array, stake_multiple: int, scores: Array, tokens: Array) -> None:
     """Settle finished parties (``scoring.settle``): ``scores[j, s]`` = (card
     points, declaration points, bonus points) of seat ``s`` and
@@ -384,7 +400,7 @@ def results(S: Array, rows: Array, stake_multiple: int, scores: Array, tokens: A
         tokens[j, 1] = -STAKE * u + (dpay1 - dpay0) * u - bpay[1] * u
 
 
-@_kernel(cache=True)
+@kernel(cache=True)
 def _finish_by_points(S: Array, i: int) -> None:
     bp = np.zeros(2, np.int64)
     bpay = np.zeros(2, np.int64)
@@ -397,7 +413,7 @@ def _finish_by_points(S: Array, i: int) -> None:
         _end(S, i, 0 if t0 > t1 else 1, DECIDED)
 
 
-@_kernel(cache=True, inline="always")
+@kernel(cache=True, inline="always")
 def _end(S: Array, i: int, winner: int, outcome: int) -> None:
     S[i, PHASE] = DONE
     S[i, WINNER] = winner
@@ -406,7 +422,7 @@ def _end(S: Array, i: int, winner: int, outcome: int) -> None:
 
 
 # ---------------------------------------------------------------- actions
-@_kernel(cache=True)
+@kernel(cache=True)
 def _play(S: Array, i: int, p: int, card: int) -> None:
     S[i, HAND + p] &= ~(1 << card)
     S[i, NCARDS + p] += 1
@@ -434,7 +450,7 @@ def _play(S: Array, i: int, p: int, card: int) -> None:
         _finish_by_points(S, i)
 
 
-@_kernel(cache=True)
+@kernel(cache=True)
 def _declare(S: Array, i: int, p: int, action: int) -> None:
     if action == ACCEPT_ALIFER:
         _end(S, i, -1, AGREED)
@@ -469,7 +485,7 @@ def _declare(S: Array, i: int, p: int, action: int) -> None:
         S[i, COUNTS + 7 * p + action - FIG0] = 1
 
 
-@_kernel(cache=True)
+@kernel(cache=True)
 def step_rows(S: Array, rows: Array, actions: Array, ace_first_card: bool, forfeit: bool) -> tuple[int, int]:
     """Apply ``actions[j]`` in party ``rows[j]`` for the seat to act
     (``Partie.apply``). Returns (error code, j) of the first refused
@@ -478,6 +494,8 @@ def step_rows(S: Array, rows: Array, actions: Array, ace_first_card: bool, forfe
     (``ERR_ILLEGAL``); the parties before it were stepped, that one and
     those after it were not. With ``forfeit`` an illegal action loses the
     partie for its maker (Art. 12)."""
+    # apply_action's steps written out here: this loop is the one-core path, and
+    # calling it measured a fifth slower.
     for j in range(rows.shape[0]):
         i = rows[j]
         a = actions[j]
@@ -498,105 +516,144 @@ def step_rows(S: Array, rows: Array, actions: Array, ace_first_card: bool, forfe
     return OK, -1
 
 
+@kernel(cache=True, inline="always")
+def _allowed(legal: int, a: int) -> bool:
+    return 0 <= a < NACT and ((legal >> a) & 1) == 1
+
+
+@kernel(cache=True, inline="always")
+def check_action(S: Array, i: int, a: int, ace_first_card: bool, forfeit: bool) -> int:
+    """``OK`` if ``step_rows`` may apply action ``a`` in party ``i`` (legal,
+    or illegal with ``forfeit``), else its error code."""
+    if S[i, PHASE] == DONE:
+        return ERR_OVER
+    if forfeit or _allowed(_legal(S, i, ace_first_card), a):
+        return OK
+    return ERR_ILLEGAL
+
+
+@kernel(cache=True, inline="always")
+def apply_action(S: Array, i: int, a: int, legal: int) -> None:
+    """Apply action ``a`` in party ``i``, whose legal actions are the bit
+    set ``legal``, as ``step_rows`` does (``check_action`` allowed it): an
+    illegal one forfeits the partie for its maker."""
+    p = S[i, TO_ACT]
+    if _allowed(legal, a):
+        if a < 36:
+            _play(S, i, p, a)
+        else:
+            _declare(S, i, p, a)
+    else:
+        S[i, FORFEITED] = p
+        _end(S, i, 1 - p, FORFEIT)
+
+
 # ---------------------------------------------------------------- observation
-@_kernel(cache=True)
+@kernel(cache=True)
 def encode_rows(S: Array, rows: Array, seats: Array, out: Array) -> None:
     """``out[j]``: ``observation.encode(partie, seats[j])`` of party ``rows[j]``."""
     for j in range(rows.shape[0]):
-        i = rows[j]
-        me = seats[j]
-        opp = 1 - me
-        o = out[j]
-        o[:] = 0.0
-        hand = S[i, HAND + me]
-        mine = S[i, DEALT + me]
-        theirs = S[i, DEALT + opp]
-        played_me = mine & ~hand
-        played_opp = theirs & ~S[i, HAND + opp]
-        for c in range(36):
-            if (hand >> c) & 1:
-                o[O_HAND + c] = 1.0
-            if (mine >> c) & 1:
-                o[O_DEALT + c] = 1.0
-            if (played_me >> c) & 1:
-                o[O_PME + c] = 1.0
-            if (played_opp >> c) & 1:
-                o[O_POPP + c] = 1.0
-            t = S[i, CARD_TRICK + c]
-            if t:
-                o[O_TRICK_OF + c] = TRICK_VALUE[t]
-        o[O_BOTTOM + S[i, BOTTOM]] = 1.0
-        o[O_ROLE + me] = 1.0
-        lead = S[i, LEAD]
-        if lead >= 0:
-            o[O_LEAD + lead] = 1.0
-        nt = S[i, TRICK]
-        for t in range(nt):
-            if S[i, TRICK_LEADER + t] == me:
-                o[O_LED + t] = 1.0
-            if S[i, TRICK_WINNER + t] == me:
-                o[O_WME + t] = 1.0
-            else:
-                o[O_WOPP + t] = 1.0
-        for who in range(2):
-            s = me if who == 0 else opp
-            base_decl = O_DECL_ME if who == 0 else O_DECL_OPP
-            cb = COUNTS + 7 * s
-            for f in range(5):
-                n = S[i, cb + f]
-                if n:
-                    o[base_decl + 2 * f + n - 3] = 1.0
-            if S[i, cb + 5]:
-                o[base_decl + 10] = 1.0
-            if S[i, cb + 6]:
-                o[base_decl + 11] = 1.0
-            used = S[i, USED + s]
-            if used & MANKO_BIT:
-                o[(O_MASKED_ME if who == 0 else O_MASKED_OPP)] = 1.0
-            ans = S[i, MANKO_ANSWER + s]
-            base_ans = O_MANSWER_ME if who == 0 else O_MANSWER_OPP
-            for b in range(16):
-                if (ans >> b) & 1:
-                    o[base_ans + b] = 1.0
-            if used & PROPOSE_BIT:
-                o[O_PROPOSED + who] = 1.0
-        if S[i, PHASE] == ANSWER:
-            o[O_PENDING + (1 if S[i, PROPOSER] != me else 0)] = 1.0
-        o[O_POINTS] = S[i, POINTS + me] * POINT_SCALE
-        o[O_POINTS + 1] = S[i, POINTS + opp] * POINT_SCALE
-        o[O_TRICKNO] = TRICK_VALUE[nt]
-        m = S[i, MULTIPLIER]
-        if m > 1:
-            o[O_MULT] = min(np.log2(np.float64(m)) / MULT_LOG2_MAX, 1.0)
+        encode_row(S, rows[j], seats[j], out[j])
 
 
-@_kernel(cache=True)
+@kernel(cache=True, inline="always")
+def encode_row(S: Array, i: int, me: int, o: Array) -> None:
+    """``o``: ``observation.encode(partie, me)`` of party ``i``."""
+    opp = 1 - me
+    o[:] = 0.0
+    hand = S[i, HAND + me]
+    mine = S[i, DEALT + me]
+    theirs = S[i, DEALT + opp]
+    played_me = mine & ~hand
+    played_opp = theirs & ~S[i, HAND + opp]
+    for c in range(36):
+        if (hand >> c) & 1:
+            o[O_HAND + c] = 1.0
+        if (mine >> c) & 1:
+            o[O_DEALT + c] = 1.0
+        if (played_me >> c) & 1:
+            o[O_PME + c] = 1.0
+        if (played_opp >> c) & 1:
+            o[O_POPP + c] = 1.0
+        t = S[i, CARD_TRICK + c]
+        if t:
+            o[O_TRICK_OF + c] = TRICK_VALUE[t]
+    o[O_BOTTOM + S[i, BOTTOM]] = 1.0
+    o[O_ROLE + me] = 1.0
+    lead = S[i, LEAD]
+    if lead >= 0:
+        o[O_LEAD + lead] = 1.0
+    nt = S[i, TRICK]
+    for t in range(nt):
+        if S[i, TRICK_LEADER + t] == me:
+            o[O_LED + t] = 1.0
+        if S[i, TRICK_WINNER + t] == me:
+            o[O_WME + t] = 1.0
+        else:
+            o[O_WOPP + t] = 1.0
+    for who in range(2):
+        s = me if who == 0 else opp
+        base_decl = O_DECL_ME if who == 0 else O_DECL_OPP
+        cb = COUNTS + 7 * s
+        for f in range(5):
+            n = S[i, cb + f]
+            if n:
+                o[base_decl + 2 * f + n - 3] = 1.0
+        if S[i, cb + 5]:
+            o[base_decl + 10] = 1.0
+        if S[i, cb + 6]:
+            o[base_decl + 11] = 1.0
+        used = S[i, USED + s]
+        if used & MANKO_BIT:
+            o[(O_MASKED_ME if who == 0 else O_MASKED_OPP)] = 1.0
+        ans = S[i, MANKO_ANSWER + s]
+        base_ans = O_MANSWER_ME if who == 0 else O_MANSWER_OPP
+        for b in range(16):
+            if (ans >> b) & 1:
+                o[base_ans + b] = 1.0
+        if used & PROPOSE_BIT:
+            o[O_PROPOSED + who] = 1.0
+    if S[i, PHASE] == ANSWER:
+        o[O_PENDING + (1 if S[i, PROPOSER] != me else 0)] = 1.0
+    o[O_POINTS] = S[i, POINTS + me] * POINT_SCALE
+    o[O_POINTS + 1] = S[i, POINTS + opp] * POINT_SCALE
+    o[O_TRICKNO] = TRICK_VALUE[nt]
+    m = S[i, MULTIPLIER]
+    if m > 1:
+        o[O_MULT] = min(np.log2(np.float64(m)) / MULT_LOG2_MAX, 1.0)
+
+
+@kernel(cache=True)
 def full_deal_rows(S: Array, rows: Array, seats: Array, out: Array) -> None:
     """``out[j]``: ``full_deal.encode_full_deal(partie, seats[j])`` of party ``rows[j]``."""
     for j in range(rows.shape[0]):
-        i = rows[j]
-        opp = 1 - seats[j]
-        o = out[j]
-        o[:] = 0.0
-        hand = S[i, HAND + opp]
-        dealt = S[i, DEALT + opp]
-        for c in range(36):
-            if (hand >> c) & 1:
-                o[FD_HAND + c] = 1.0
-            if (dealt >> c) & 1:
-                o[FD_DEALT + c] = 1.0
-        for k in range(STOCK_SIZE):
-            o[FD_STOCK + S[i, STOCK + k]] = STOCK_VALUE[k]
+        full_deal_row(S, rows[j], seats[j], out[j])
+
+
+@kernel(cache=True, inline="always")
+def full_deal_row(S: Array, i: int, me: int, o: Array) -> None:
+    """``o``: ``full_deal.encode_full_deal(partie, me)`` of party ``i``."""
+    opp = 1 - me
+    o[:] = 0.0
+    hand = S[i, HAND + opp]
+    dealt = S[i, DEALT + opp]
+    for c in range(36):
+        if (hand >> c) & 1:
+            o[FD_HAND + c] = 1.0
+        if (dealt >> c) & 1:
+            o[FD_DEALT + c] = 1.0
+    for k in range(STOCK_SIZE):
+        o[FD_STOCK + S[i, STOCK + k]] = STOCK_VALUE[k]
 
 
 # ---------------------------------------------------------------- random play
-@_kernel(cache=True)
+@kernel(cache=True)
 def seed_numba(seed: int) -> None:
     """Seed numba's own generator (used by ``random_actions``)."""
     np.random.seed(seed)
 
 
-@_kernel(cache=True)
+@kernel(cache=True)
 def random_actions(S: Array, rows: Array, ace_first_card: bool, out: Array) -> None:
     """``out[j]``: a legal action of party ``rows[j]`` drawn uniformly (the
     ``random`` player), from numba's generator."""
@@ -608,7 +665,7 @@ def random_actions(S: Array, rows: Array, ace_first_card: bool, out: Array) -> N
         out[j] = _lowbit_index(m)
 
 
-@_kernel(cache=True)
+@kernel(cache=True)
 def random_playout(S: Array, rows: Array, ace_first_card: bool, forfeit: bool) -> int:
     """Play parties ``rows`` to their end with uniformly random legal
     actions; returns the number of actions applied."""
