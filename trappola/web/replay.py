@@ -21,6 +21,7 @@ import threading
 from collections import OrderedDict
 
 from trappola.agents.evaluation.game_record import MAX_LINE, replay_record
+from trappola.web.runs import deal_key
 from trappola_env.engine import CARD_NAMES, InfoState, Partie, RuleConfig, card_id, deal_from_names
 
 from . import render
@@ -49,6 +50,8 @@ def summary_of(k: int, record: dict) -> dict:
         "points": [s[3] for s in res["scores"]],
         "tokens": res["tokens"],
         "has_values": any("values" in a for a in record["actions"]),
+        "evaluation": record.get("evaluation"),
+        "deal_key": deal_key(deal_from_names(record["deal"])),
         "session": session_of(record),
     }
 
@@ -149,6 +152,8 @@ def check_lines(data) -> tuple[list[bytes], list[dict]]:
             raise ValueError(f"line {n}: not JSON ({e.msg} at column {e.colno})") from None
         except RecursionError:
             raise ValueError(f"line {n}: JSON nested too deeply") from None
+        except ValueError:  # a number of more digits than Python converts
+            raise ValueError(f"line {n}: a number too long to read") from None
         replay_record(record, f"line {n}")
         summaries.append(summary_of(len(lines), record))
         lines.append(line)
