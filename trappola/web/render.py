@@ -197,6 +197,7 @@ def result(res, names) -> dict:
     return {
         "outcome": res.outcome,
         "winner": None if res.winner is None else names[res.winner],
+        "stake": res.stake,
         "scores": [s.to_dict() for s in res.scores],
         "tokens": list(res.tokens),
         "details": [_detail(s, what, pts, tok, names) for s, what, pts, tok in res.details],

@@ -27,7 +27,9 @@ function samePair(g, pair) {
 }
 
 function drawGameList() {
-  const games = replay.pair ? replay.games.filter((g) => samePair(g, replay.pair)) : replay.games;
+  const run = replay.run;
+  const games = replay.pair ? replay.games.filter((g) => samePair(g, replay.pair)
+    && (!run || (g.evaluation === run.evaluation && g.deal_index !== null && g.deal_index < run.deals))) : replay.games;
   const sel = $("game-select");
   sel.replaceChildren(...games.map((g) => el("option", { value: g.index, selected: g.index === replay.k }, gameLabel(g))));
   sel.hidden = false;
@@ -36,7 +38,7 @@ function drawGameList() {
   const filter = $("pair-filter");
   if (replay.pair) {
     filter.replaceChildren(`games of ${replay.pair[0]} vs ${replay.pair[1]} (${games.length}) `,
-      el("button", { onclick: () => { replay.pair = null; drawGameList(); } }, "show all"));
+      el("button", { onclick: () => { replay.pair = null; replay.run = null; drawGameList(); } }, "show all"));
     filter.hidden = false;
   } else {
     filter.hidden = true;
@@ -45,13 +47,14 @@ function drawGameList() {
 }
 
 function listed(data) {
-  replay = { fileId: data.id, name: data.name, games: data.games, k: null, frames: null, step: 0, pair: null };
+  replay = { fileId: data.id, name: data.name, games: data.games, k: null, frames: null, step: 0, pair: null, run: null };
 }
 
 // Show the games of one pair of players (a link from the leaderboard).
-export async function showPair(pair) {
+export async function showPair(pair, run = null) {
   if (!replay) return;
   replay.pair = pair;
+  replay.run = run;
   const games = drawGameList();
   if (games.length) await loadGame(games[0].index, 0);
 }
@@ -83,7 +86,7 @@ async function loadGame(k, step = 0) {
 // A hand as dealt, the cards already played greyed out.
 function handWithPlayed(dealt, now) {
   const held = new Set(now.map((c) => c.id));
-  return dealt.map((c) => cardNode(c, "div", held.has(c.id) ? {} : { class: `card ${c.suit} played`, title: `${c.rank} played` }));
+  return dealt.map((c) => cardNode(c, "div", held.has(c.id) ? {} : { class: `card ${c.suit} played`, title: `${cardLabel(c)}, played`, "aria-label": `${cardLabel(c)}, played` }));
 }
 
 // A partie of a saved Bulka session: its session around it, and the advice
