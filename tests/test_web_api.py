@@ -614,3 +614,11 @@ def test_the_leaderboard_links_a_pair_only_to_its_own_runs_games(client):
     run = client.post("/api/leaderboard", json=h2h.summary).json()["tables"][0]["run"]
     # The same seed deals the same cards, but a ratings run's games are not a head-to-head run's.
     assert run["evaluation"] == "head_to_head" != first["evaluation"]
+
+
+def test_the_rules_panel_is_built_from_the_rules(client):
+    from trappola.web.rules_page import RULES_HTML, build
+
+    assert RULES_HTML.read_text(encoding="utf-8") == build(), "run python -m trappola.web.rules_page"
+    page = client.get("/static/rules.html").text
+    assert '<h3 id="rules-1-cards">1. Cards</h3>' in page and "<script" not in page
