@@ -332,8 +332,10 @@ def test_declaration_buttons_say_what_they_are_worth(client):
         if decls:
             break
     assert decls and all("points" in b["help"] and "tokens" in b["help"] for b in decls)
+    # What the page prints on the button itself (a phone shows no tooltip).
+    assert all(re.fullmatch(r"\d+ points.*, \+\d+ tokens?", b["worth"]) for b in decls), decls
     alifer = [b for b in st["legal"]["buttons"] if b["action"] == 44]
-    assert alifer and "double stakes" in alifer[0]["help"]
+    assert alifer and "double stakes" in alifer[0]["help"] and "double stakes" in alifer[0]["worth"]
 
 
 def test_the_hint_is_pimcs_view_from_the_persons_seat(client):

@@ -345,6 +345,14 @@ def test_leaderboard_and_bad_input_in_the_page(browser, base_url, shots, tmp_pat
     assert f"{pair['a']} vs {pair['b']}" in browser.find_element(By.ID, "pair-filter").text
     options = browser.find_elements(By.CSS_SELECTOR, "#game-select option")
     assert len(options) == 60 and all(pair["a"] in o.text and pair["b"] in o.text for o in options)
+    # A summary of another run of the same pair links to none of these games.
+    other = tmp_path / "h2h.json"
+    other.write_text(json.dumps(head_to_head("rule", "random", 2, seed=0, workers=1).summary))
+    browser.find_element(By.CSS_SELECTOR, "nav a[data-view=leaderboard]").click()
+    browser.find_element(By.ID, "board-file").send_keys(str(other))
+    wait(browser, lambda d: "rule vs random: 2 deals" in d.find_element(By.ID, "board").text)
+    assert not visible(browser, "board-hint")  # the games are still open in Replay
+    assert browser.find_elements(By.CSS_SELECTOR, ".leader-table a.games-link") == []
     open_page(browser, base_url + "/#leaderboard")
 
     bad = tmp_path / "bad.json"

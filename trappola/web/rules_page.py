@@ -88,7 +88,7 @@ def markdown_html(text: str) -> str:
             while i < len(lines) and lines[i].strip().startswith("|"):
                 rows.append("<tr>" + "".join(f"<td>{inline(c)}</td>" for c in _cells(lines[i])) + "</tr>")
                 i += 1
-            out.append(f"<div class=\"rules-table\"><table><tr>{head}</tr>{''.join(rows)}</table></div>")
+            out.append(f'<div class="rules-table"><table><tr>{head}</tr>{"".join(rows)}</table></div>')
             continue
         elif m:
             flush_para()
@@ -101,8 +101,11 @@ def markdown_html(text: str) -> str:
                 out.append(f"<{tag}>")
                 lists.append((indent, tag))
             item = [m.group(3)]
-            while i + 1 < len(lines) and lines[i + 1].startswith(" ") and lines[i + 1].strip() and not _LIST.match(
-                lines[i + 1]
+            while (
+                i + 1 < len(lines)
+                and lines[i + 1].startswith(" ")
+                and lines[i + 1].strip()
+                and not _LIST.match(lines[i + 1])
             ):
                 i += 1
                 item.append(lines[i].strip())
@@ -120,9 +123,8 @@ def markdown_html(text: str) -> str:
 
 def build(source: Path = RULES_MD) -> str:
     """The rules panel's HTML from ``source``."""
-    return (
-        "<!-- Built from docs/rules.md by python -m trappola.web.rules_page; do not edit. -->\n"
-        + markdown_html(source.read_text(encoding="utf-8"))
+    return "<!-- Built from docs/rules.md by python -m trappola.web.rules_page; do not edit. -->\n" + markdown_html(
+        source.read_text(encoding="utf-8")
     )
 
 

@@ -14,7 +14,7 @@ import { $, el, cardNode, api, showError, fmt, signed, cardLabel, declList, resu
 const SPEEDS = {
   slow: { move: 450, hold: 1800, pace: 1.5 },
   normal: { move: 260, hold: 1100, pace: 0.8 },
-  fast: { move: 120, hold: 500, pace: 0.25 },
+  fast: { move: 100, hold: 400, pace: 0.25 },
 };
 const SETTLE_MS = 300;  // after your own move, input waits at least this long (the hand has just changed under the pointer)
 
