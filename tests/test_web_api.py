@@ -21,6 +21,7 @@ with warnings.catch_warnings():  # starlette's notice about its httpx client, no
 from trappola.agents.base import Player
 from trappola.agents.evaluation import head_to_head, rate_pool
 from trappola.web.app import create_app
+from trappola.web.render import action_words
 from trappola_env.engine import CARD_NAMES
 
 CARD_IDS = {n: i for i, n in enumerate(CARD_NAMES)}
@@ -182,7 +183,8 @@ def test_replay_frames(client, saved_games):
         assert frames[-1]["hands"] == [[], []] and sum(frames[-1]["tricks_won"]) == 9
     assert [s["total"] for s in frames[-1]["result"]["scores"]] == [s[3] for s in game["result"]["scores"]]
     assert frames[-1]["result"]["tokens"] == game["result"]["tokens"]
-    assert [f["action"]["name"] for f in frames[1:]] == [a["name"] for a in game["actions"]]
+    # The moves in words: "play Bube of Coppe", never "play BC".
+    assert [f["action"]["name"] for f in frames[1:]] == [action_words(a["action"]) for a in game["actions"]]
     assert client.get(f"/api/replays/{data['id']}/4").status_code == 404
     assert client.get("/api/replays/nope/0").status_code == 404
 
@@ -212,7 +214,7 @@ def test_replay_of_a_saved_session_shows_the_session_and_the_advice(client):
     assert listed[k]["session"]["balances"] == games[k]["balances"]
     frames = client.get(f"/api/replays/{data['id']}/{k}").json()["frames"]
     shown = [(step, a["adviser"], a["name"]) for step, f in enumerate(frames) for a in f["advice"]]
-    assert shown == [(a["step"], a["adviser"], a["name"]) for a in games[k]["advice"]]
+    assert shown == [(a["step"], a["adviser"], action_words(a["advice"])) for a in games[k]["advice"]]
 
 
 def test_malformed_replays_get_400(client, saved_games):
@@ -411,7 +413,6 @@ def test_the_human_defender_of_a_pro_partie_sees_the_advice_and_no_hidden_card()
     moves either."""
     from trappola.agents import make_player
     from trappola.web.play import PlayTable
-    from trappola.web.render import action_words
     from trappola_env.engine import InfoState
     from trappola_env.engine.advice import advice_mask
 

@@ -93,9 +93,12 @@ def frames(record: dict) -> list[dict]:
         out = render.public_state(info, names)
         out["hands"] = [render.cards(partie.hands[0]), render.cards(partie.hands[1])]
         out["stock"] = stock
-        out["action"] = step and {"seat": step["seat"], "name": step["name"]}
+        # Moves in words: B and C are both ranks and suits, so a code such as "play BC" misleads.
+        out["action"] = step and {"seat": step["seat"], "name": render.action_words(step["action"])}
         out["advice"] = [
-            {"adviser": a.get("adviser"), "name": a.get("name")} for a in advice if a.get("step") == len(partie.history)
+            {"adviser": a.get("adviser"), "name": render.action_words(a["advice"]) if "advice" in a else a.get("name")}
+            for a in advice
+            if a.get("step") == len(partie.history)
         ]
         values = step and step.get("values")
         out["values"] = (

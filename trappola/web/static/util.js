@@ -140,9 +140,9 @@ export function declList(node, decls) {
 }
 
 // "you win", "rule wins": the person is "you".
-export function outcomeText(result) {
+export function outcomeText(result, nm = (n) => n) {
   if (result.winner) {
-    const who = result.winner === "you" ? "You win" : `${result.winner} wins`;
+    const who = result.winner === "you" ? "You win" : `${nm(result.winner)} wins`;
     return who + (result.outcome === "forfeit" ? " (forfeit)" : "");
   }
   return result.outcome === "tie" ? "Alifer: a tie in points" : "Alifer agreed";
