@@ -331,7 +331,7 @@ def test_download_this_game_opens_in_replay_and_a_rematch_starts_again(browser, 
     )
     assert "the Bulka split at the end" in rows[-1]  # the split is a row: the rows add up at game over
     browser.find_element(By.ID, "end-download").click()
-    saved = wait(browser, lambda d: [p for p in folder.glob("*.jsonl")], timeout=10)
+    saved = wait(browser, lambda d: [p for p in folder.glob("*.jsonl")])
     records = [json.loads(line) for line in Path(saved[0]).read_text().splitlines()]
     assert len(records) == 1 and records[0]["players"] == ["rule", "you"]
     open_page(browser, base_url + "/#replay")

@@ -113,7 +113,7 @@ def js_errors(driver, allowed=()):
     return out
 
 
-def wait(driver, condition, timeout=20):
+def wait(driver, condition, timeout=30):
     return WebDriverWait(driver, timeout, poll_frequency=0.05).until(lambda d: condition(d))
 
 
