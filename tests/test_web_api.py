@@ -625,3 +625,14 @@ def test_the_rules_panel_is_built_from_the_rules(client):
     assert RULES_HTML.read_text(encoding="utf-8") == build(), "run python -m trappola.web.rules_page"
     page = client.get("/static/rules.html").text
     assert '<h3 id="rules-1-cards">1. Cards</h3>' in page and "<script" not in page
+
+
+def test_the_pace_is_set_through_the_api_within_bounds(client):
+    st = client.post("/api/tables", json={"opponent": "rule", "seed": 1, "pace": 0.5}).json()
+    assert st["pace"] == 0.5
+    assert client.post(f"/api/tables/{st['id']}/pace", json={"pace": 1.5}).json() == {"pace": 1.5}
+    assert client.get(f"/api/tables/{st['id']}").json()["pace"] == 1.5
+    for bad in ("fast", -1, 6, True, None):
+        r = client.post(f"/api/tables/{st['id']}/pace", json={"pace": bad})
+        assert r.status_code == 400 and "pace must be" in r.json()["detail"], bad
+    assert client.post("/api/tables", json={"opponent": "rule", "pace": 60}).status_code == 400
