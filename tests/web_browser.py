@@ -22,7 +22,7 @@ pytest.importorskip("fastapi")
 uvicorn = pytest.importorskip("uvicorn")
 webdriver = pytest.importorskip("selenium.webdriver")
 
-from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
+from selenium.common.exceptions import StaleElementReferenceException, TimeoutException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
@@ -114,7 +114,15 @@ def js_errors(driver, allowed=()):
 
 
 def wait(driver, condition, timeout=30):
-    return WebDriverWait(driver, timeout, poll_frequency=0.05).until(lambda d: condition(d))
+    """``condition(driver)`` once it is true; a timeout says what the page showed."""
+    try:
+        return WebDriverWait(driver, timeout, poll_frequency=0.05).until(lambda d: condition(d))
+    except TimeoutException:
+        shown = driver.execute_script(
+            "const s = document.getElementById('status'), t = document.getElementById('table');"
+            "return [location.hash, s && s.textContent, t && t.dataset.version]"
+        )
+        raise AssertionError(f"timed out; the page showed {shown}; console: {js_errors(driver)}") from None
 
 
 def visible(driver, element_id):
