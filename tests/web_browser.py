@@ -120,7 +120,10 @@ def wait(driver, condition, timeout=30):
     except TimeoutException:
         shown = driver.execute_script(
             "const s = document.getElementById('status'), t = document.getElementById('table');"
-            "return [location.hash, s && s.textContent, t && t.dataset.version]"
+            "const off = (b) => (b.disabled ? ' off' : '');"
+            "const hand = [...document.querySelectorAll('#hand button')].map((b) => b.className + off(b));"
+            "const buttons = [...document.querySelectorAll('#buttons button')].map((b) => b.dataset.action + off(b));"
+            "return [location.hash, s && s.textContent, t && t.dataset.version, hand, buttons]"
         )
         raise AssertionError(f"timed out; the page showed {shown}; console: {js_errors(driver)}") from None
 

@@ -24,6 +24,7 @@ let pollTimer = null;
 let held = null;        // {trick, until}: the completed trick still shown
 let lockUntil = 0;      // no input before this time (a card moving, the hand just redrawn)
 let lockTimer = null;
+let handLocked = false; // the hand was drawn shut on the person's turn: a redraw opens it
 let hint = null;        // {version, values} for the current turn
 let selected = null;    // a card tapped once on a phone, waiting for its confirmation
 let setupOpen = false;  // the set-up form shown while a game runs
@@ -140,20 +141,22 @@ async function play(action) {
 }
 
 // One redraw when the table is still again (the finished trick seen, the hand settled): input opens then.
+// It is due whenever the hand was drawn shut on the person's turn, even if the lock ran out meanwhile (a
+// slow redraw), and when a finished trick is to leave the felt.
 function scheduleUnlock() {
   clearTimeout(lockTimer);
-  const wait = Math.max(lockUntil, held ? held.until : 0) - Date.now();
+  if (busy) return;  // a request is out: its answer redraws
+  const until = Math.max(handLocked ? lockUntil : 0, held ? held.until : 0);
+  if (!Number.isFinite(until) || (!handLocked && until <= Date.now())) return;
   // Only what the lock changes is redrawn (the trick and the hand): the rest of the page stays as it is.
-  if (wait > 0 && Number.isFinite(wait)) {
-    lockTimer = setTimeout(() => {
-      if (!table) return;
-      const focusInTable = $("table").contains(document.activeElement);
-      drawTrick(table);
-      drawHand(table);
-      followFocus(table, focusInTable);
-      scheduleUnlock();
-    }, wait + 20);
-  }
+  lockTimer = setTimeout(() => {
+    if (!table) return;
+    const focusInTable = $("table").contains(document.activeElement);
+    drawTrick(table);
+    drawHand(table);
+    followFocus(table, focusInTable);
+    scheduleUnlock();
+  }, Math.max(0, until - Date.now()) + 20);
 }
 
 async function nextPartie() {
@@ -380,7 +383,8 @@ function drawHand(state) {
   const open = inputOpen() && state.your_turn;
   if (selected !== null && !legal.has(selected)) selected = null;
   const values = hint && hint.version === state.version ? new Map(hint.values.map((v) => [v.card.id, v])) : new Map();
-  $("hand").classList.toggle("settling", state.your_turn && !open);
+  handLocked = Boolean(state.your_turn && !open);
+  $("hand").classList.toggle("settling", handLocked);
   $("hand").replaceChildren(...(p ? p.hand.map((c) => {
     const ok = legal.has(c.id) && open;
     const node = cardNode(c, "button", {
