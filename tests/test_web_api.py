@@ -4,6 +4,7 @@ opponent thinking while the page keeps polling, and every bad input
 answered with a 4xx and a message while the server carries on."""
 
 import json
+import re
 import threading
 import time
 import warnings
@@ -20,6 +21,10 @@ with warnings.catch_warnings():  # starlette's notice about its httpx client, no
 from trappola.agents.base import Player
 from trappola.agents.evaluation import head_to_head, rate_pool
 from trappola.web.app import create_app
+from trappola.web.render import action_words
+from trappola_env.engine import CARD_NAMES
+
+CARD_IDS = {n: i for i, n in enumerate(CARD_NAMES)}
 
 
 class GatedPlayer(Player):
@@ -178,7 +183,8 @@ def test_replay_frames(client, saved_games):
         assert frames[-1]["hands"] == [[], []] and sum(frames[-1]["tricks_won"]) == 9
     assert [s["total"] for s in frames[-1]["result"]["scores"]] == [s[3] for s in game["result"]["scores"]]
     assert frames[-1]["result"]["tokens"] == game["result"]["tokens"]
-    assert [f["action"]["name"] for f in frames[1:]] == [a["name"] for a in game["actions"]]
+    # The moves in words: "play Bube of Coppe", never "play BC".
+    assert [f["action"]["name"] for f in frames[1:]] == [action_words(a["action"]) for a in game["actions"]]
     assert client.get(f"/api/replays/{data['id']}/4").status_code == 404
     assert client.get("/api/replays/nope/0").status_code == 404
 
@@ -208,7 +214,7 @@ def test_replay_of_a_saved_session_shows_the_session_and_the_advice(client):
     assert listed[k]["session"]["balances"] == games[k]["balances"]
     frames = client.get(f"/api/replays/{data['id']}/{k}").json()["frames"]
     shown = [(step, a["adviser"], a["name"]) for step, f in enumerate(frames) for a in f["advice"]]
-    assert shown == [(a["step"], a["adviser"], a["name"]) for a in games[k]["advice"]]
+    assert shown == [(a["step"], a["adviser"], action_words(a["advice"])) for a in games[k]["advice"]]
 
 
 def test_malformed_replays_get_400(client, saved_games):
@@ -328,8 +334,10 @@ def test_declaration_buttons_say_what_they_are_worth(client):
         if decls:
             break
     assert decls and all("points" in b["help"] and "tokens" in b["help"] for b in decls)
+    # What the page prints on the button itself (a phone shows no tooltip).
+    assert all(re.fullmatch(r"\d+ points.*, \+\d+ tokens?", b["worth"]) for b in decls), decls
     alifer = [b for b in st["legal"]["buttons"] if b["action"] == 44]
-    assert alifer and "double stakes" in alifer[0]["help"]
+    assert alifer and "double stakes" in alifer[0]["help"] and "double stakes" in alifer[0]["worth"]
 
 
 def test_the_hint_is_pimcs_view_from_the_persons_seat(client):
@@ -406,7 +414,7 @@ def test_the_human_defender_of_a_pro_partie_sees_the_advice_and_no_hidden_card()
     from trappola.agents import make_player
     from trappola.web.play import PlayTable
     from trappola_env.engine import InfoState
-    from trappola_env.engine.advice import advice_mask, advice_name
+    from trappola_env.engine.advice import advice_mask
 
     app = create_app()
     opp = make_player("rule:pro=always,answer_rollouts=0")
@@ -445,7 +453,7 @@ def test_the_human_defender_of_a_pro_partie_sees_the_advice_and_no_hidden_card()
             }
             if p["pro_declarer"] == opp.name and p["me"] == 0:
                 # Each adviser's latest advice, from a view with no hand, in queue order.
-                expected = [{"adviser": spy.name, "advice": advice_name(spy.given[-1][1])} for spy in spies]
+                expected = [{"adviser": spy.name, "advice": action_words(spy.given[-1][1])} for spy in spies]
                 assert p["advice"] == expected and p["advisers"] == [spy.name for spy in spies]
                 for spy in spies:
                     view = spy.given[-1][0]
@@ -467,3 +475,164 @@ def test_the_human_defender_of_a_pro_partie_sees_the_advice_and_no_hidden_card()
             st = _wait(client, table.id, lambda s: s["your_turn"] or s["paused"] or s["phase"] == "over")
     assert advised >= 3 and watched >= 1 and watched_pro >= 1 and states > advised
     assert all(spy.given for spy in spies)
+
+
+def _rows_add_up(st):
+    rows = st["ledger"]["rows"]
+    total = 0.0
+    for r in rows:
+        total += r["change"]
+        assert r["balance"] == pytest.approx(total), rows
+    assert total == pytest.approx(st["ledger"]["balances"]["you"]), rows
+
+
+def test_every_token_change_is_a_ledger_row_at_every_moment(client):
+    # Seed 3: playing its highest card, the person is offered Pro and declares it; the Bulka is split at the end.
+    st = client.post("/api/tables", json={"opponent": "random:alifer=false", "seed": 3, "parties": 4}).json()
+    seen = set()
+    while st["phase"] != "over":
+        _rows_add_up(st)
+        if st["phase"] == "pro" and st["your_turn"]:
+            st = client.post(f"/api/tables/{st['id']}/action", json={"action": 47}).json()
+            _rows_add_up(st)  # the Pro stake and this partie's stakes are rows as soon as they are paid
+            assert st["ledger"]["rows"][-1]["label"].endswith("and your Pro stake")
+            continue
+        if st["your_turn"]:
+            legal = st["legal"]["cards"] or [b["action"] for b in st["legal"]["buttons"] if b["action"] != 44]
+            st = client.post(f"/api/tables/{st['id']}/action", json={"action": _highest_card(legal)}).json()
+        elif st["paused"]:
+            st = client.post(f"/api/tables/{st['id']}/next", json={}).json()
+        else:
+            st = _wait(client, st["id"], lambda s: s["your_turn"] or s["paused"] or s["phase"] == "over")
+        seen.update(r["label"] for r in st["ledger"]["rows"])
+    _rows_add_up(st)
+    last = st["ledger"]["rows"][-1]
+    assert last["label"] == "the Bulka split at the end" and last["change"] == st["ledger"]["final_share"]
+    assert {"stake into the Bulka", "your Pro stake into the Bulka"} <= seen
+
+
+def test_the_pro_offer_names_the_whole_prize():
+    from trappola.agents import make_player
+    from trappola.web.play import PlayTable
+
+    table = PlayTable(make_player("random"), parties=3, seat="dealer", seed=5, streaks={"you": 2})
+    st = table.state()
+    pro = st["pro"]
+    assert st["your_turn"] and pro["prize"] == pro["bulka"] + pro["extra_stake"] + 2 * pro["stake"]
+    table.act(47)
+    while table.session.parties_played == 0:
+        table.act(table.state()["legal"]["cards"][0] if table.state()["legal"]["cards"] else 45)
+    rec = table.session.history[0]
+    # Won, the declarer takes it all; lost, it stays in the Bulka: either way at least the prize named.
+    assert max(rec.bulka_won, rec.bulka) >= pro["prize"]
+
+
+def test_the_log_and_the_advice_name_cards_in_words(client):
+    st = client.post("/api/tables", json={"opponent": "rule", "seed": 11, "seat": "dealer"}).json()
+    st, _ = _play_through(client, st)
+    plays = [line.split(": ", 1)[1] for line in st["log"] if ": play " in line]
+    assert plays and all(
+        re.fullmatch(r"play (Two|7|8|9|10|Bube|Cavall|Re|Asso) of (Spade|Coppe|Denari|Bastoni)", p) for p in plays
+    ), plays
+
+
+def test_the_state_gives_back_the_setup_and_the_game_downloads_for_replay(client):
+    from trappola.agents.evaluation.game_record import read_games
+
+    body = {"opponent": "random:alifer=false", "seed": 9, "parties": 2, "seat": "dealer", "advisers": []}
+    st = client.post("/api/tables", json=body).json()
+    assert st["setup"] == {**body, "advisers": []}
+    assert client.get(f"/api/tables/{st['id']}/games").text == ""
+    st, played = _play_through(client, st)
+    st = client.post(f"/api/tables/{st['id']}/next", json={}).json()
+    st, _ = _play_through(client, st)
+    r = client.get(f"/api/tables/{st['id']}/games")
+    assert r.headers["content-type"].startswith("application/x-ndjson")
+    games = read_games(r.text)  # every line checked: the deal, each action legal, the result recomputed
+    assert len(games) == 2 and games[0]["players"] == ["random:alifer=false", "you"]
+    assert [CARD_IDS[a["name"][5:]] for a in games[0]["actions"] if a["seat"] == 1 and a["action"] < 36] == played
+    assert games[-1]["final_share"] == st["ledger"]["final_share"]
+    # It is what Replay opens.
+    listing = client.post("/api/replays?name=web.jsonl", content=r.content, headers=NDJSON).json()
+    assert len(listing["games"]) == 2
+
+
+def test_a_waiting_person_watches_the_other_partie_paced():
+    from trappola.agents import make_player
+    from trappola.web.play import PlayTable
+    from trappola.web.thinking import ThinkingPool
+
+    pool = ThinkingPool(1)
+    try:
+        # Three players: once the person loses a partie it waits, and watches the other two.
+        table = PlayTable(
+            make_player("random:alifer=false"),
+            parties=6,
+            seed=1,
+            advisers=[make_player("random:alifer=false")],
+            submit=pool.submit,
+            pace=0.1,
+        )
+        table.start()
+        while not (st := table.state())["watching"]:
+            assert st["phase"] != "over", "the person never waited"
+            if st["paused"]:
+                table.next_partie()
+            elif st["your_turn"]:
+                table.act(
+                    (st["legal"]["cards"] or [b["action"] for b in st["legal"]["buttons"] if b["action"] < 44])[0]
+                )
+            time.sleep(0.01)
+        st = table.state()
+        assert st["watching"] and st["partie"]["me"] is None
+        start = time.monotonic()
+        moves = len(st["log"])
+        _wait_until = time.monotonic() + 30
+        while not table.state()["paused"] and table.state()["phase"] != "over":
+            assert time.monotonic() < _wait_until
+            time.sleep(0.02)
+        taken = time.monotonic() - start
+        moves = len(table.state()["log"]) - moves
+        assert moves >= 9 and taken >= 0.1 * (moves - 2), (moves, taken)
+        with pytest.raises(ValueError, match="pace"):
+            table.set_pace(99)
+    finally:
+        pool.shutdown()
+
+
+def test_the_leaderboard_links_a_pair_only_to_its_own_runs_games(client):
+    players = ["rule", "random"]
+    ours = rate_pool(players, 2, seed=0, workers=1, record_games=True)
+    other = rate_pool(players, 2, seed=1, workers=1, record_games=True)
+    listing = client.post(
+        "/api/replays?name=g.jsonl", content="".join(json.dumps(g) + "\n" for g in ours.games), headers=NDJSON
+    ).json()["games"]
+    first = next(g for g in listing if g["deal_index"] == 0)
+    for summary, same in ((ours.summary, True), (other.summary, False)):
+        board = client.post("/api/leaderboard", json=summary).json()
+        run = board["tables"][1]["runs"][0]
+        assert run["evaluation"] == first["evaluation"] == "ratings" and run["deals"] == 2
+        assert (run["deal0"] == first["deal_key"]) is same
+    h2h = head_to_head("rule", "random", 2, seed=0, workers=1, record_games=True)
+    run = client.post("/api/leaderboard", json=h2h.summary).json()["tables"][0]["run"]
+    # The same seed deals the same cards, but a ratings run's games are not a head-to-head run's.
+    assert run["evaluation"] == "head_to_head" != first["evaluation"]
+
+
+def test_the_rules_panel_is_built_from_the_rules(client):
+    from trappola.web.rules_page import RULES_HTML, build
+
+    assert RULES_HTML.read_text(encoding="utf-8") == build(), "run python -m trappola.web.rules_page"
+    page = client.get("/static/rules.html").text
+    assert '<h3 id="rules-1-cards">1. Cards</h3>' in page and "<script" not in page
+
+
+def test_the_pace_is_set_through_the_api_within_bounds(client):
+    st = client.post("/api/tables", json={"opponent": "rule", "seed": 1, "pace": 0.5}).json()
+    assert st["pace"] == 0.5
+    assert client.post(f"/api/tables/{st['id']}/pace", json={"pace": 1.5}).json() == {"pace": 1.5}
+    assert client.get(f"/api/tables/{st['id']}").json()["pace"] == 1.5
+    for bad in ("fast", -1, 6, True, None):
+        r = client.post(f"/api/tables/{st['id']}/pace", json={"pace": bad})
+        assert r.status_code == 400 and "pace must be" in r.json()["detail"], bad
+    assert client.post("/api/tables", json={"opponent": "rule", "pace": 60}).status_code == 400

@@ -363,3 +363,40 @@ def test_deeply_nested_json_is_a_4xx(client):
     st = client.post("/api/tables", json={"opponent": "rule", "seed": 5}).json()
     r = client.post(f"/api/tables/{st['id']}/action", content="[" * 3000 + "]" * 3000, headers=JSON)
     assert r.status_code == 400 and "nested too deeply" in r.json()["detail"]
+
+
+def test_every_answer_forbids_framing_and_inline_script(client):
+    for r in (
+        client.get("/"),
+        client.get("/static/main.js"),
+        client.get("/api/players"),
+        client.post("/api/tables", json={"opponent": "nosuch"}),
+        client.get("/", headers={"Host": "evil.example"}),
+    ):
+        csp = r.headers["content-security-policy"]
+        assert r.headers["x-frame-options"] == "DENY" and "frame-ancestors 'none'" in csp, r.url
+        assert "script-src 'self'" in csp and "unsafe-inline" not in csp
+    # The page itself has no inline script or handler: the policy would block them.
+    page = client.get("/").text
+    assert "<script>" not in page and " onclick=" not in page and "javascript:" not in page
+    assert all('src="/static/' in tag for tag in page.split("<script")[1:])
+
+
+def test_the_421_answer_says_how_to_allow_a_host(client):
+    r = client.get("/", headers={"Host": "table.lan"})
+    assert r.status_code == 421 and "--allow-host" in r.json()["detail"]
+
+
+def test_a_number_too_long_gets_a_plain_message(client):
+    st = client.post("/api/tables", json={"opponent": "rule", "seed": 1}).json()
+    body = '{"action": ' + "9" * 5000 + "}"
+    r = client.post(f"/api/tables/{st['id']}/action", content=body, headers={"Content-Type": "application/json"})
+    assert r.status_code == 400 and "number too long" in r.json()["detail"], r.text
+    assert "int_max_str_digits" not in r.text and "Exceeds" not in r.text
+    r = client.post("/api/leaderboard", content='{"kind": ' + "1" * 5000 + "}", headers=JSON)
+    assert r.status_code == 400 and "int_max_str_digits" not in r.text
+    r = client.post("/api/replays", content='{"format": ' + "1" * 5000 + "}\n", headers=NDJSON)
+    assert r.status_code == 400 and "int_max_str_digits" not in r.text
+    # Python's limit is 4300 digits; a long number that Python reads is refused by its range.
+    r = client.post(f"/api/tables/{st['id']}/action", json={"action": 10**4000})
+    assert r.status_code == 400 and "far outside" in r.json()["detail"] and "0000" not in r.text

@@ -1,5 +1,5 @@
 """Trappola in the browser: ``trappola serve`` starts a local web app with
-three views.
+four views.
 
 - Play: a person against any registered computer player (``rule``,
   ``pimc:samples=16``, ``policy`` ...), one partie or a Bulka session
@@ -9,7 +9,9 @@ three views.
   stock open, the declarations and Manko answers, the scores and tokens,
   and the card values a ``pimc`` player reported (``replay``).
 - Leaderboard: a summary written by ``trappola evaluate --json``, as a
-  table with 95% confidence intervals (``leaderboard``).
+  table with 95% confidence intervals (``leaderboard``), each pair linked
+  to the games of its own run (``runs``).
+- Rules: docs/rules.md with a legend of the card names (``rules_page``).
 
 ``app.create_app()`` is the app (FastAPI, its API documented there);
 ``serve(host, port)`` runs it with uvicorn. The page is plain HTML, CSS
@@ -21,7 +23,8 @@ The server runs on the user's machine, so it trusts no request: ``guard``
 admits only this machine's host names and the page's own origin,
 ``opponents`` offers bounded players and never opens a file a request
 names, ``thinking`` runs them on a bounded pool that stops with their
-table, and ``body`` reads uploads within their limit.
+table, and ``body`` reads uploads within their limit. Every answer forbids
+framing and inline script (``guard.SECURITY_HEADERS``).
 """
 
 from __future__ import annotations

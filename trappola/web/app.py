@@ -6,6 +6,8 @@
     POST   /api/tables/{id}/action {"action": id}     (docs/rules.md section 9)
     POST   /api/tables/{id}/next   {}: the next partie of a session
     POST   /api/tables/{id}/hint   {}: what pimc thinks of each legal card now
+    POST   /api/tables/{id}/pace   {"pace": 0.8}: seconds between the moves a waiting person watches
+    GET    /api/tables/{id}/games  the finished parties as games.jsonl (application/x-ndjson), for Replay
     DELETE /api/tables/{id}        close the table (its opponent stops)
     POST   /api/replays?name=N     a saved-games file (application/x-ndjson) -> {"id", "name", "games"}
     GET    /api/replays/{id}       the game list of an open file
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 from pathlib import Path
 
 import anyio
@@ -116,6 +119,8 @@ def create_app(make_player=None, *, hosts=(), workers: int | None = None, tables
             seed=body.get("seed"),
             submit=pool.submit,
             advisers=built[1:],
+            setup={"opponent": spec, "advisers": advisers},
+            pace=body.get("pace", 0.0),
         )
         tables.add(table)
         return table.state()
@@ -144,6 +149,22 @@ def create_app(make_player=None, *, hosts=(), workers: int | None = None, tables
         await json_object(request)
         table.next_partie()
         return table.state()
+
+    @app.post("/api/tables/{table_id}/pace")
+    async def table_pace(table_id: str, request: Request):
+        table = tables.get(table_id)
+        body = await json_object(request)
+        table.set_pace(body.get("pace"))
+        return {"pace": table.pace}
+
+    @app.get("/api/tables/{table_id}/games")
+    def table_games(table_id: str):
+        lines = [json.dumps(g, separators=(",", ":"), allow_nan=False) + "\n" for g in tables.get(table_id).games()]
+        return Response(
+            "".join(lines),
+            media_type="application/x-ndjson",
+            headers={"Content-Disposition": f'attachment; filename="trappola-{table_id}.jsonl"'},
+        )
 
     @app.post("/api/tables/{table_id}/hint")
     async def table_hint(table_id: str, request: Request):

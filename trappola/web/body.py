@@ -49,6 +49,8 @@ def parse_json(data, what: str = "the request body"):
         raise ValueError(f"{what} is not JSON ({e.msg} at line {e.lineno}, column {e.colno})") from None
     except RecursionError:
         raise ValueError(f"{what} is nested too deeply") from None
+    except ValueError:  # a number of more digits than Python converts (its message names its own setting)
+        raise ValueError(f"{what} holds a number too long to read") from None
 
 
 async def json_object(request) -> dict:

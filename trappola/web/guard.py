@@ -12,6 +12,11 @@ this server (``http://`` + ``Host``), and ``Sec-Fetch-Site``, when present,
 file): those are not types a cross-origin form or ``no-cors`` fetch may
 send without the browser asking first, and this app never answers such a
 question (there is no CORS), so the browser never sends the request.
+
+Every answer, a refusal included, forbids framing (``X-Frame-Options:
+DENY`` and ``frame-ancestors 'none'``: another site's page cannot show the
+table and trick a click through it) and any script but the page's own
+files (``SECURITY_HEADERS``).
 """
 
 from __future__ import annotations
@@ -24,6 +29,18 @@ LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1")
 #: The body types a POST to the API may declare.
 BODY_TYPES = ("application/json", "application/x-ndjson")
 _FETCH_SITES = ("same-origin", "none")
+#: The Content-Security-Policy of every answer: the page's own files only, no inline script, no framing.
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+    "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+)
+#: Headers added to every answer.
+SECURITY_HEADERS = (
+    (b"x-frame-options", b"DENY"),
+    (b"content-security-policy", CSP.encode()),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+)
 
 
 def host_name(host: str) -> str:
@@ -54,7 +71,10 @@ class Guard:
         """(status, message) for a request to refuse, else None."""
         host = headers.get("host")
         if not host or host_name(host) not in self.hosts:
-            return 421, (f"this server answers only to {', '.join(sorted(self.hosts))}, not to the host {host!r}")
+            return 421, (
+                f"this server answers only to {', '.join(sorted(self.hosts))}, not to the host {host!r}; "
+                "to answer to another name, start it with --allow-host NAME"
+            )
         if not path.startswith("/api/"):
             return None
         origin = headers.get("origin")
@@ -70,6 +90,8 @@ class Guard:
     async def __call__(self, scope, receive, send):
         if scope["type"] not in ("http", "websocket"):
             return await self.app(scope, receive, send)
+        if scope["type"] == "http":
+            send = _with_headers(send)
         refused = self.refusal(scope.get("method", "GET"), scope["path"], Headers(scope=scope))
         if refused is None:
             return await self.app(scope, receive, send)
@@ -77,3 +99,14 @@ class Guard:
             return await send({"type": "websocket.close", "code": 1008})
         status, message = refused
         await JSONResponse({"detail": message}, status_code=status)(scope, receive, send)
+
+
+def _with_headers(send):
+    """``send`` adding ``SECURITY_HEADERS`` to the start of a response."""
+
+    async def sending(message):
+        if message["type"] == "http.response.start":
+            message = {**message, "headers": [*message.get("headers", []), *SECURITY_HEADERS]}
+        await send(message)
+
+    return sending

@@ -17,6 +17,8 @@ from __future__ import annotations
 import json
 
 from trappola.agents.evaluation.exploitability import COLUMN, exploitability_cell
+from trappola.agents.evaluation.seeding import derive_seed
+from trappola.web.runs import run_of_pair
 
 
 def _num(v, digits: int = 3) -> str:
@@ -66,8 +68,16 @@ def _ratings(s: dict) -> list[dict]:
             "columns": ["pair", "win rate [95% CI]", "decided", "mean point difference"],
             "rows": pairs,
             "pairs": [[p["a"], p["b"]] for p in s["pairs"]],
+            "runs": [_pair_run(s, p) for p in s["pairs"]],
         },
     ]
+
+
+def _pair_run(s: dict, pair: dict) -> dict:
+    """The run of one pair of a ratings summary (``runs``)."""
+    players = s["players"]
+    i, j = players.index(pair["a"]), players.index(pair["b"])
+    return run_of_pair("ratings", derive_seed(s["settings"]["seed"], "pair", i, j), s["settings"]["deals"])
 
 
 def _tournament(s: dict) -> list[dict]:
@@ -118,6 +128,7 @@ def _head_to_head(s: dict) -> list[dict]:
             "columns": ["", "value [95% CI]"],
             "rows": rows,
             "pair": [a, b],
+            "run": run_of_pair("head_to_head", st["seed"], st["deals"]),
         }
     ]
 
@@ -129,13 +140,16 @@ def leaderboard(text: str) -> dict:
     """``{"kind", "tables": [{"caption", "columns", "rows"}]}`` from the
     text of an evaluator summary; ``ValueError`` saying what is wrong. A
     table of pairs also has ``pairs`` (the two players of each row), a
-    head-to-head table ``pair``: the page links them to their saved games."""
+    head-to-head table ``pair``: the page links them to their saved games,
+    those of the same run only (``runs`` and ``run``: ``runs.run_of_pair``)."""
     try:
         summary = json.loads(text)
     except json.JSONDecodeError as e:
         raise ValueError(f"not JSON ({e.msg} at line {e.lineno}, column {e.colno})") from None
     except RecursionError:
         raise ValueError("JSON nested too deeply") from None
+    except ValueError:  # a number of more digits than Python converts
+        raise ValueError("a number too long to read") from None
     if not isinstance(summary, dict):
         raise ValueError("not a summary written by trappola evaluate --json (expected a JSON object)")
     kind = summary.get("kind")

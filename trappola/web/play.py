@@ -16,12 +16,20 @@ queue, and before each decision of the defender of a Pro partie the
 waiting players advise it, in queue order, from the public record only
 (``referee.advice_view``). When the person defends, ``state()`` shows each
 adviser's advice beside its hand (``partie["advice"]``, by
-``advice_name``); the person is free to ignore it. When the person waits,
+``render.action_words``); the person is free to ignore it. When the person waits,
 it gives no advice (its turn to advise is answered "no advice" at once,
 so the two computer players' partie never waits on the page) and it
 watches that partie from the onlookers' side: the public record, no hand,
 and no advice (advice is for the defender: the moves list holds it only
 when the person defends).
+
+While the person waits, the two computer players' decisions are paced
+(``pace`` seconds apart, ``set_pace``) so that a person can follow them.
+Every finished partie is kept as a saved-game record (``games``: the
+``games.jsonl`` lines Replay opens, ``session_record``). The ledger's
+``rows`` list every change of the person's balance on its own (a stake,
+each declaration or bonus payment, a Pro stake, a Bulka won, the final
+split), so they add up to the balance at every moment.
 
 ``Tables`` holds the open tables: a bounded number, the least recently
 used one closed to make room only once it has been idle a while, every
@@ -40,11 +48,12 @@ from collections import OrderedDict
 from typing import Any
 
 from trappola.agents.evaluation.seeding import derive_seed
+from trappola.agents.evaluation.session_record import SessionRecorder
 from trappola.web.errors import WebError
-from trappola_env.engine import ACTION_NAMES, N_ACTIONS, InfoState, action_name, cards_of
+from trappola_env.engine import ACTION_NAMES, N_ACTIONS, InfoState, cards_of
 from trappola_env.engine.actions import NO_PRO
 from trappola_env.engine.actions import PRO as DECLARE_PRO
-from trappola_env.engine.advice import ADVICE_BASE, NO_ADVICE, advice_id, advice_name
+from trappola_env.engine.advice import NO_ADVICE, advice_id
 from trappola_env.engine.session import ADVICE, OVER, PLAYING, PRO_DECISION, ProDecision, Session
 from trappola_env.referee import ACT, PRO, Referee
 
@@ -53,11 +62,8 @@ from . import render
 HUMAN = "you"
 MAX_PARTIES = 200
 MAX_ADVISERS = 2  # a Bulka session seats at most 4 players
-
-
-def any_action_name(action: int) -> str:
-    """The name of an action id, advice ids (49..96) included."""
-    return advice_name(action) if action >= ADVICE_BASE else action_name(action)
+#: Most seconds between two decisions of the computer players the person watches.
+MAX_PACE = 5.0
 
 
 def _distinct(name: str, taken: list) -> str:
@@ -102,11 +108,15 @@ class PlayTable:
         submit=None,
         advisers=(),
         streaks: dict | None = None,
+        setup: dict | None = None,
+        pace: float = 0.0,
     ):
         """``submit(task)`` runs the computer players' decisions (a
         ``ThinkingPool.submit``; default: at once, in the caller).
         ``streaks``: ``{name: streak}`` to start from (``Session``; tests
-        and scripts start at a Pro offer with it)."""
+        and scripts start at a Pro offer with it). ``setup``: what the page
+        asked for (the player specs), shown back to it after a reload and
+        used for a rematch. ``pace``: ``set_pace``."""
         advisers = list(advisers)
         for p in [opponent, *advisers]:
             if getattr(p, "interactive", False):
@@ -128,6 +138,15 @@ class PlayTable:
         self.opponent = opponent
         self.opp_name = opponent.name if opponent.name != HUMAN else f"{opponent.name} (computer)"
         self.seed = seed
+        self.set_pace(pace)
+        self.setup = {
+            "opponent": opponent.name,
+            "advisers": [p.name for p in advisers],
+            **(setup or {}),
+            "parties": parties,
+            "seat": seat,
+            "seed": seed,
+        }
         first = (
             {"challenger": HUMAN, "dealer": self.opp_name}
             if seat == "challenger"
@@ -148,6 +167,7 @@ class PlayTable:
             )
         except ValueError as e:
             raise WebError(str(e)) from None
+        self.recorder = SessionRecorder(self.session, {"session": 0, "seating": " ".join(names)})
         # The referee's loop, advanced one decision at a time: the person's turns are answered by act().
         self.referee = Referee.for_session({HUMAN: None, **self.computers}, self.session, display={n: n for n in names})
         self.parties = parties
@@ -168,7 +188,20 @@ class PlayTable:
         self._replaying = False
         self._advise_for_person()
 
+    def set_pace(self, pace) -> None:
+        """Seconds between two decisions of the computer players while the
+        person waits and watches them (0 to ``MAX_PACE``)."""
+        if isinstance(pace, bool) or not isinstance(pace, (int, float)) or not 0 <= pace <= MAX_PACE:
+            raise WebError(f"pace must be a number of seconds from 0 to {MAX_PACE:g}, got {pace!r}")
+        self.pace = float(pace)
+
     # --------------------------------------------------------------- queries
+    def games(self) -> list[dict]:
+        """The finished parties as saved-game records (``games.jsonl``
+        lines, ``session_record``), the last one with the final split."""
+        with self.lock:
+            return [dict(r) for r in self.recorder.finish()]
+
     def human_turn(self) -> bool:
         """Whether the person is to act now (call under ``lock``)."""
         s = self.session
@@ -185,6 +218,9 @@ class PlayTable:
                 "you": HUMAN,
                 "seed": self.seed,
                 "parties": self.parties,
+                "setup": dict(self.setup),
+                "pace": self.pace,
+                "watching": s.phase in (PLAYING, ADVICE) and HUMAN not in s.table and not self.paused,
                 "phase": s.phase,
                 "paused": self.paused,
                 "thinking": self.thinking,
@@ -210,6 +246,9 @@ class PlayTable:
                     "extra_stake": pending.extra_stake,
                     "stake": pending.extra_stake,
                     "bulka": float(s.bulka),
+                    # What a won Pro partie takes: the Bulka now, the extra stake and both
+                    # stakes of the partie (trick-bonus payments made in it come on top).
+                    "prize": float(s.bulka + pending.extra_stake + 2 * pending.extra_stake),
                     "opponent": s.challenger,
                 }
             if out["your_turn"]:
@@ -220,7 +259,12 @@ class PlayTable:
                 out["legal"] = {
                     "cards": [a for a in legal if a < 36],
                     "buttons": [
-                        {"action": a, "name": ACTION_NAMES[a], "help": render.action_help(a, info, other)}
+                        {
+                            "action": a,
+                            "name": ACTION_NAMES[a],
+                            "worth": render.action_worth(a, info),
+                            "help": render.action_help(a, info, other),
+                        }
                         for a in legal
                         if a >= 36
                     ],
@@ -249,7 +293,7 @@ class PlayTable:
         advice = []
         if s.phase == PLAYING and s.challenger == HUMAN and s.to_act == HUMAN:
             advice = [
-                {"adviser": n, "advice": "no advice" if a is None else advice_name(advice_id(a))}
+                {"adviser": n, "advice": "no advice" if a is None else render.action_words(advice_id(a))}
                 for n, a in s.advice.items()
             ]
         pub["advice"] = advice
@@ -303,8 +347,56 @@ class PlayTable:
             "dealer": s.dealer,
             "challenger": s.challenger,
             "history": history,
+            "rows": self._rows(balances.get(HUMAN, 0.0)),
             "final_share": None if s.final_share is None else float(s.final_share),
         }
+
+    def _rows(self, balance: float) -> list[dict]:
+        """Every change of the person's balance as its own row, with the
+        balance after it (call under ``lock``): the rows add up to
+        ``balance``, the balance shown now."""
+        s = self.session
+        rows, running = [], 0.0
+
+        def row(partie, label, change):
+            nonlocal running
+            running += change
+            rows.append({"partie": partie, "label": label, "change": float(change), "balance": running})
+
+        for r in s.history:
+            k = r.index + 1
+            if HUMAN not in (r.challenger, r.dealer):
+                row(k, "you waited", 0)
+                continue
+            me = (r.challenger, r.dealer).index(HUMAN)
+            row(k, "stake into the Bulka", -r.stake)
+            moved = -r.stake
+            for seat, what, _points, tokens in r.seat_details:
+                if not tokens:
+                    continue
+                if render.is_bonus(what):  # the other seat pays it into the Bulka
+                    change = -tokens if seat != me else 0
+                    label = f"{what}: {'you pay' if seat != me else 'the other pays'} into the Bulka"
+                else:  # the other seat pays the declarer
+                    change = tokens if seat == me else -tokens
+                    label = f"{what}: {'paid to you' if seat == me else 'you pay'}"
+                if change:
+                    row(k, label, change)
+                    moved += change
+            if r.tokens[HUMAN] != moved:  # a forfeit's settlement, say: whatever the rows above missed
+                row(k, "settlement", r.tokens[HUMAN] - moved)
+            if r.pro_declarer == HUMAN and r.pro_stake:
+                row(k, "your Pro stake into the Bulka", -r.pro_stake)
+            if r.pro_declarer == HUMAN and r.bulka_won:
+                row(k, "you take the Bulka", r.bulka_won)
+        rest = balance - running
+        if rest:
+            if s.phase == OVER:
+                row(None, "the Bulka split at the end", rest)
+            else:
+                label = "stake into the Bulka" + (" and your Pro stake" if s.pro_declarer == HUMAN else "")
+                row(s.parties_played + 1, label, rest)
+        return rows
 
     # -------------------------------------------------------------- actions
     def act(self, action) -> None:
@@ -322,8 +414,13 @@ class PlayTable:
                 a = None
             mask = self.session.legal_mask()
             if a is None or not 0 <= a < N_ACTIONS or not mask >> a & 1:
-                what = f"{a} ({action_name(a)})" if a is not None and 0 <= a < N_ACTIONS else repr(action)
-                legal = ", ".join(f"{x} ({action_name(x)})" for x in cards_of(mask))
+                if a is not None and 0 <= a < N_ACTIONS:
+                    what = f"{a} ({render.action_words(a)})"
+                elif a is not None:  # never echo a huge number whole
+                    what = str(a) if abs(a) < 10**6 else "(a number far outside 0..48)"
+                else:
+                    what = repr(action)[:40]
+                legal = ", ".join(f"{x} ({render.action_words(x)})" for x in cards_of(mask))
                 raise WebError(f"illegal action {what}; legal now: {legal}")
             self._apply(HUMAN, a)
         self._start_opponent()
@@ -348,8 +445,9 @@ class PlayTable:
         heard = s.phase != ADVICE or HUMAN in (who, s.challenger)
         self.referee.answer(action == DECLARE_PRO if s.phase == PRO_DECISION else action)
         if heard:
-            self.log.append(f"{who}: {any_action_name(action)}")
+            self.log.append(f"{who}: {render.action_words(action)}")
         if s.parties_played > before and partie is not None:
+            self.recorder.on_partie(partie)
             rec = s.history[-1]
             names = (rec.challenger, rec.dealer)
             me = names.index(HUMAN) if HUMAN in names else None
@@ -385,7 +483,7 @@ class PlayTable:
         s = self.session
         while s.phase == ADVICE and s.to_act == HUMAN:
             self.referee.answer(NO_ADVICE)
-            self.log.append(f"{HUMAN}: {advice_name(NO_ADVICE)}")
+            self.log.append(f"{HUMAN}: {render.action_words(NO_ADVICE)}")
 
     # ------------------------------------------------------------- opponent
     def start(self) -> None:
@@ -433,6 +531,7 @@ class PlayTable:
         adviser), then the next one queued behind the other tables' (the
         pool is shared), or the turn handed back."""
         again = False
+        delay = 0.0
         who = None
         try:
             with self.lock:
@@ -461,6 +560,8 @@ class PlayTable:
                 self._apply(who, action)
                 s = self.session
                 again = not self.paused and s.phase != OVER and s.to_act in self.computers
+                # A person watching the other two play needs time to follow each move.
+                delay = self.pace if again and HUMAN not in s.table else 0.0
         except Exception as e:  # a broken player stops this table, not the server
             with self.lock:
                 self.error = f"{who or self.opp_name} failed: {e}"
@@ -470,7 +571,11 @@ class PlayTable:
                     again = False
                     self.thinking = False
                     self.version += 1
-        if again:
+        if again and delay:
+            timer = threading.Timer(delay, self.submit, (self._decide_once,))
+            timer.daemon = True
+            timer.start()
+        elif again:
             self.submit(self._decide_once)
 
 

@@ -21,16 +21,34 @@ from trappola_env.engine.actions import (
     PRO,
     PROPOSE_ALIFER,
 )
+from trappola_env.engine.advice import ADVICE_BASE, NO_ADVICE
 from trappola_env.engine.cards import ACE_MASK, RANK_MASK, RANK_NAMES, SUIT_NAMES
 from trappola_env.engine.declarations import ACES_VALUE, FIGURA_RANK, declaration_value
 
 _DISPLAY_RANK = {"T": "10"}
+#: Ranks in words: B, C and R are also suit letters, so a move is never written as a code.
+_RANK_WORDS = {"2": "Two", "7": "7", "8": "8", "9": "9", "T": "10", "B": "Bube", "C": "Cavall", "R": "Re", "A": "Asso"}
+_SUIT_WORDS = dict(zip("SCDB", SUIT_NAMES, strict=True))
 
 
 def card(c: int) -> dict:
     """A card id as the page draws it: ``{"id", "name", "rank", "suit"}``."""
     name = CARD_NAMES[c]
     return {"id": c, "name": name, "rank": _DISPLAY_RANK.get(name[0], name[0]), "suit": name[1]}
+
+
+def card_words(c: int) -> str:
+    """A card in words: ``"Asso of Spade"``, ``"Bube of Coppe"``."""
+    name = CARD_NAMES[c]
+    return f"{_RANK_WORDS[name[0]]} of {_SUIT_WORDS[name[1]]}"
+
+
+def action_words(action: int) -> str:
+    """An action id (docs/rules.md section 9; advice ids too) in words:
+    ``"play Asso of Spade"``, ``"advise play Cavall of Bastoni"``."""
+    if action >= ADVICE_BASE:
+        return "no advice" if action == NO_ADVICE else "advise " + action_words(action - ADVICE_BASE)
+    return f"play {card_words(action)}" if action < 36 else ACTION_NAMES[action]
 
 
 def cards(mask_or_ids) -> list[dict]:
@@ -132,7 +150,28 @@ def action_help(action: int, info, opponent: str) -> str:
     return ""
 
 
-def _is_bonus(what: str) -> bool:
+def action_worth(action: int, info) -> str:
+    """What a button is worth, short enough to print on it (the phone has no
+    tooltips): ``"30 points, +10 tokens"``; ``""`` for a card."""
+    unit = 1 if info is None else info.stake_multiple * info.multiplier
+    if action in FIGURA_RANK or action in (BLANS, BIANKA):
+        n = (info.dealt & RANK_MASK[FIGURA_RANK[action]]).bit_count() if action in FIGURA_RANK else 1
+        points, pay = declaration_value(action, n, True)
+        return f"{points} points, +{_tokens(pay, unit)}"
+    if action == ACES:
+        win, lose, pay = ACES_VALUE.get((info.dealt & ACE_MASK).bit_count(), ACES_VALUE[3])
+        return f"{win} points if each Ace wins its trick, else {lose}; +{_tokens(pay, unit)}"
+    if action == MANKO:
+        return "learn the suit of the missing fourth card"
+    if action in (PROPOSE_ALIFER, ACCEPT_ALIFER):
+        return "abandon: a fresh deal at double stakes"
+    if action == DECLINE_ALIFER:
+        return "play this partie to its end"
+    return ""
+
+
+def is_bonus(what: str) -> bool:
+    """Whether a scoring line is a trick bonus (paid into the Bulka), not a declaration."""
     # The engine's bonus names (bonuses.trick_bonuses) all speak of tricks or
     # Marc; its declaration names are the declarations' (scoring.declaration_lines).
     return what == "Marc" or "trick" in what or "last " in what
@@ -140,7 +179,7 @@ def _is_bonus(what: str) -> bool:
 
 def _detail(seat: int, what: str, points: int, tokens: int, names) -> dict:
     """One line of why points were scored, with who paid what to whom."""
-    kind = "bonus" if _is_bonus(what) else "declaration"
+    kind = "bonus" if is_bonus(what) else "declaration"
     who, other = names[seat], names[1 - seat]
     text = f"{who}: {what}, {points} points"
     if tokens:
@@ -158,6 +197,7 @@ def result(res, names) -> dict:
     return {
         "outcome": res.outcome,
         "winner": None if res.winner is None else names[res.winner],
+        "stake": res.stake,
         "scores": [s.to_dict() for s in res.scores],
         "tokens": list(res.tokens),
         "details": [_detail(s, what, pts, tok, names) for s, what, pts, tok in res.details],

@@ -22,6 +22,7 @@ from collections import OrderedDict
 from typing import Any
 
 from trappola.agents.evaluation.game_record import MAX_LINE, replay_record
+from trappola.web.runs import deal_key
 from trappola_env.engine import CARD_NAMES, InfoState, Partie, RuleConfig, card_id, deal_from_names
 
 from . import render
@@ -50,6 +51,8 @@ def summary_of(k: int, record: dict) -> dict:
         "points": [s[3] for s in res["scores"]],
         "tokens": res["tokens"],
         "has_values": any("values" in a for a in record["actions"]),
+        "evaluation": record.get("evaluation"),
+        "deal_key": deal_key(deal_from_names(record["deal"])),
         "session": session_of(record),
     }
 
@@ -91,9 +94,12 @@ def frames(record: dict) -> list[dict]:
         out = render.public_state(info, names)
         out["hands"] = [render.cards(partie.hands[0]), render.cards(partie.hands[1])]
         out["stock"] = stock
-        out["action"] = step and {"seat": step["seat"], "name": step["name"]}
+        # Moves in words: B and C are both ranks and suits, so a code such as "play BC" misleads.
+        out["action"] = step and {"seat": step["seat"], "name": render.action_words(step["action"])}
         out["advice"] = [
-            {"adviser": a.get("adviser"), "name": a.get("name")} for a in advice if a.get("step") == len(partie.history)
+            {"adviser": a.get("adviser"), "name": render.action_words(a["advice"]) if "advice" in a else a.get("name")}
+            for a in advice
+            if a.get("step") == len(partie.history)
         ]
         values = step and step.get("values")
         out["values"] = (
@@ -151,6 +157,8 @@ def check_lines(data) -> tuple[list[bytes], list[dict]]:
             raise ValueError(f"line {n}: not JSON ({e.msg} at column {e.colno})") from None
         except RecursionError:
             raise ValueError(f"line {n}: JSON nested too deeply") from None
+        except ValueError:  # a number of more digits than Python converts
+            raise ValueError(f"line {n}: a number too long to read") from None
         replay_record(record, f"line {n}")
         summaries.append(summary_of(len(lines), record))
         lines.append(line)

@@ -1,27 +1,72 @@
 // Play: you against a computer player, one partie or a Bulka session (trappola/web/play.py).
 // A session with advisers seats 3-4 players: while you wait, the partie of the
-// other two is shown from the onlookers' side (no hand); when you defend a Pro
-// partie, the waiting players' advice is listed beside your hand.
-// The game's address is #play/<table id>, so a reload resumes it.
-import { $, el, cardNode, api, showError, fmt, signed, cardLabel, declList, outcomeText, resultTable,
-  detailsList, pointsText, ROLES } from "./util.js";
+// other two is shown from the onlookers' side (no hand), paced by the speed
+// setting; when you defend a Pro partie, the waiting players' advice is listed
+// beside your hand. The game's address is #play/<table id>, so a reload resumes it.
+// Input is taken only when the table is still: never while a request is out, a
+// card moves into the trick or a finished trick is on show (a double click plays
+// one card). On a phone a card is tapped, then confirmed.
+import { $, el, cardNode, api, showError, fmt, signed, cardLabel, declList, resultTable, detailsList, pointsText,
+  ROLES, shortNames, specsLine, loadSettings, saveSettings } from "./util.js";
 
-const TRICK_HOLD_MS = 1100;  // a completed trick stays on the felt this long
+// Per speed: how long a card takes into the trick, how long a finished trick stays, the seconds between
+// the moves of the others while you wait.
+const SPEEDS = {
+  slow: { move: 450, hold: 1800, pace: 1.5 },
+  normal: { move: 260, hold: 1100, pace: 0.8 },
+  fast: { move: 100, hold: 400, pace: 0.25 },
+};
+const SETTLE_MS = 300;  // after your own move, input waits at least this long (the hand has just changed under the pointer)
 
 let table = null;       // the latest state from the server
 let busy = false;       // a request of the person is in flight: input is disabled
 let pollTimer = null;
 let held = null;        // {trick, until}: the completed trick still shown
-let heldTimer = null;
+let lockUntil = 0;      // no input before this time (a card moving, the hand just redrawn)
+let lockTimer = null;
+let handLocked = false; // the hand was drawn shut on the person's turn: a redraw opens it
 let hint = null;        // {version, values} for the current turn
+let selected = null;    // a card tapped once on a phone, waiting for its confirmation
+let setupOpen = false;  // the set-up form shown while a game runs
+let keyboard = false;   // the person plays with the keyboard: focus follows the turn
+let names = new Map();  // full player names (specs) -> the short names shown
+const arrived = new Set();  // cards already drawn in the trick (each moves in once)
 
 export function currentTableId() { return table ? table.id : null; }
 
 function running() { return table && table.phase !== "over"; }
+function speed() { return SPEEDS[$("play-speed").value] || SPEEDS.normal; }
+function nm(name) { return name === "you" ? "you" : names.get(name) || name; }
+const tapToConfirm = () => window.matchMedia("(max-width: 800px), (pointer: coarse)").matches;
 
 function setAddress(id) {
   const want = id ? `#play/${id}` : "#play";
   if (location.hash !== want) history.replaceState(null, "", want);
+}
+
+// ------------------------------------------------------------- settings
+const FIELDS = ["opponent", "mode", "parties", "advisers", "seat", "seed", "play-speed"];
+
+function formSettings() {
+  const out = Object.fromEntries(FIELDS.map((f) => [f, $(f).value]));
+  out.hint = $("hint-on").checked;
+  return out;
+}
+
+function applySettings(s) {
+  for (const f of FIELDS) if (s[f] !== undefined && s[f] !== null) $(f).value = String(s[f]);
+  if (s.hint !== undefined) $("hint-on").checked = Boolean(s.hint);
+  $("parties-label").hidden = $("advisers-label").hidden = $("mode").value !== "session";
+  document.documentElement.style.setProperty("--move-ms", `${speed().move}ms`);
+}
+
+// The form shows the game on the table (after a reload too), and is kept for the next visit.
+function fillFormFrom(setup) {
+  applySettings({
+    opponent: setup.opponent, mode: setup.parties > 1 ? "session" : "1", parties: setup.parties > 1 ? setup.parties : undefined,
+    advisers: (setup.advisers || []).join(", "), seat: setup.seat, seed: setup.seed,
+  });
+  saveSettings(formSettings());
 }
 
 // ------------------------------------------------------------- requests
@@ -41,21 +86,27 @@ async function request(method, path, body) {
   }
 }
 
-async function create() {
+function formBody() {
   const seed = $("seed").value.trim();
-  const body = {
+  const session = $("mode").value === "session";
+  return {
     opponent: $("opponent").value.trim(),
-    parties: $("mode").value === "session" ? Number($("parties").value) : 1,
+    parties: session ? Number($("parties").value) : 1,
     seat: $("seat").value,
     seed: seed === "" ? null : Number(seed),
-    advisers: $("mode").value === "session" ? $("advisers").value.split(",").map((s) => s.trim()).filter(Boolean) : [],
+    advisers: session ? $("advisers").value.split(",").map((s) => s.trim()).filter(Boolean) : [],
   };
-  const state = await request("POST", "/api/tables", body);
+}
+
+async function create(body = formBody()) {
+  const state = await request("POST", "/api/tables", { ...body, pace: speed().pace });
   if (!state) { redraw(null); return; }
   $("gone").hidden = true;
   table = null;
   held = null;
   hint = null;
+  selected = null;
+  setupOpen = false;
   setAddress(state.id);
   drawTable(state);
 }
@@ -75,10 +126,37 @@ async function discardAndCreate() {
   await create();
 }
 
+function inputOpen() {
+  return table && !busy && Date.now() >= lockUntil && !(held && Date.now() < held.until);
+}
+
 async function play(action) {
-  if (busy || !table) return;
+  if (!inputOpen()) return;
+  selected = null;
+  lockUntil = Infinity;  // until the answer is drawn
   const state = await request("POST", `/api/tables/${table.id}/action`, { action });
+  lockUntil = Date.now() + Math.max(SETTLE_MS, speed().move + 60);
   redraw(state);
+  scheduleUnlock();
+}
+
+// One redraw when the table is still again (the finished trick seen, the hand settled): input opens then.
+// It is due whenever the hand was drawn shut on the person's turn, even if the lock ran out meanwhile (a
+// slow redraw), and when a finished trick is to leave the felt.
+function scheduleUnlock() {
+  clearTimeout(lockTimer);
+  if (busy) return;  // a request is out: its answer redraws
+  const until = Math.max(handLocked ? lockUntil : 0, held ? held.until : 0);
+  if (!Number.isFinite(until) || (!handLocked && until <= Date.now())) return;
+  // Only what the lock changes is redrawn (the trick and the hand): the rest of the page stays as it is.
+  lockTimer = setTimeout(() => {
+    if (!table) return;
+    const focusInTable = $("table").contains(document.activeElement);
+    drawTrick(table);
+    drawHand(table);
+    followFocus(table, focusInTable);
+    scheduleUnlock();
+  }, Math.max(0, until - Date.now()) + 20);
 }
 
 async function nextPartie() {
@@ -86,6 +164,31 @@ async function nextPartie() {
   const state = await request("POST", `/api/tables/${table.id}/next`, {});
   held = null;
   redraw(state);
+}
+
+async function rematch() {
+  if (!table) return;
+  const setup = table.setup;
+  $("partie-end").hidden = true;
+  table = null;
+  await create({ opponent: setup.opponent, parties: setup.parties, seat: setup.seat, seed: null, advisers: setup.advisers });
+}
+
+// The games of this table as a games.jsonl file, which Replay opens.
+async function download() {
+  if (!table) return;
+  try {
+    const res = await fetch(`/api/tables/${table.id}/games`);
+    if (!res.ok) throw new Error((await res.json()).detail);
+    const text = await res.text();
+    if (!text) { showError("No partie has ended yet: there is nothing to download."); return; }
+    const url = URL.createObjectURL(new Blob([text], { type: "application/x-ndjson" }));
+    const a = el("a", { href: url, download: `trappola-${table.id}.jsonl`, hidden: true });
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10000);
+  } catch (e) { showError(e.message); }
 }
 
 // The address names a table: show it (a reload, a shared link, back/forward).
@@ -107,6 +210,7 @@ function gone(message) {
   table = null;
   $("table").hidden = true;
   $("partie-end").hidden = true;
+  drawSetup();
   const box = $("gone");
   box.replaceChildren(el("b", {}, "This game is no longer on the server. "), message, " Start a new game above.");
   box.hidden = false;
@@ -128,26 +232,49 @@ function schedulePoll(state) {
 }
 
 // --------------------------------------------------------------- drawing
+function drawSetup() {
+  const collapsed = Boolean(running()) && !setupOpen;
+  $("setup").hidden = collapsed;
+  $("setup-summary").hidden = !collapsed;
+  if (!collapsed || !table) return;
+  const s = table.setup;
+  const advisers = s.advisers.length ? `, advisers ${s.advisers.map(nm).join(", ")}` : "";
+  $("setup-text").textContent = `Playing ${nm(s.opponent)}${advisers} · ` +
+    (s.parties > 1 ? `a Bulka session of ${s.parties} parties` : "one partie") + ` · seed ${s.seed}`;
+}
+
 function drawTable(state, force = false) {
   schedulePoll(state);
   const fresh = !table || table.id !== state.id || table.version !== state.version;
   if (!fresh && !force) return;
   const before = table && table.id === state.id ? table : null;
+  if (!before) { arrived.clear(); fillFormFrom(state.setup); }
   table = state;
   if (fresh) noteCompletedTrick(before, state);
+  const p = state.partie;
+  names = shortNames([...state.ledger.players, state.opponent, ...(p ? p.names : [])]);
+  const focusInTable = $("table").contains(document.activeElement) || $("partie-end").contains(document.activeElement);
+  drawSetup();
   $("table").hidden = false;
   $("table").dataset.version = `${state.id}/${state.version}`;
   $("table").classList.toggle("busy", busy);
-  const p = state.partie;
-  const watching = isWatching(state);
+  specsLine($("specs"), names);
   const me = p ? seatShown(p) : null;
-  $("opp-name").textContent = p ? p.names[1 - me] : state.opponent;
-  $("my-name").textContent = watching ? `${p.names[0]} (you wait)` : "you";
+  $("opp-name").textContent = p ? nm(p.names[1 - me]) : nm(state.opponent);
+  $("my-name").textContent = state.watching || isWatching(state) ? nm(p.names[0]) : "you";
   $("my-role").textContent = p ? `(${ROLES[me]})` : "";
   $("opp-role").textContent = p ? `(${ROLES[1 - me]})` : "";
+  const toPlay = p && p.phase !== "done" && !state.paused && state.phase === "partie" ? p.to_act : null;
+  $("my-turn").hidden = toPlay === null || toPlay !== me;
+  $("opp-turn").hidden = toPlay === null || toPlay === me;
+  $("my-panel").classList.toggle("to-play", !$("my-turn").hidden);
+  $("opp-panel").classList.toggle("to-play", !$("opp-turn").hidden);
   $("opp-backs").replaceChildren(...(p ? Array.from({ length: p.cards_left[1 - me] }, () => el("span", { class: "back" })) : []));
+  $("opp-backs").setAttribute("aria-label", p ? `${p.cards_left[1 - me]} cards in hand` : "");
+  $("opp-backs").setAttribute("role", "img");
   declList($("opp-decls"), p ? p.declarations[1 - me] : []);
   declList($("my-decls"), p ? p.declarations[me] : []);
+  drawWatch(state);
   drawTrick(state);
   drawHand(state);
   drawAdvice(state);
@@ -156,10 +283,35 @@ function drawTable(state, force = false) {
   drawScore(state);
   drawLedger(state);
   drawTricks(state);
-  $("log").replaceChildren(...state.log.map((line) => el("li", {}, line)));
+  $("log").replaceChildren(...state.log.map((line) => el("li", {}, logLine(line))));
   const logBox = $("log"); logBox.scrollTop = logBox.scrollHeight;
   drawPartieEnd(state);
   drawHint(state);
+  followFocus(state, focusInTable);
+  scheduleUnlock();
+}
+
+// A move line "pimc:samples=16: play Re of Spade" with the short name.
+function logLine(line) {
+  for (const [full, short] of names) if (full !== short && line.startsWith(`${full}: `)) return short + line.slice(full.length);
+  return line;
+}
+
+// Keyboard play: once the person uses the keyboard, the focus goes to what it may do next.
+function followFocus(state, focusInTable) {
+  if (!$("partie-end").hidden) {
+    if (!$("partie-end").contains(document.activeElement)) {
+      const first = $("partie-end").querySelector("button.primary");
+      if (first) first.focus();
+    }
+    return;
+  }
+  if (!(keyboard || focusInTable) || !state.your_turn) return;
+  if ($("table").contains(document.activeElement) && !document.activeElement.disabled
+      && document.activeElement !== document.body && document.activeElement.matches("button")) return;
+  const next = document.querySelector("#confirm-bar:not([hidden]) #confirm-play, #hand button.legal:not([disabled]), " +
+    "#pro-offer:not([hidden]) button:not([disabled]), #buttons button:not([disabled])");
+  if (next) next.focus();
 }
 
 // While the person waits (p.me is null) the board shows the challenger at the bottom.
@@ -167,28 +319,44 @@ function isWatching(state) { return Boolean(state.partie && state.partie.me === 
 function seatShown(p) { return p.me === null ? 0 : p.me; }
 function seatName(state, seat) {
   const p = state.partie;
-  if (!p) return state.opponent;
-  return seat === p.me ? "you" : p.names[seat];
+  if (!p) return nm(state.opponent);
+  return seat === p.me ? "you" : nm(p.names[seat]);
 }
-function otherName(state) { return state.partie && state.partie.me !== null ? state.partie.names[1 - state.partie.me] : state.opponent; }
+function otherName(state) { return nm(state.partie && state.partie.me !== null ? state.partie.names[1 - state.partie.me] : state.opponent); }
+
+function drawWatch(state) {
+  const box = $("watch-banner");
+  const p = state.partie;
+  box.hidden = !(isWatching(state) && !state.paused);
+  if (box.hidden) return;
+  box.textContent = `You wait in the queue: ${nm(p.names[0])} and ${nm(p.names[1])} play this partie, and you watch ` +
+    `it as an onlooker (no hand is shown), one move every ${fmt(state.pace)} s (the Speed setting).`;
+}
 
 // The advice of the waiting players for the person's decision (a Pro partie it defends).
 function drawAdvice(state) {
   const box = $("advice");
   const advice = state.partie && !state.paused ? state.partie.advice || [] : [];
   box.hidden = advice.length === 0;
-  box.replaceChildren(...(advice.length ? [el("b", { title: "what the waiting players suggest, from the public record only; you decide" }, "Advice: "),
-    el("ul", { id: "advice-list" }, advice.map((a) => el("li", {}, el("b", {}, a.adviser), `: ${a.advice}`)))] : []));
+  box.replaceChildren(...(advice.length ? [el("b", {}, "Advice from the waiting players (public record only; you decide): "),
+    el("ul", { id: "advice-list" }, advice.map((a) => el("li", {}, el("b", {}, nm(a.adviser)), `: ${a.advice}`)))] : []));
 }
 
 function noteCompletedTrick(before, state) {
   const n = state.partie ? state.partie.tricks.length : 0;
   const m = before && before.partie ? before.partie.tricks.length : 0;
   if (n > m && state.partie) {
-    held = { trick: state.partie.tricks[n - 1], until: Date.now() + TRICK_HOLD_MS };
-    clearTimeout(heldTimer);
-    heldTimer = setTimeout(() => { if (table) drawTrick(table); }, TRICK_HOLD_MS + 20);
+    held = { trick: state.partie.tricks[n - 1], until: Date.now() + speed().hold };
   }
+}
+
+// A card in the trick: it moves in from its player's side the first time it is drawn.
+function played(state, seat, card, label) {
+  const key = `${state.ledger.parties_played}/${card.name}`;
+  const me = state.partie ? seatShown(state.partie) : 0;
+  const cls = arrived.has(key) ? "" : ` arrive ${seat === me ? "from-below" : "from-above"}`;
+  arrived.add(key);
+  return el("div", { class: `played-card${cls}` }, el("div", { class: "role" }, label), cardNode(card));
 }
 
 function drawTrick(state) {
@@ -197,13 +365,12 @@ function drawTrick(state) {
   const nodes = [];
   if (held && Date.now() < held.until) {  // the next lead shows once the completed trick has been seen
     const t = held.trick;
-    nodes.push(el("div", { class: "played-card" }, el("div", { class: "role" }, `${who(t.leader)} led`), cardNode(t.lead)),
-      el("div", { class: "played-card" }, el("div", { class: "role" }, who(1 - t.leader)), cardNode(t.follow)),
+    nodes.push(played(state, t.leader, t.lead, `${who(t.leader)} led`), played(state, 1 - t.leader, t.follow, who(1 - t.leader)),
       el("div", { class: "trick-winner" }, `trick to ${who(t.winner)}`));
     $("trick").classList.add("completed");
   } else {
     $("trick").classList.remove("completed");
-    if (p && p.lead) nodes.push(el("div", { class: "played-card" }, el("div", { class: "role" }, `${who(p.lead.seat)} led`), cardNode(p.lead.card)));
+    if (p && p.lead) nodes.push(played(state, p.lead.seat, p.lead.card, `${who(p.lead.seat)} led`));
   }
   $("trick").replaceChildren(...nodes);
   const lt = p && p.last_trick;
@@ -213,19 +380,41 @@ function drawTrick(state) {
 function drawHand(state) {
   const p = state.partie;
   const legal = new Set(state.legal ? state.legal.cards : []);
+  const open = inputOpen() && state.your_turn;
+  if (selected !== null && !legal.has(selected)) selected = null;
   const values = hint && hint.version === state.version ? new Map(hint.values.map((v) => [v.card.id, v])) : new Map();
+  handLocked = Boolean(state.your_turn && !open);
+  $("hand").classList.toggle("settling", handLocked);
   $("hand").replaceChildren(...(p ? p.hand.map((c) => {
-    const ok = legal.has(c.id) && !busy;
+    const ok = legal.has(c.id) && open;
     const node = cardNode(c, "button", {
-      class: `card ${c.suit}${legal.has(c.id) ? " legal" : ""}`, disabled: !ok, onclick: () => play(c.id),
+      class: `card ${c.suit}${legal.has(c.id) ? " legal" : ""}${selected === c.id ? " selected" : ""}`, disabled: !ok,
+      "aria-pressed": tapToConfirm() && ok ? String(selected === c.id) : null, onclick: () => choose(c),
     });
     const v = values.get(c.id);
-    if (v) node.append(el("span", { class: "value-badge", title: "pimc's mean outcome for this card" }, v.sign.toFixed(2)));
+    if (v) node.append(el("span", { class: "value-badge" }, v.sign.toFixed(2)));
     return node;
   }) : []));
+  const bar = $("confirm-bar");
+  const card = selected !== null && p ? p.hand.find((c) => c.id === selected) : null;
+  bar.hidden = !card || !open;
+  if (card) $("confirm-play").textContent = `Play ${cardLabel(card)}`;
   const buttons = state.legal && state.phase !== "pro" ? state.legal.buttons : [];
   $("buttons").replaceChildren(...buttons.map((b) =>
-    el("button", { "data-action": b.action, title: b.help, disabled: busy, onclick: () => play(b.action) }, b.name)));
+    el("button", { "data-action": b.action, class: b.action >= 44 ? "secondary" : "declare", title: b.help, disabled: !open,
+      onclick: () => play(b.action) }, el("span", {}, b.name), b.worth ? el("small", {}, b.worth) : null)));
+}
+
+// A click on a card: on a phone the first tap only picks it; the confirm button (or a second tap) plays it.
+function choose(card) {
+  if (!inputOpen()) return;
+  if (tapToConfirm() && selected !== card.id) {
+    selected = card.id;
+    drawHand(table);
+    $("confirm-play").focus();
+    return;
+  }
+  play(card.id);
 }
 
 function drawStatus(state) {
@@ -234,10 +423,13 @@ function drawStatus(state) {
   if (state.error) status = state.error;
   else if (state.phase === "over") status = "The game is over.";
   else if (state.paused) status = "Partie over.";
-  else if (state.your_turn) status = state.phase === "pro" ? "Declare Pro?" : (p.phase === "alifer" ? `${otherName(state)} proposes Alifer` : "Your turn");
-  else if (state.phase === "pro") status = `${state.pro.dealer} decides whether to declare Pro`;
-  else if (state.phase === "advice") status = p.me === 0 ? "The waiting players advise you" : `The waiting players advise ${p.names[0]}`;
-  else if (isWatching(state)) status = `You wait: ${p.names[p.to_act]} is thinking`;
+  else if (state.your_turn) {
+    status = state.phase === "pro" ? "Declare Pro?"
+      : (p.phase === "alifer" ? `${otherName(state)} proposes Alifer: accept to abandon this partie (it is dealt again ` +
+        "at double stakes), or decline to play it to its end" : "Your turn");
+  } else if (state.phase === "pro") status = `${nm(state.pro.dealer)} decides whether to declare Pro`;
+  else if (state.phase === "advice") status = p.me === 0 ? "The waiting players advise you" : `The waiting players advise ${nm(p.names[0])}`;
+  else if (isWatching(state)) status = `You wait: ${nm(p.names[p.to_act])} is thinking`;
   else status = `${otherName(state)} is thinking`;
   $("status").textContent = status;
   $("status").className = "status" + (state.thinking ? " thinking" : "");
@@ -247,23 +439,23 @@ function drawStatus(state) {
 function drawPro(state) {
   const offer = $("pro-offer");
   const pro = state.pro;
+  const wasHidden = offer.hidden;
   if (pro && state.your_turn) {
-    const button = (action, text) => {
-      const b = state.legal.buttons.find((x) => x.action === action);
-      return el("button", { "data-action": action, class: action === 47 ? "primary" : "", title: b ? b.help : "",
-        disabled: busy, onclick: () => play(action) }, text);
-    };
+    const button = (action, text) => el("button", { "data-action": action, class: action === 47 ? "primary" : "",
+      disabled: busy, onclick: () => play(action) }, text);
     offer.replaceChildren(
-      el("h4", {}, "Declare Pro?"),
-      el("p", {}, `You have won ${pro.streak} parties in a row, so you may declare Pro before this partie against ${pro.opponent}.`),
+      el("h2", {}, "Declare Pro?"),
+      el("p", {}, `You have won ${pro.streak} parties in a row, so you may declare Pro before this partie against ${nm(pro.opponent)}.`),
+      el("div", { class: "buttons" }, button(47, `Declare Pro (pay ${fmt(pro.extra_stake)})`), button(48, "Not now")),
       el("ul", {},
-        el("li", {}, `The Bulka holds `, el("b", { id: "pro-bulka" }, fmt(pro.bulka)), " tokens."),
-        el("li", {}, `Declaring costs an extra stake of `, el("b", { id: "pro-extra" }, fmt(pro.extra_stake)),
-          ` tokens now, on top of the normal stake of ${fmt(pro.stake)}.`),
-        el("li", {}, "Win this partie and you take the whole Bulka (your streak starts again from 0); lose it and the extra stake stays in the Bulka."),
-        el("li", {}, "Or wait: a normal partie, and the offer comes again while your streak lasts.")),
-      el("div", { class: "buttons" }, button(47, `Declare Pro (pay ${fmt(pro.extra_stake)})`), button(48, "Not now")));
+        el("li", {}, "Win it and you take the whole Bulka: at least ", el("b", { id: "pro-prize" }, fmt(pro.prize)),
+          " tokens (the ", el("b", { id: "pro-bulka" }, fmt(pro.bulka)), ` in it now, your extra stake and both stakes of ` +
+          `${fmt(pro.stake)}, plus any trick bonuses paid in during the partie); your streak starts again from 0.`),
+        el("li", {}, "Declaring costs an extra stake of ", el("b", { id: "pro-extra" }, fmt(pro.extra_stake)),
+          ` tokens now, on top of the normal stake of ${fmt(pro.stake)}. Lose the partie and it stays in the Bulka.`),
+        el("li", {}, "Or wait: a normal partie, and the offer comes again while your streak lasts.")));
     offer.hidden = false;
+    if (wasHidden) offer.scrollIntoView({ block: "nearest" });
   } else {
     offer.hidden = true;
   }
@@ -272,11 +464,12 @@ function drawPro(state) {
   const declarer = p && p.pro_declarer;
   if (declarer && !state.paused) {
     const mine = declarer === "you";
+    const who = nm(declarer);
     banner.textContent = mine
-      ? `Pro partie: you declared Pro. Win it and you take the Bulka (${fmt(state.ledger.bulka)} tokens).`
+      ? `Pro partie: you declared Pro. Win it and you take the Bulka (${fmt(state.ledger.bulka)} tokens now).`
       : isWatching(state)
-        ? `Pro partie: ${declarer} declared Pro against ${p.names[0]}. If ${declarer} wins it takes the Bulka (${fmt(state.ledger.bulka)} tokens).`
-        : `Pro partie: ${declarer} declared Pro. If ${declarer} wins it takes the Bulka (${fmt(state.ledger.bulka)} tokens); beat it and the Bulka stays.`;
+        ? `Pro partie: ${who} declared Pro against ${nm(p.names[0])}. If ${who} wins it takes the Bulka (${fmt(state.ledger.bulka)} tokens now).`
+        : `Pro partie: ${who} declared Pro. If ${who} wins it takes the Bulka (${fmt(state.ledger.bulka)} tokens now); beat it and the Bulka stays.`;
     banner.hidden = false;
   } else {
     banner.hidden = true;
@@ -287,48 +480,39 @@ function drawScore(state) {
   const p = state.partie;
   if (!p) { $("score").replaceChildren(); return; }
   const me = seatShown(p), op = 1 - me;
+  const row = (label, ...cells) => el("tr", {}, el("th", { scope: "row" }, label), ...cells);
   $("score").replaceChildren(
-    el("tr", {}, el("th", {}, ""), el("th", {}, seatName(state, me)), el("th", {}, p.names[op])),
-    el("tr", { title: "points of the cards in the tricks each has won (Asso 6, Re 5, Cavall 4, Bube 3)" },
-      el("td", {}, "card points"), el("td", {}, p.card_points[me]), el("td", {}, p.card_points[op])),
-    el("tr", {}, el("td", {}, "tricks"), el("td", {}, p.tricks_won[me]), el("td", {}, p.tricks_won[op])),
-    el("tr", {}, el("td", {}, "trick"), el("td", { colspan: 2 }, `${Math.min(p.trick, 9)} of 9`)),
+    el("tr", {}, el("td", {}, ""), el("th", { scope: "col" }, seatName(state, me)), el("th", { scope: "col" }, nm(p.names[op]))),
+    row("card points", el("td", {}, p.card_points[me]), el("td", {}, p.card_points[op])),
+    row("tricks", el("td", {}, p.tricks_won[me]), el("td", {}, p.tricks_won[op])),
+    row("trick", el("td", { colspan: 2 }, `${Math.min(p.trick, 9)} of 9`)),
     el("tr", { id: "stakes-row", title: "The Alifer multiplier m: every stake and payment of this partie is multiplied by it. " +
       "Each Alifer (a tie, or an agreed abandon) replays the partie with m doubled; a decided partie sets it back to 1." },
-      el("td", {}, el("span", { class: "explained" }, "stakes x")), el("td", { colspan: 2 }, p.multiplier + (p.replay ? " (Alifer replay)" : ""))),
-    el("tr", { title: "the face-up bottom card of the stock: nobody will play it" },
-      el("td", {}, "stock bottom"), el("td", { colspan: 2 }, cardLabel(p.bottom))));
-}
-
-function historyLabel(r) {
-  let label = `#${r.index + 1}`;
-  if (r.multiplier > 1) label += ` x${r.multiplier}`;
-  if (r.pro) label += ` Pro (${r.pro === "you" ? "yours" : r.pro}${r.pro_result ? `, ${r.pro_result}` : ""})`;
-  return label;
+      el("th", { scope: "row" }, "stakes x"), el("td", { colspan: 2 }, p.multiplier + (p.replay ? " (Alifer replay)" : ""),
+        el("small", { class: "note" }, "each Alifer doubles them"))),
+    row("stock bottom", el("td", { colspan: 2 }, cardLabel(p.bottom), el("small", { class: "note" }, "face up; nobody plays it"))));
 }
 
 function drawLedger(state) {
   const l = state.ledger;
-  const rows = l.players.map((n) => el("tr", {}, el("td", {}, n), el("td", {}, fmt(l.balances[n] ?? 0)),
+  const players = l.players.map((n) => el("tr", {}, el("td", {}, nm(n)), el("td", {}, fmt(l.balances[n] ?? 0)),
     el("td", {}, l.streaks[n] ?? 0)));
-  const hist = l.history.slice(-10).map((r) => {
-    const parts = [];
-    if (r.pro === "you" && r.pro_stake) parts.push(`Pro stake -${fmt(r.pro_stake)}`);
-    if (r.pro === "you" && r.bulka_won) parts.push(`Bulka +${fmt(r.bulka_won)}`);
-    // A partie the person waited through moves none of its tokens.
-    return el("tr", { class: "history-row", title: parts.length ? `partie ${signed(r.tokens.you ?? 0)}, ${parts.join(", ")}` : "" },
-      el("td", {}, historyLabel(r)), el("td", {}, r.winner || r.outcome.replace("_", " ")),
-      el("td", {}, "you" in r.change ? signed(r.change.you) : "waited"), el("td", {}, fmt(r.balance.you ?? 0)));
-  });
+  const rows = l.rows.map((r) => el("tr", { class: "history-row" },
+    el("td", {}, r.partie === null ? "end" : `#${r.partie}`), el("td", { class: "what" }, r.label),
+    el("td", {}, signed(r.change)), el("td", {}, fmt(r.balance))));
   $("ledger").replaceChildren(
-    el("div", {}, `Partie ${Math.min(l.parties_played + (state.paused ? 0 : 1), l.max_parties)} of ${l.max_parties} · `,
-      el("span", { class: "explained", title: "the pot: every stake and trick-bonus payment goes in; a Pro winner takes it all; what is left is split at the end" }, "Bulka"),
-      ` ${fmt(l.bulka)}`),
-    el("table", {}, el("tr", {}, el("th", {}, "player"), el("th", {}, "balance"),
-      el("th", { title: "parties won in a row; at 2 or more the player may declare Pro when dealing" }, "streak")), rows),
-    hist.length ? el("table", { class: "history" }, el("tr", {}, el("th", {}, "partie"), el("th", {}, "won by"),
-      el("th", { title: "your tokens from this partie, the Pro stake and the Bulka won included" }, "you"),
-      el("th", {}, "balance")), hist) : "");
+    el("div", {}, `Partie ${Math.min(l.parties_played + (state.paused ? 0 : 1), l.max_parties)} of ${l.max_parties} · Bulka `,
+      el("b", { id: "ledger-bulka" }, fmt(l.bulka))),
+    el("p", { class: "note" }, "The Bulka is the pot: every stake and trick bonus goes in; a Pro winner takes it all; " +
+      "what is left is split among the players at the end."),
+    el("table", {}, el("tr", {}, el("th", { scope: "col" }, "player"), el("th", { scope: "col" }, "balance"),
+      el("th", { scope: "col" }, "streak")), players),
+    el("p", { class: "note" }, "Streak: parties won in a row; at 2, a player about to deal may declare Pro."),
+    rows.length ? el("div", { class: "rows-box", tabindex: "0", role: "region", "aria-label": "your tokens, one row per change" },
+      el("table", { class: "history" }, el("tr", {}, el("th", { scope: "col" }, "partie"), el("th", { scope: "col" }, "what"),
+        el("th", { scope: "col" }, "you"), el("th", { scope: "col" }, "balance")), rows)) : "");
+  const box = $("ledger").querySelector(".rows-box");
+  if (box) box.scrollTop = box.scrollHeight;
 }
 
 function drawTricks(state) {
@@ -339,24 +523,31 @@ function drawTricks(state) {
     : []));
 }
 
+function outcome(result) {
+  if (result.winner) {
+    const who = result.winner === "you" ? "You win" : `${nm(result.winner)} wins`;
+    return who + (result.outcome === "forfeit" ? " (forfeit)" : "");
+  }
+  return result.outcome === "tie" ? "Alifer: a tie in points" : "Alifer agreed";
+}
+
 function endSummary(state, lp) {
   const lines = [];
+  const balance = `Balance: ${fmt(state.ledger.balances.you)}.`;
   if (!lp.played) {
-    lines.push(el("p", { id: "end-tokens" }, `You waited: ${lp.names[0]} and ${lp.names[1]} played this partie. Balance: ${fmt(state.ledger.balances.you)}.`));
-    if (lp.pro) lines.push(el("p", { class: "pro-note" }, `${lp.pro} declared Pro and ` +
+    lines.push(el("p", { id: "end-tokens" }, `You waited: ${nm(lp.names[0])} and ${nm(lp.names[1])} played this partie. ${balance}`));
+    if (lp.pro) lines.push(el("p", { class: "pro-note" }, `${nm(lp.pro)} declared Pro and ` +
       (lp.pro_result === "won" ? `won the Bulka (${fmt(lp.bulka_won)} tokens).` : lp.pro_result === "lost" ? "lost; the Bulka stays." : "tied: the Pro partie is replayed.")));
     return lines;
   }
-  const you = lp.change.you;
-  const partieTokens = lp.result.tokens[lp.names.indexOf("you")];
-  let text = `Your tokens from this partie: ${signed(you)}`;
-  const extras = [];
-  if (lp.pro === "you" && lp.pro_stake) extras.push(`the partie ${signed(partieTokens)}, your Pro stake -${fmt(lp.pro_stake)}`);
-  if (lp.pro === "you" && lp.bulka_won) extras.push(`the Bulka +${fmt(lp.bulka_won)}`);
-  if (extras.length) text += ` (${extras.join(", ")})`;
-  lines.push(el("p", { id: "end-tokens" }, text + `. Balance: ${fmt(state.ledger.balances.you)}.`));
+  const rows = state.ledger.rows.filter((r) => r.partie === lp.index + 1);
+  lines.push(el("p", { id: "end-tokens" }, `Your tokens from this partie: ${signed(lp.change.you)}. ${balance}`));
+  lines.push(el("ul", { id: "end-rows", class: "end-rows" }, rows.map((r) => el("li", {}, `${r.label}: ${signed(r.change)}`))));
+  lines.push(el("p", { id: "end-stake", class: "note" }, `Each partie costs both players a stake of ${fmt(lp.result.stake)} ` +
+    "into the Bulka; winning it pays no tokens by itself. It raises your streak: two wins in a row let you declare " +
+    "Pro as dealer, and a won Pro partie takes the whole Bulka."));
   if (lp.pro) {
-    const who = lp.pro === "you" ? "You" : lp.pro;
+    const who = lp.pro === "you" ? "You" : nm(lp.pro);
     const res = lp.pro_result === "won" ? `won and took the Bulka (${fmt(lp.bulka_won)} tokens)`
       : lp.pro_result === "lost" ? "lost; the Bulka stays" : "was tied: the Pro partie is replayed";
     lines.push(el("p", { class: "pro-note" }, `${who} declared Pro and ${res}.`));
@@ -372,16 +563,19 @@ function drawPartieEnd(state) {
   box.hidden = !show;
   if (!show) return;
   const over = state.phase === "over";
-  const button = over
-    ? el("button", { id: "new-game", class: "primary", onclick: () => { box.hidden = true; $("start").click(); } }, "New game")
-    : el("button", { id: "next-partie", class: "primary", disabled: busy, onclick: nextPartie }, lp.next === "replay" ? "Replay the partie" : "Next partie");
-  const parts = [el("div", { class: "end-head" }, el("h2", {}, outcomeText(lp.result)), button,
-    over ? el("button", { onclick: () => { box.hidden = true; } }, "See the table") : null)];
+  const actions = over
+    ? [el("button", { id: "rematch", class: "primary", onclick: rematch }, "Rematch"),
+      el("button", { id: "new-game", onclick: () => { box.hidden = true; drawSetup(); $("opponent").focus(); } }, "New game"),
+      el("button", { id: "end-download", onclick: download }, "Download this game"),
+      el("button", { onclick: () => { box.hidden = true; } }, "See the table")]
+    : [el("button", { id: "next-partie", class: "primary", disabled: busy, onclick: nextPartie }, lp.next === "replay" ? "Replay the partie" : "Next partie")];
+  const parts = [el("div", { class: "end-head" }, el("h2", { id: "end-title" }, outcome(lp.result)), el("div", { class: "end-actions" }, actions))];
   parts.push(...endSummary(state, lp));
-  parts.push(resultTable(lp.result, lp.names.map((n) => (n === "you" ? "you" : n))));
+  const mine = lp.names.indexOf("you");
+  parts.push(resultTable(lp.result, lp.names.map(nm), mine === 1 ? [1, 0] : [0, 1]));
   const why = detailsList(lp.result, lp.names);
   if (why) parts.push(el("h3", {}, "Why"), why);
-  lp.names.forEach((n, i) => parts.push(el("div", {}, el("b", {}, `${n} (${ROLES[i]}) held:`)),
+  lp.names.forEach((n, i) => parts.push(el("div", {}, el("b", {}, `${nm(n)} (${ROLES[i]}) held:`)),
     el("div", { class: "hand small" }, lp.dealt[i].map((c) => cardNode(c)))));
   if (over) {
     const l = state.ledger;
@@ -399,7 +593,7 @@ async function drawHint(state) {
   box.hidden = false;
   if (hint && hint.version === state.version) {
     box.replaceChildren(el("div", { class: "hint-title" }, "what pimc thinks (from your seat; mean over the layouts it sampled)"),
-      el("table", { class: "values" }, el("tr", {}, el("th", {}, "card"), el("th", { title: "win +1, loss -1" }, "outcome"), el("th", {}, "points")),
+      el("table", { class: "values" }, el("tr", {}, el("th", {}, "card"), el("th", {}, "outcome (win +1, loss -1)"), el("th", {}, "points")),
         hint.values.map((v, k) => el("tr", { class: k === 0 ? "chosen" : "" }, el("td", {}, cardLabel(v.card)),
           el("td", {}, v.sign.toFixed(2)), el("td", {}, pointsText(v.points))))));
     return;
@@ -419,15 +613,40 @@ async function drawHint(state) {
 
 // ----------------------------------------------------------------- set-up
 export function setupPlay() {
+  applySettings(loadSettings());
   $("mode").addEventListener("change", () => {
     $("parties-label").hidden = $("advisers-label").hidden = $("mode").value !== "session";
+  });
+  for (const box of ["setup", "play-options"]) {
+    $(box).addEventListener("change", () => saveSettings(formSettings()));
+    $(box).addEventListener("input", () => saveSettings(formSettings()));
+  }
+  $("play-speed").addEventListener("change", async () => {
+    document.documentElement.style.setProperty("--move-ms", `${speed().move}ms`);
+    if (running()) {
+      try { table.pace = (await api("POST", `/api/tables/${table.id}/pace`, { pace: speed().pace })).pace; }
+      catch (e) { showError(e.message); }
+    }
   });
   $("setup").addEventListener("submit", (ev) => {
     ev.preventDefault();
     if (running()) { $("confirm-discard").hidden = false; return; }
     create();
   });
+  $("change-setup").addEventListener("click", () => { setupOpen = true; drawSetup(); $("opponent").focus(); });
   $("discard-yes").addEventListener("click", discardAndCreate);
-  $("discard-no").addEventListener("click", () => { $("confirm-discard").hidden = true; });
+  $("discard-no").addEventListener("click", () => { $("confirm-discard").hidden = true; setupOpen = false; drawSetup(); });
   $("hint-on").addEventListener("change", () => { if (table) drawTable(table, true); });
+  $("confirm-play").addEventListener("click", () => { if (selected !== null) play(selected); });
+  $("cancel-play").addEventListener("click", () => { selected = null; if (table) drawHand(table); });
+  $("download").addEventListener("click", download);
+  document.addEventListener("keydown", (ev) => {
+    if (["Tab", "Enter", " ", "ArrowLeft", "ArrowRight"].includes(ev.key)) keyboard = true;
+    if (!["ArrowLeft", "ArrowRight"].includes(ev.key) || !$("hand").contains(document.activeElement)) return;
+    const cards = [...$("hand").querySelectorAll("button:not([disabled])")];
+    const k = cards.indexOf(document.activeElement);
+    const next = cards[(k + (ev.key === "ArrowRight" ? 1 : -1) + cards.length) % cards.length];
+    if (next) { ev.preventDefault(); next.focus(); }
+  });
+  document.addEventListener("pointerdown", () => { keyboard = false; });
 }

@@ -1,7 +1,7 @@
 // Replay: a saved-games file stepped through with every hand open (trappola/web/replay.py).
 // The address #replay/<file id>/<game>/<step> names the open file, the game and the step.
 import { $, el, cardNode, api, showError, readFile, cardLabel, declList, outcomeText, resultTable,
-  detailsList, pointsText, ROLES, fmt, signed } from "./util.js";
+  detailsList, pointsText, ROLES, fmt, signed, shortNames, specsLine } from "./util.js";
 
 let replay = null;  // {fileId, name, games, k, frames, summary, step, pair}
 let autoTimer = null;
@@ -27,7 +27,9 @@ function samePair(g, pair) {
 }
 
 function drawGameList() {
-  const games = replay.pair ? replay.games.filter((g) => samePair(g, replay.pair)) : replay.games;
+  const run = replay.run;
+  const games = replay.pair ? replay.games.filter((g) => samePair(g, replay.pair)
+    && (!run || (g.evaluation === run.evaluation && g.deal_index !== null && g.deal_index < run.deals))) : replay.games;
   const sel = $("game-select");
   sel.replaceChildren(...games.map((g) => el("option", { value: g.index, selected: g.index === replay.k }, gameLabel(g))));
   sel.hidden = false;
@@ -36,7 +38,7 @@ function drawGameList() {
   const filter = $("pair-filter");
   if (replay.pair) {
     filter.replaceChildren(`games of ${replay.pair[0]} vs ${replay.pair[1]} (${games.length}) `,
-      el("button", { onclick: () => { replay.pair = null; drawGameList(); } }, "show all"));
+      el("button", { onclick: () => { replay.pair = null; replay.run = null; drawGameList(); } }, "show all"));
     filter.hidden = false;
   } else {
     filter.hidden = true;
@@ -45,13 +47,14 @@ function drawGameList() {
 }
 
 function listed(data) {
-  replay = { fileId: data.id, name: data.name, games: data.games, k: null, frames: null, step: 0, pair: null };
+  replay = { fileId: data.id, name: data.name, games: data.games, k: null, frames: null, step: 0, pair: null, run: null };
 }
 
 // Show the games of one pair of players (a link from the leaderboard).
-export async function showPair(pair) {
+export async function showPair(pair, run = null) {
   if (!replay) return;
   replay.pair = pair;
+  replay.run = run;
   const games = drawGameList();
   if (games.length) await loadGame(games[0].index, 0);
 }
@@ -83,7 +86,7 @@ async function loadGame(k, step = 0) {
 // A hand as dealt, the cards already played greyed out.
 function handWithPlayed(dealt, now) {
   const held = new Set(now.map((c) => c.id));
-  return dealt.map((c) => cardNode(c, "div", held.has(c.id) ? {} : { class: `card ${c.suit} played`, title: `${c.rank} played` }));
+  return dealt.map((c) => cardNode(c, "div", held.has(c.id) ? {} : { class: `card ${c.suit} played`, title: `${cardLabel(c)}, played`, "aria-label": `${cardLabel(c)}, played` }));
 }
 
 // A partie of a saved Bulka session: its session around it, and the advice
@@ -109,31 +112,35 @@ function showStep(k) {
   const f = frames[replay.step];
   $("step-label").textContent = `step ${replay.step} of ${frames.length - 1}`;
   $("step-slider").value = String(replay.step);
-  $("step-action").textContent = f.action ? `${f.names[f.action.seat]}: ${f.action.name}` : "the deal";
+  // Players by name ("pimc"), their specs in a details line.
+  const short = shortNames(f.names);
+  specsLine($("r-specs"), short);
+  const names = f.names.map((n) => short.get(n));
+  $("step-action").textContent = f.action ? `${names[f.action.seat]}: ${f.action.name}` : "the deal";
   for (const s of [0, 1]) {
-    $(`r-name-${s}`).textContent = `${f.names[s]} (${ROLES[s]})${f.to_act === s && f.phase !== "done" ? " to play" : ""}`;
+    $(`r-name-${s}`).textContent = `${names[s]} (${ROLES[s]})${f.to_act === s && f.phase !== "done" ? " to play" : ""}`;
     $(`r-hand-${s}`).replaceChildren(...handWithPlayed(frames[0].hands[s], f.hands[s]));
     declList($(`r-decls-${s}`), f.declarations[s]);
   }
   $("r-stock").replaceChildren(...f.stock.map((c, i) => cardNode(c, "div",
     i === f.stock.length - 1 ? { class: `card ${c.suit} bottom`, title: "face-up bottom card" } : {})));
-  $("r-trick").replaceChildren(...(f.lead ? [el("div", {}, el("div", { class: "role" }, `${f.names[f.lead.seat]} led`), cardNode(f.lead.card))] : []));
+  $("r-trick").replaceChildren(...(f.lead ? [el("div", {}, el("div", { class: "role" }, `${names[f.lead.seat]} led`), cardNode(f.lead.card))] : []));
   const lt = f.last_trick;
-  $("r-last-trick").replaceChildren(...(lt ? ["last trick:", cardNode(lt.lead), cardNode(lt.follow), `to ${f.names[lt.winner]}`] : []));
+  $("r-last-trick").replaceChildren(...(lt ? ["last trick:", cardNode(lt.lead), cardNode(lt.follow), `to ${names[lt.winner]}`] : []));
   $("r-score").replaceChildren(
-    el("tr", {}, el("th", {}, ""), el("th", {}, f.names[0]), el("th", {}, f.names[1])),
+    el("tr", {}, el("td", {}, ""), el("th", { scope: "col" }, names[0]), el("th", { scope: "col" }, names[1])),
     el("tr", {}, el("td", {}, "card points"), el("td", {}, f.card_points[0]), el("td", {}, f.card_points[1])),
     el("tr", {}, el("td", {}, "tricks"), el("td", {}, f.tricks_won[0]), el("td", {}, f.tricks_won[1])),
     el("tr", {}, el("td", {}, "trick"), el("td", { colspan: 2 }, `${f.trick} of 9`)));
   $("r-values").replaceChildren(...(f.values ? [
-    el("h3", {}, `${f.names[f.action.seat]} considered`),
+    el("h3", {}, `${names[f.action.seat]} considered`),
     el("table", { class: "values" }, el("tr", {}, el("th", {}, "card"), el("th", {}, "value"), el("th", {}, "win-loss"), el("th", {}, "points")),
       f.values.map((v) => el("tr", { class: v.chosen ? "chosen" : "" }, el("td", {}, cardLabel(v.card)),
         el("td", {}, v.objective.toFixed(3)), el("td", {}, v.sign.toFixed(2)), el("td", {}, pointsText(v.points))))),
   ] : []));
   drawSession(replay.summary.session, f);
-  $("r-result").replaceChildren(...(f.result ? [el("h3", {}, "Result"), el("p", { id: "r-outcome" }, outcomeText(f.result)),
-    resultTable(f.result, f.names), detailsList(f.result, f.names)].filter(Boolean) : []));
+  $("r-result").replaceChildren(...(f.result ? [el("h3", {}, "Result"), el("p", { id: "r-outcome" }, outcomeText(f.result, (n) => short.get(n) || n)),
+    resultTable(f.result, names), detailsList(f.result, f.names)].filter(Boolean) : []));
   $("first").disabled = $("prev").disabled = replay.step === 0;
   $("next").disabled = $("last").disabled = replay.step === frames.length - 1;
   if (replay.step === frames.length - 1) stopAuto();

@@ -17,9 +17,80 @@ export function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+// Ranks in words: B, C and R are also suit letters, so a card is never named by its code.
+export const RANK_WORDS = { 2: "Two", 7: "7", 8: "8", 9: "9", 10: "10", B: "Bube", C: "Cavall", R: "Re", A: "Asso" };
+const SVG = "http://www.w3.org/2000/svg";
+
+function svg(tag, attrs) {
+  const node = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  return node;
+}
+
+// The four Italian suits drawn in SVG (24x24): a sword, a cup, a coin, a baton.
+const PIPS = {
+  S: () => [svg("path", { d: "M12 1.5 L14.2 14.5 L9.8 14.5 Z" }), svg("rect", { x: 5.5, y: 14.5, width: 13, height: 2.6, rx: 1.2 }),
+    svg("rect", { x: 10.9, y: 17, width: 2.2, height: 4 }), svg("circle", { cx: 12, cy: 21.8, r: 1.7 })],
+  C: () => [svg("path", { d: "M4.5 3.5 H19.5 C19.5 10 16.5 13 12 13 C7.5 13 4.5 10 4.5 3.5 Z" }),
+    svg("rect", { x: 10.8, y: 12.5, width: 2.4, height: 6 }), svg("ellipse", { cx: 12, cy: 20, rx: 5.5, ry: 2 })],
+  D: () => [svg("circle", { cx: 12, cy: 12, r: 9.5 }),
+    svg("circle", { cx: 12, cy: 12, r: 5.5, fill: "none", stroke: "#fff", "stroke-width": 1.6 }),
+    svg("circle", { cx: 12, cy: 12, r: 1.8, fill: "#fff" })],
+  B: () => [svg("path", { d: "M6.5 21 L17.5 3", stroke: "currentColor", "stroke-width": 4.2, "stroke-linecap": "round", fill: "none" }),
+    svg("circle", { cx: 9.3, cy: 16.4, r: 1.5, fill: "#fff" }), svg("circle", { cx: 12, cy: 12, r: 1.5, fill: "#fff" }),
+    svg("circle", { cx: 14.7, cy: 7.6, r: 1.5, fill: "#fff" })],
+};
+
+export function suitIcon(suit, cls = "pip") {
+  const icon = svg("svg", { viewBox: "0 0 24 24", class: cls, "aria-hidden": "true", focusable: "false" });
+  icon.append(...PIPS[suit]());
+  return icon;
+}
+
+// A card face: its rank and suit in the corner, the suit drawn large in the middle, the name for screen readers.
 export function cardNode(card, tag = "div", attrs = {}) {
-  return el(tag, { class: `card ${card.suit}`, title: `${card.rank} of ${SUITS[card.suit]}`, "data-card": card.name, ...attrs },
-    el("span", { class: "rank" }, card.rank), el("span", { class: "suit" }, SUITS[card.suit]));
+  const name = cardLabel(card);
+  return el(tag, { class: `card ${card.suit}`, title: name, "aria-label": name, role: tag === "div" ? "img" : null,
+    "data-card": card.name, ...attrs },
+    el("span", { class: "corner", "aria-hidden": "true" }, el("span", { class: "rank" }, card.rank), suitIcon(card.suit, "corner-pip")),
+    suitIcon(card.suit),
+    el("span", { class: "suit", "aria-hidden": "true" }, SUITS[card.suit]));
+}
+
+// Computer players are named by their spec ("pimc:samples=16,declare=never"): shown by the player's
+// name alone ("pimc"), the spec in full in a details line. Names that would look alike keep a number.
+export function shortNames(names) {
+  const out = new Map();
+  const taken = new Set(names.filter((n) => !n.includes(":")));  // a plain name keeps itself
+  for (const n of names) {
+    if (out.has(n)) continue;
+    if (!n.includes(":")) { out.set(n, n); continue; }
+    let short = n.split(":")[0] + (n.match(/#\d+$/) || [""])[0];
+    if (taken.has(short)) {
+      let k = 2;
+      while (taken.has(`${short} (${k})`)) k += 1;
+      short = `${short} (${k})`;
+    }
+    taken.add(short);
+    out.set(n, short);
+  }
+  return out;
+}
+
+// The details line: each shortened name with its full spec.
+export function specsLine(node, names) {
+  const shown = [...names.entries()].filter(([full, short]) => full !== short);
+  node.hidden = shown.length === 0;
+  node.replaceChildren(...shown.map(([full, short]) => el("span", { class: "spec" }, el("b", {}, short), " = ", el("code", {}, full))));
+}
+
+// The page's settings, kept in its storage across reloads.
+const STORE = "trappola-settings";
+export function loadSettings() {
+  try { return JSON.parse(localStorage.getItem(STORE)) || {}; } catch (e) { return {}; }
+}
+export function saveSettings(patch) {
+  try { localStorage.setItem(STORE, JSON.stringify({ ...loadSettings(), ...patch })); } catch (e) { /* storage off */ }
 }
 
 export function showError(message) {
@@ -58,7 +129,7 @@ export function readFile(input) {
   });
 }
 
-export function cardLabel(c) { return `${c.rank} ${SUITS[c.suit]}`; }
+export function cardLabel(c) { return `${RANK_WORDS[c.rank]} of ${SUITS[c.suit]}`; }
 export function fmt(x) { return Number.isInteger(x) ? String(x) : Number(x).toFixed(2); }
 export function signed(x) { return (x > 0 ? "+" : "") + fmt(x); }
 // A mean point difference, to a tenth.
@@ -69,25 +140,27 @@ export function declList(node, decls) {
 }
 
 // "you win", "rule wins": the person is "you".
-export function outcomeText(result) {
+export function outcomeText(result, nm = (n) => n) {
   if (result.winner) {
-    const who = result.winner === "you" ? "You win" : `${result.winner} wins`;
+    const who = result.winner === "you" ? "You win" : `${nm(result.winner)} wins`;
     return who + (result.outcome === "forfeit" ? " (forfeit)" : "");
   }
   return result.outcome === "tie" ? "Alifer: a tie in points" : "Alifer agreed";
 }
 
-// The score table of a finished partie, then why each bonus point was scored.
-export function resultTable(result, names) {
+// The score table of a finished partie, then why each bonus point was scored. ``order``: the seats
+// left to right (the person's first, as on the side panel).
+export function resultTable(result, names, order = [0, 1]) {
   const s = result.scores;
-  const row = (label, f, title) => el("tr", { title }, el("td", {}, label), el("td", {}, f(0)), el("td", {}, f(1)));
+  const row = (label, f, note) => el("tr", {}, el("th", { scope: "row" }, label, note ? el("small", { class: "note" }, note) : null),
+    ...order.map((i) => el("td", {}, f(i))));
   return el("table", { class: "score result" },
-    el("tr", {}, el("th", {}, ""), el("th", {}, names[0]), el("th", {}, names[1])),
-    row("card points", (i) => s[i].card_points, "points of the cards in the tricks won (section 2.4)"),
-    row("declarations", (i) => s[i].declaration_points, "points of the declarations made (section 4)"),
-    row("trick bonuses", (i) => s[i].bonus_points, "points for tricks won with a Two, Marc and the last trick (section 5)"),
-    row("total", (i) => s[i].total, "the higher total wins the partie; equal totals are an Alifer"),
-    row("tokens", (i) => signed(result.tokens[i]), "stake, declaration and bonus payments of this partie"));
+    el("tr", {}, el("td", {}, ""), ...order.map((i) => el("th", { scope: "col" }, names[i]))),
+    row("card points", (i) => s[i].card_points, null),
+    row("declarations", (i) => s[i].declaration_points, null),
+    row("trick bonuses", (i) => s[i].bonus_points, null),
+    row("total", (i) => s[i].total, "the higher wins"),
+    row("tokens", (i) => signed(result.tokens[i]), "stake, declarations, bonuses"));
 }
 
 export function detailsList(result, names) {
