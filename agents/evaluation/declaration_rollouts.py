@@ -113,9 +113,8 @@ class _Forced:
             return card
         opt = self.option
         if opt in ("now", "ask", "propose", "accept", "decline") and k == self.turn and mask & bit:
-            if self.action != PROPOSE_ALIFER or self.partie.phase == PLAY:
-                self.option = "done"
-                return self.action
+            self.option = "done"
+            return self.action
         if opt in ("never", "not") or (opt == "later" and k == self.turn):
             if opt != "not" or k == self.turn:
                 mask &= ~bit

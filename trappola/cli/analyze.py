@@ -29,8 +29,11 @@ def add_parser(sub, positive, integer, players_help: str) -> None:
     d.add_argument("--players", required=True, help="A,B (the parties); a third and fourth seat in --sessions")
     d.add_argument("--deals", type=positive, default=200, help="deals, each played from both seats (default: 200)")
     d.add_argument("--seed", type=integer, default=0)
-    d.add_argument("--condition", choices=("figura", "blans", "aces", "bianka"), help="only deals whose challenger "
-                   "hand allows this declaration (Bianka hands are 1 in 550)")
+    d.add_argument(
+        "--condition",
+        choices=("figura", "blans", "aces", "bianka"),
+        help="only deals whose challenger hand allows this declaration (Bianka hands are 1 in 550)",
+    )
     d.add_argument("--sessions", type=integer, default=0, help="Bulka sessions for the Pro decision (default: 0)")
     d.add_argument("--parties", type=positive, default=30, help="parties per session (default: 30)")
     d.add_argument("--no-alifer", action="store_true", help="leave out the Alifer proposals and answers")
