@@ -11,7 +11,7 @@ kind        options
 ==========  =====================================================================================
 figura      ``now`` (declare at this turn), ``never``
 blans       ``now``, ``never``
-aces        ``now``, ``later`` (not now; then just before the first Ace is played), ``never``
+aces        ``now``, ``later`` (at the last moment: just before the first Ace is played), ``never``
 bianka      ``now``, ``later`` (not now; then at the ninth card), ``never``
 manko       ``ask``, ``not``
 alifer      ``propose``, ``not`` (not at this decision; the player may propose later)
@@ -115,13 +115,12 @@ class _Forced:
         if opt in ("now", "ask", "propose", "accept", "decline") and k == self.turn and mask & bit:
             self.option = "done"
             return self.action
-        if opt in ("never", "not") or (opt == "later" and k == self.turn):
-            if opt != "not" or k == self.turn:
-                mask &= ~bit
+        if opt == "never" or (opt == "not" and k == self.turn):
+            mask &= ~bit
         elif opt == "later" and mask & bit:
             if self.action == BIANKA and k == LAST_TURN:
                 return BIANKA
-            if self.action == ACES:
+            if self.action == ACES:  # the last moment may be this very turn, if an Ace goes now
                 choice = self.player.act(TurnView(view.info, mask & ~bit, opponent=view.opponent))
                 if choice < 36 and choice % 9 == ACE:
                     self._card = choice

@@ -47,7 +47,10 @@ def add_parser(sub, positive, integer, players_help: str) -> None:
     p.add_argument("--figures", metavar="DIR", required=True)
     p.add_argument("--json", metavar="PATH")
     p.add_argument("--parties", type=positive, default=30, help="session length (default: 30)")
-    p.add_argument("--sessions", type=positive, default=400, help="simulated sessions per check (default: 400)")
+    p.add_argument("--sessions", type=positive, default=400, help="coin sessions per cell of the check (default: 400)")
+    p.add_argument(
+        "--learn-sessions", type=positive, default=2000, help="coin sessions to fit ObservedPro, and as many to test"
+    )
     p.add_argument("--seed", type=integer, default=0)
     p.add_argument("--workers", type=positive, default=None)
 
