@@ -3,11 +3,14 @@ against coin sessions of the session engine on a small grid of win probabilities
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from trappola.agents.evaluation.coin_sessions import coin_session
 from trappola.agents.evaluation.pro_equity import SessionModel, three_player_win
 from trappola.agents.evaluation.stats import mean_ci
+from trappola.cli.main import main
 
 START = {"dealer": 0, "challenger": 1, "queue": [2]}
 
@@ -56,3 +59,15 @@ def test_bad_models_are_refused():
         SessionModel(three_player_win(0.5, 0.5), 0)
     with pytest.raises(ValueError, match="one Pro rule"):
         SessionModel(three_player_win(0.5, 0.5), 5, rules=["always"])
+
+
+def test_pro_command_writes_the_chart_the_check_and_the_learned_rule(tmp_path):
+    out = tmp_path / "pro.json"
+    argv = ["analyze", "pro", "--figures", str(tmp_path), "--json", str(out), "--parties", "6"]
+    assert main([*argv, "--sessions", "30", "--learn-sessions", "30"]) == 0
+    res = json.loads(out.read_text())
+    assert len(res["check"]) == 18 and len(res["learned"]) == 3
+    assert (tmp_path / "pro_chart.png").stat().st_size > 1000 and (tmp_path / "pro_check.png").exists()
+    # An even table: the chart says declare at every offer, and the learned rule never waits there.
+    even = res["learned"][-1]
+    assert even["table"] == [0.5, 0.5] and even["waits"] == 0 and even["learned_minus_always"] == 0

@@ -146,6 +146,8 @@ class SessionModel:
         """Declaring minus waiting at the focal player's offer (it deals at ``order``, streak 2 or more)."""
         self.solve()
         order = tuple(order)
+        if not 0 <= played < self.parties:
+            raise ValueError(f"played must be in 0..{self.parties - 1}, got {played!r}")
         if order[0] != 0:
             raise ValueError(f"the focal player (0) must deal at an offer, got order {order}")
         return float(self._adv[played, order][bulka])
@@ -153,7 +155,7 @@ class SessionModel:
     def threshold(self, order, played: int = 0) -> float:
         """The least Bulka (stakes) at which declaring is worth at least waiting; inf if none below the
         largest reachable Bulka."""
-        self.solve()
+        self.advantage(order, 0, played)  # checks the arguments
         adv = self._adv[played, tuple(order)][: self.bmax]
         ok = np.flatnonzero(adv >= 0)
         return float(ok[0]) if len(ok) else float("inf")

@@ -55,8 +55,17 @@ def add_parser(sub, positive, integer, players_help: str) -> None:
     p.add_argument("--workers", type=positive, default=None)
 
 
+def _need_matplotlib() -> None:
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise ValueError("figures need matplotlib: pip install 'trappola-lab[notebooks]'") from None
+
+
 def cmd_analyze(args, check_writable) -> int:
     """Run ``trappola analyze``; the exit status."""
+    if args.instrument == "pro" or args.figures:
+        _need_matplotlib()
     if args.instrument == "pro":
         from trappola.cli.pro_chart import run_pro_chart
 

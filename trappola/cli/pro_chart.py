@@ -2,8 +2,9 @@
 
 1. The chart (``pro_chart.png``): on a 3-player table where the focal player deals with a streak of 2
    against a challenger it beats with probability ``p`` and the player next in the queue with ``q``
-   (the other two even, everyone else always declaring), the least Bulka at which declaring Pro is
-   worth waiting (``pro_equity.SessionModel.threshold``, the focal player playing optimally after).
+   (the other two even, everyone else always declaring), a third into the session, the least Bulka
+   at which declaring Pro is worth waiting (``pro_equity.SessionModel.threshold``, the focal player
+   playing optimally after).
    An offer always finds at least 4 stakes in the Bulka (two parties' stakes since it was last
    emptied), so waiting pays somewhere only where the threshold exceeds 4. The lab's players are
    marked at their measured win probabilities; a second panel gives the threshold against ``p`` for
@@ -34,7 +35,6 @@ GRID = (0.3, 0.5, 0.7)
 WAIT_TABLE = (0.3, 0.8)  # a strong challenger now, a weak one next: the chart's waiting region
 DECLARE_TABLE = (0.5, 0.5)
 LAB_TABLE = (0.402, 0.710)  # rule's measured chances: at the edge of the waiting region
-OFFER_PLAYED = 10  # the chart's offers: after 10 of the session's parties
 
 
 def model_rule(model, parties: int):
@@ -64,11 +64,12 @@ def chart(parties: int, folder: Path) -> dict:
     from trappola.agents.evaluation.pro_equity import SessionModel, three_player_win
     from trappola_env.atomic_file import atomic_write
 
+    played = parties // 3  # the chart's offers: a third into the session
     ps = np.round(np.arange(0.05, 0.96, 0.05), 2)
     thr = np.zeros((len(ps), len(ps)))
     for i, q in enumerate(ps):
         for j, p in enumerate(ps):
-            thr[i, j] = SessionModel(three_player_win(p, q), parties).threshold((0, 1, 2), OFFER_PLAYED)
+            thr[i, j] = SessionModel(three_player_win(p, q), parties).threshold((0, 1, 2), played)
     fig, (ax, ax2) = plt.subplots(1, 2, figsize=(13, 5.2))
     shown = np.clip(np.where(np.isinf(thr), 3 * parties, thr), 0, 20)
     im = ax.imshow(shown, origin="lower", extent=(0.025, 0.975, 0.025, 0.975), cmap="viridis", vmin=0, vmax=20)
@@ -76,7 +77,7 @@ def chart(parties: int, folder: Path) -> dict:
     fig.colorbar(im, ax=ax, label="least Bulka (stakes) at which declaring pays (20: 20 or more)")
     players = []
     for label, p, q, source in LAB_PLAYERS:
-        t = SessionModel(three_player_win(p, q), parties).threshold((0, 1, 2), OFFER_PLAYED)
+        t = SessionModel(three_player_win(p, q), parties).threshold((0, 1, 2), played)
         ax.plot(p, q, "o", color="red", ms=8)
         ax.annotate(f"{label.split(':')[0]} ({t:g})", (p, q), textcoords="offset points", xytext=(6, 4), color="red")
         players.append({"label": label, "p": p, "q": q, "threshold": t, "source": source})
@@ -84,7 +85,7 @@ def chart(parties: int, folder: Path) -> dict:
     ax.annotate("demo table", WAIT_TABLE, textcoords="offset points", xytext=(6, -12), color="orange")
     ax.set_xlabel("p: focal dealer's chance against the challenger now")
     ax.set_ylabel("q: its chance against the next challenger")
-    ax.set_title(f"Pro take point ({parties}-partie session, offer after {OFFER_PLAYED}); white: threshold 4.5")
+    ax.set_title(f"Pro take point ({parties}-partie session, offer after {played}); white: threshold 4.5")
     for q in (0.5, 0.6, 0.7, 0.8, 0.9):
         i = int(np.argmin(np.abs(ps - q)))
         ax2.plot(ps, np.where(np.isinf(thr[i]), np.nan, thr[i]), "o-", ms=3, label=f"q = {q}")
