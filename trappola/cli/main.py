@@ -19,6 +19,8 @@
                                 # a best response: train/exploit.py
     trappola demo [--minutes M] [--seed S]   # short training + Bulka table (make demo)
     trappola demo --quick [--deals N]        # no training: the built-in players only
+    trappola analyze declarations --players A,B --deals N [--json P] [--figures DIR]   # trappola/cli/analyze.py
+    trappola analyze pro --figures DIR [--json P]   # the Pro decision's take-point chart
 
 Players are registry specs (``agents.make_player``): ``rule``,
 ``random:alifer=false``, ``policy:path/to/model.zip``... In ``--players``
@@ -272,6 +274,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--quick", action="store_true", help="no training: a short look at the built-in players (well under a minute)"
     )
     d.add_argument("--deals", type=_positive, default=100, help="--quick: deals of the duplicate table (default: 100)")
+    from trappola.cli.analyze import add_parser as add_analyze
+
+    add_analyze(sub, _positive, _int, players_help)
     return parser
 
 
@@ -578,6 +583,13 @@ def cmd_exploit(args) -> int:
     return 0
 
 
+def cmd_analyze(args, check_writable) -> int:
+    """``trappola analyze``: the research instruments (``trappola/cli/analyze.py``)."""
+    from trappola.cli.analyze import cmd_analyze as run
+
+    return run(args, check_writable)
+
+
 COMMANDS = {
     "play": cmd_play,
     "evaluate": cmd_evaluate,
@@ -587,6 +599,7 @@ COMMANDS = {
     "train": cmd_train,
     "serve": cmd_serve,
     "exploit": cmd_exploit,
+    "analyze": lambda args: cmd_analyze(args, _check_writable),
 }
 
 if __name__ == "__main__":
