@@ -184,32 +184,8 @@ def _ci(xs) -> str:
     return f"{m:+.3f} [{lo:+.3f}, {hi:+.3f}]"
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--positions", type=int, default=300)
-    ap.add_argument("--tricks-left", type=int, default=3, choices=(2, 3, 4))
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--declarations", type=int, default=60, help="first-card declarations priced (0: none)")
-    ap.add_argument(
-        "--max-front",
-        type=int,
-        default=16,
-        help="bound on a points front (sign fronts are unbounded); hits are counted",
-    )
-    ap.add_argument("--json")
-    args = ap.parse_args()
-    table = new_table()
-    start = time.perf_counter()
-    pre = corr = leaves = won = tied = 0
-    dis, fus = [], []
-    for partie, seat in late_positions(args.positions, args.tricks_left, args.seed):
-        info = partie.info_state(seat)
-        pimc = PimcPlayer()
-        hands = (partie.hands[0], partie.hands[1])
-        a, b, lv, w, t = subtree_stats(public_of(pimc.solver_args(info, seat)), hands, table, seat)
-        pre, corr, leaves, won, tied = pre + a, corr + b, leaves + lv, won + w, tied + t
-        dis += disambiguation(partie, seat)
-        fus.append(fusion(partie, seat, table, args.max_front))
+def summary(args, pre, corr, leaves, won, tied, dis, fus, start) -> dict:
+    """The figures so far, printed and returned."""
     n = len(fus)
     differs = [f["sign_loss"] > 1e-9 for f in fus]
     differs_pts = [f["points_loss"] > 1e-9 for f in fus]
@@ -252,6 +228,38 @@ def main() -> None:
     )
     print(f"points fronts bounded at {args.max_front} vectors in {report['capped']:.3f} of positions (sign: exact)")
     print(f"({report['seconds_fusion']:.0f} s)", flush=True)
+    return report
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--positions", type=int, default=300)
+    ap.add_argument("--tricks-left", type=int, default=3, choices=(2, 3, 4))
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--declarations", type=int, default=60, help="first-card declarations priced (0: none)")
+    ap.add_argument(
+        "--max-front",
+        type=int,
+        default=16,
+        help="bound on a points front (sign fronts are unbounded); hits are counted",
+    )
+    ap.add_argument("--json")
+    args = ap.parse_args()
+    table = new_table()
+    start = time.perf_counter()
+    pre = corr = leaves = won = tied = 0
+    dis, fus = [], []
+    for partie, seat in late_positions(args.positions, args.tricks_left, args.seed):
+        info = partie.info_state(seat)
+        pimc = PimcPlayer()
+        hands = (partie.hands[0], partie.hands[1])
+        a, b, lv, w, t = subtree_stats(public_of(pimc.solver_args(info, seat)), hands, table, seat)
+        pre, corr, leaves, won, tied = pre + a, corr + b, leaves + lv, won + w, tied + t
+        dis += disambiguation(partie, seat)
+        fus.append(fusion(partie, seat, table, args.max_front))
+        if len(fus) % 10 == 0:
+            summary(args, pre, corr, leaves, won, tied, dis, fus, start)
+    report = summary(args, pre, corr, leaves, won, tied, dis, fus, start)
     if args.declarations:
         start = time.perf_counter()
         prices = declaration_prices(args.declarations, args.seed)
