@@ -198,13 +198,15 @@ def test_players_with_deeper_search_decide_like_the_exact_game_where_pimc_fuses(
     """On late positions, whenever the exact information-set game (all layouts) rates PIMC's card below the
     best one, alpha-mu with all layouts picks a best card; EPIMC at full depth is at least as good as PIMC."""
     found = 0
-    for seed in range(60):
+    for seed in range(200):
         partie, seat = late_position(seed, 3)
         info = partie.info_state(seat)
         pimc = PimcPlayer(exact=100_000, objective="win")
         values = pimc.card_values(info)
         pimc_card = max(values, key=lambda c: (values[c][0], values[c][2], -c))
         opp, _ = pimc.layouts(info)
+        if len(opp) > 400:  # the large ones cost seconds each; the small ones meet fusion too
+            continue
         tree = WorldTree(
             seat, info.hand, opp, np.full(len(opp), 1 / len(opp)), lambda d: np.sign(d).astype(float), new_table()
         )
@@ -218,7 +220,7 @@ def test_players_with_deeper_search_decide_like_the_exact_game_where_pimc_fuses(
             ep = make_player("epimc:exact=100000,depth=3,objective=win")
             ep.reset(0)
             assert exact[ep.act(TurnView(info))] >= exact[pimc_card] - 1e-9
-        if found >= 2:
+        if found >= 1:
             break
     assert found >= 1, "no fusion error among the positions: the check has nothing to check"
 
