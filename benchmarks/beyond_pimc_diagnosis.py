@@ -22,7 +22,7 @@ legal card (the seat to act, leading or following).
    ``pimc:objective=win``) and the points (``objective=points``; fronts bounded by ``--max-front``, counted).
    Reported: how often PIMC's card is worse in that game, what it loses, and how much PIMC's own estimate of its
    card overstates the card's exact value (the fusion illusion); and the same losses for ``pimc`` as it plays
-   (its ``blend`` objective), which adds the objective's trade of wins for points.
+   (its ``blend`` objective), against the exact game in sign, points and in that objective itself.
 3. The price of a declaration (free information): at the first card of a seat that may declare a Figura or Blans,
    ``infopimc``'s play-outs value declaring and holding back (8 layouts each, two ``pimc:samples=8`` searchers
    with their own information): the mean difference with its 95% interval, in ``pimc``'s objective.
@@ -149,6 +149,7 @@ def fusion(partie: Partie, seat: int, table, max_front: int = 16) -> dict:
     for name, score, bound in (
         ("sign", lambda d: np.sign(d).astype(np.float64), 1 << 16),
         ("points", lambda d: d.astype(np.float64), max_front),
+        ("blend", pimc._score, max_front),
     ):
         tree = WorldTree(seat, info.hand, opp, w, score, table, max_front=bound)
         exact[name] = tree.root_fronts(pub, cards, info.hand.bit_count())
@@ -166,6 +167,8 @@ def fusion(partie: Partie, seat: int, table, max_front: int = 16) -> dict:
         "illusion_points": values[points_card][2] - exact["points"][points_card],
         "played_sign_loss": best_sign - exact["sign"][played],
         "played_points_loss": best_points - exact["points"][played],
+        "played_blend_loss": max(exact["blend"].values()) - exact["blend"][played],
+        "illusion_blend": values[played][0] - exact["blend"][played],
     }
 
 
@@ -220,6 +223,9 @@ def summary(args, pre, corr, leaves, won, tied, dis, fus, start) -> dict:
         "played_sign_loss": mean_ci([f["played_sign_loss"] for f in fus]),
         "played_points_loss": mean_ci([f["played_points_loss"] for f in fus]),
         "played_worse_sign": float(np.mean([f["played_sign_loss"] > 1e-9 for f in fus])),
+        "played_worse_blend": float(np.mean([f["played_blend_loss"] > 1e-9 for f in fus])),
+        "played_blend_loss": mean_ci([f["played_blend_loss"] for f in fus]),
+        "illusion_blend": mean_ci([f["illusion_blend"] for f in fus]),
         "seconds_fusion": time.perf_counter() - start,
     }
     print(f"{n} positions, {args.tricks_left} tricks left, seed {args.seed} ({report['mean_layouts']:.0f} layouts)")
@@ -243,7 +249,12 @@ def summary(args, pre, corr, leaves, won, tied, dis, fus, start) -> dict:
         f"loss wins-losses {_ci(f['played_sign_loss'] for f in fus)}, "
         f"points {_ci(f['played_points_loss'] for f in fus)}"
     )
-    print(f"points fronts bounded at {args.max_front} vectors in {report['capped']:.3f} of positions (sign: exact)")
+    print(
+        f"in its own objective (blend, exact fronts bounded as points): worse in {report['played_worse_blend']:.3f}"
+        f" of positions, loss {_ci(f['played_blend_loss'] for f in fus)}, "
+        f"overestimate {_ci(f['illusion_blend'] for f in fus)}"
+    )
+    print(f"points/blend fronts bounded at {args.max_front} in {report['capped']:.3f} of positions (sign: exact)")
     print(f"({report['seconds_fusion']:.0f} s)", flush=True)
     return report
 
