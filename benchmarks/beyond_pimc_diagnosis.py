@@ -193,7 +193,7 @@ def declaration_prices(n: int, seed: int) -> list[float]:
 
 def _ci(xs) -> str:
     m, (lo, hi) = mean_ci(list(xs))
-    return f"{m:+.3f} [{lo:+.3f}, {hi:+.3f}]"
+    return f"{m:+.3f}" if lo is None else f"{m:+.3f} [{lo:+.3f}, {hi:+.3f}]"
 
 
 def summary(args, pre, corr, leaves, won, tied, dis, fus, start) -> dict:
