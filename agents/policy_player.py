@@ -27,6 +27,8 @@ weighted by the learned belief about the opponent's hand
 (``endgame_belief``, default the shipped ``agents/models/belief.npz``;
 empty for uniform layouts, ``trappola.agents.search.belief``): it reads from the
 opponent's play what the uniform layouts of plain ``pimc`` ignore.
+``endgame_search`` names the search (``pimc``, default; ``epimc1``/``epimc2``, ``alphamu``, ``infopimc``:
+``trappola.agents.epimc``, ``trappola.agents.infopimc``; measured in docs/results/beyond_pimc.md).
 ``endgame_infer`` (off by default) also weighs them by the likelihood of the
 opponent's past decisions under an opponent model (``pimc``'s ``infer``,
 ``trappola.agents.search.inference``), with ``endgame_infer_draws``, ``endgame_infer_temp``
