@@ -41,8 +41,8 @@ player. Measured in ``train/README.md`` ("Endgame search", "Reading the
 opponent's hand").
 
 Pro: ``pro=learned`` (default) uses the Pro decision trained by
-``python -m trappola.train.pro`` and stored in the checkpoint (``trappola.agents.pro_learned``); a checkpoint without one
-falls back to the ``threshold`` rule. ``never``, ``always``, ``threshold``
+``python -m trappola.train.pro`` and stored in the checkpoint (``trappola.agents.pro_learned``); a checkpoint
+without one falls back to the ``threshold`` rule. ``never``, ``always``, ``threshold``
 and ``random`` are the shared rules of ``trappola.agents.pro_rules``.
 """
 
