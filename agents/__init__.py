@@ -43,6 +43,26 @@ REGISTRY: dict[str, tuple[str, str, str | None]] = {
         "perfect-information Monte Carlo over the double-dummy solver",
         "player 'pimc' needs numba (the search extra: pip install 'trappola-lab[search]')",
     ),
+    "epimc": (
+        "trappola.agents.epimc:EpimcPlayer",
+        "pimc whose next decisions are one card per information set before the double-dummy leaf (EPIMC)",
+        "player 'epimc' needs numba (the search extra: pip install 'trappola-lab[search]')",
+    ),
+    "alphamu": (
+        "trappola.agents.epimc:AlphaMuPlayer",
+        "pimc, then alpha-mu (Pareto fronts over the layouts) for the last cards",
+        "player 'alphamu' needs numba (the search extra: pip install 'trappola-lab[search]')",
+    ),
+    "infopimc": (
+        "trappola.agents.infopimc:InfoPimcPlayer",
+        "pimc that prices what its declarations tell the opponent by playing the partie out both ways",
+        "player 'infopimc' needs numba (the search extra: pip install 'trappola-lab[search]')",
+    ),
+    "cfrdecl": (
+        "trappola.agents.cfr_declare:CfrDeclarePlayer",
+        "pimc whose declarations and Manko questions come from external-sampling MCCFR over solved layouts",
+        "player 'cfrdecl' needs numba (the search extra: pip install 'trappola-lab[search]')",
+    ),
     "policy": (
         "trappola.agents.policy_player:PolicyPlayer",
         "a trained MaskablePPO policy checkpoint, pimc with a learned belief for its last cards",

@@ -366,6 +366,11 @@ class PimcPlayer(Player):
             fixed[0] - fixed[1],
         )
 
+    def solver_args(self, info: InfoState, to_move: int) -> tuple:
+        """The public arguments of the raw solver calls for this decision (seat 0's point of view, this seat's
+        pending declarations counted), for searches built on the solver (``trappola.agents.search.worldtree``)."""
+        return self._solver_args(info, to_move)
+
     def layouts(self, info: InfoState) -> tuple[np.ndarray, np.ndarray | None]:
         """The layouts a search of this decision solves: (opponent hands,
         their weights summing to 1 or None for equal ones). Every consistent

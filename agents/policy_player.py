@@ -27,6 +27,8 @@ weighted by the learned belief about the opponent's hand
 (``endgame_belief``, default the shipped ``agents/models/belief.npz``;
 empty for uniform layouts, ``trappola.agents.search.belief``): it reads from the
 opponent's play what the uniform layouts of plain ``pimc`` ignore.
+``endgame_search`` names the search (``pimc``, default; ``epimc1``/``epimc2``, ``alphamu``, ``infopimc``:
+``trappola.agents.epimc``, ``trappola.agents.infopimc``; measured in docs/results/beyond_pimc.md).
 ``endgame_infer`` (off by default) also weighs them by the likelihood of the
 opponent's past decisions under an opponent model (``pimc``'s ``infer``,
 ``trappola.agents.search.inference``), with ``endgame_infer_draws``, ``endgame_infer_temp``
@@ -51,6 +53,8 @@ import importlib.util
 import numpy as np
 
 from trappola.agents.base import Player
+from trappola.agents.epimc import AlphaMuPlayer, EpimcPlayer
+from trappola.agents.infopimc import InfoPimcPlayer
 from trappola.agents.model_io.model_files import DEFAULT_MODEL, load_checkpoint_policy
 from trappola.agents.pimc import PimcPlayer
 from trappola.agents.pro_learned import pro_policy_from_dict
@@ -62,6 +66,15 @@ from trappola_env.observation import OBS_SIZE, encode_info
 from trappola_env.trappola_v0 import mask_array
 
 _PRO_BITS = (1 << PRO) | (1 << NO_PRO)
+#: ``endgame_search`` choices: the searcher's class and its settings beyond the endgame ones.
+_SEARCHERS = {
+    "pimc": (PimcPlayer, {}),
+    "epimc1": (EpimcPlayer, {"depth": 1}),
+    "epimc2": (EpimcPlayer, {"depth": 2}),
+    "alphamu": (AlphaMuPlayer, {"cards": 3}),
+    "infopimc": (InfoPimcPlayer, {}),
+}
+ENDGAME_SEARCHES = tuple(_SEARCHERS)
 
 
 def pro_view_from_bulka_obs(obs) -> ProView:
@@ -109,6 +122,12 @@ class PolicyPlayer(Player):
             "cards or fewer (0: never, the network alone)",
             low=0,
             high=9,
+        ),
+        "endgame_search": Setting(
+            ENDGAME_SEARCHES,
+            "pimc",
+            "endgame: the search that decides those turns: pimc, epimc1 / epimc2 (EPIMC at depth 1 / 2), "
+            "alphamu (alpha-mu over the last 3 cards, pimc before), infopimc (pimc pricing what its cards reveal)",
         ),
         "endgame_samples": Setting(
             int, 32, "endgame: layouts of the unseen cards solved per decision", low=1, high=4096
@@ -169,7 +188,9 @@ class PolicyPlayer(Player):
                 "the policy player's endgame search needs numba (pip install "
                 "'trappola-lab[search]'); policy:endgame=0 plays the network alone"
             )
-        return PimcPlayer(
+        cls, extra = _SEARCHERS[settings["endgame_search"]]
+        return cls(
+            **extra,
             samples=settings["endgame_samples"],
             belief=settings["endgame_belief"],
             infer=settings["endgame_infer"],
@@ -180,7 +201,7 @@ class PolicyPlayer(Player):
 
     @property
     def endgame_searcher(self) -> PimcPlayer | None:
-        """The ``pimc`` player that decides endgame turns (``endgame``), or None."""
+        """The ``pimc`` player (or the ``endgame_search`` subclass) that decides endgame turns, or None."""
         return self._searcher
 
     @classmethod
