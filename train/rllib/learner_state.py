@@ -107,21 +107,7 @@ def start(cfg: RLlibConfig, algo, say) -> dict:
         from trappola.train.sb3 import bc as bc_mod
 
         t0 = time.time()
-        data = bc_mod.collect(
-            cfg.bc_teacher,
-            cfg.bc_deals,
-            seed=cfg.seed + 1,
-            reward_mode=cfg.reward_mode,
-            points_scale=cfg.points_scale,
-            tokens_scale=cfg.tokens_scale,
-            points_weight=cfg.points_weight,
-            alifer_value=cfg.alifer_value,
-            workers=cfg.bc_workers,
-        )
-        say(
-            f"bc: {len(data['action']):,} {cfg.bc_teacher} decisions from {cfg.bc_deals:,} deals "
-            f"in {time.time() - t0:.0f}s"
-        )
+        data = bc_mod.collect_for_run(cfg, say)
         model = sb3_model(get_weights(algo, module), cfg.net_arch, cfg.activation)
         out["bc"] = bc_mod.clone(
             model,

@@ -87,6 +87,34 @@ def collect(
     return {k: data[k] for k in ("obs", "mask", "action", "ret")}
 
 
+def collect_for_run(cfg, say, privileged: bool = False) -> dict:
+    """``collect`` with a run's settings (its teacher, deals, seed + 1,
+    reward and Alifer value, workers), saying how many decisions it got
+    and in how long; both trainers warm-start with it.
+
+    :param cfg: the run's config (``trappola.train.run_config.RunConfig``)
+    :param say: where the progress line goes
+    :param privileged: also the full-deal vectors (a privileged critic)
+    :return: ``collect``'s arrays"""
+    t0 = time.time()
+    data = collect(
+        cfg.bc_teacher,
+        cfg.bc_deals,
+        seed=cfg.seed + 1,
+        reward_mode=cfg.reward_mode,
+        points_scale=cfg.points_scale,
+        tokens_scale=cfg.tokens_scale,
+        points_weight=cfg.points_weight,
+        alifer_value=cfg.alifer_value,
+        workers=cfg.bc_workers,
+        privileged=privileged,
+    )
+    say(
+        f"bc: {len(data['action']):,} {cfg.bc_teacher} decisions from {cfg.bc_deals:,} deals in {time.time() - t0:.0f}s"
+    )
+    return data
+
+
 def _collect_chunk(task) -> dict:
     from trappola.agents import make_player
 

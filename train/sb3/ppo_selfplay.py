@@ -204,22 +204,7 @@ def _learn_logged(cfg: TrainConfig, model, recorder, callbacks: list, stop: Stop
     bc_stats = None
     if cfg.bc and not cfg.resume and not cfg.init_from:
         t0 = time.time()
-        data = bc_mod.collect(
-            cfg.bc_teacher,
-            cfg.bc_deals,
-            seed=cfg.seed + 1,
-            reward_mode=cfg.reward_mode,
-            points_scale=cfg.points_scale,
-            tokens_scale=cfg.tokens_scale,
-            points_weight=cfg.points_weight,
-            alifer_value=cfg.alifer_value,
-            workers=cfg.bc_workers,
-            privileged=cfg.privileged_critic,
-        )
-        say(
-            f"bc: {len(data['action']):,} {cfg.bc_teacher} decisions from {cfg.bc_deals:,} deals "
-            f"in {time.time() - t0:.0f}s"
-        )
+        data = bc_mod.collect_for_run(cfg, say, privileged=cfg.privileged_critic)
         bc_stats = bc_mod.clone(
             model,
             data,
