@@ -15,6 +15,8 @@
 * ``rllib``: the same self-play on RLlib (Ray), written to the same checkpoints.
 * ``fit``: offline fits (belief, opponent model, distillation), ``python -m`` each.
 * ``pro``: training the Pro decision for Bulka sessions.
+* ``openspiel``: an OpenSpiel learner (policy gradient, PyTorch) on ``python_trappola``.
+* ``run_interrupt``: Ctrl-C saves a run (both trainers); ``devices``: ``device=auto|cpu|cuda``.
 * ``networks``: the activations a network may use; ``choices``: the check of a named choice.
 * ``model_checkpoint``: writing and exporting checkpoints (reading them is
   ``trappola.agents.model_io.checkpoint_format``).
