@@ -109,9 +109,10 @@ def test_a_gpu_setting_without_a_gpu_is_refused_in_one_line():
 def test_every_help_field_is_used_by_the_rllib_trainer_or_refused():
     """A field nothing reads would be accepted and silently ignored: every
     field must be read by the trainer's code (train/rllib/, the shared run
-    recorder and log) or by a refusal in ``RLlibConfig.check``."""
+    recorder, log and behaviour cloning) or by a refusal in ``RLlibConfig.check``."""
     sources = [*sorted((ROOT / "train" / "rllib").glob("*.py")), ROOT / "train" / "run_recorder.py"]
     sources += [ROOT / "train" / "run_log.py", ROOT / "train" / "run_config.py"]
+    sources += [ROOT / "train" / "sb3" / "bc.py"]  # behaviour cloning, which both trainers call
     text = "\n".join(p.read_text() for p in sources)
     unread = [name for name in RLlibConfig.model_fields if not re.search(rf"\.{name}\b|\"{name}\"", text)]
     assert unread == []
