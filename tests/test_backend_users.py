@@ -12,7 +12,7 @@ import pytest
 
 from trappola.agents import REGISTRY
 from trappola.agents.evaluation.backend import ProcessBackend, WorkerLostError
-from trappola.agents.random_player import RandomPlayer
+from trappola.agents.players.random import RandomPlayer
 
 
 class DyingSpec(str):

@@ -205,7 +205,7 @@ def test_self_in_a_subclass_of_a_project_class_counts():
     )
     assert violations(source) == ["4: ._procs"]
     source = (
-        "from trappola.agents.random_player import RandomPlayer\n"
+        "from trappola.agents.players.random import RandomPlayer\n"
         "class Base(RandomPlayer):\n"
         "    pass\n"
         "class Leaf(Base):\n"

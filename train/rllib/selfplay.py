@@ -229,7 +229,7 @@ def scalars(result: dict, module: str) -> dict:
 
 def player_of(cfg: RLlibConfig, weights: dict):
     """The weights of the trained module as a player for the evaluator."""
-    from trappola.agents.policy_player import PolicyPlayer
+    from trappola.agents.players.policy import PolicyPlayer
 
     return PolicyPlayer.from_numpy(numpy_policy(cfg, weights))
 

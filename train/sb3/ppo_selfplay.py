@@ -76,7 +76,7 @@ def _train(cfg: TrainConfig, log, callbacks: list, players: dict | None, stop: S
     from stable_baselines3.common.utils import set_random_seed
 
     from trappola.agents.model_io.numpy_policy import NumpyPolicy
-    from trappola.agents.policy_player import PolicyPlayer
+    from trappola.agents.players.policy import PolicyPlayer
     from trappola.train.devices import resolve_device
     from trappola.train.model_checkpoint import build_metadata, load_model, save_checkpoint
     from trappola.train.networks import activation_class
