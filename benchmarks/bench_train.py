@@ -65,7 +65,7 @@ from trappola.agents.model_io.model_files import shipped_model_path
 def bench_env(seconds: float = 3.0) -> None:
     import numpy as np
 
-    from trappola.train.sb3.selfplay_env import SelfPlayEnv
+    from trappola.train.selfplay.env import SelfPlayEnv
 
     for opp in ("random", "rule"):
         env = SelfPlayEnv(pool={opp: 1.0}, seed=1)

@@ -50,7 +50,7 @@ def test_a_task_error_is_raised_as_it_was():
 
 
 def test_behaviour_cloning_data_with_a_killed_worker():
-    from trappola.train.sb3 import bc
+    from trappola.train.selfplay import bc
 
     with pytest.raises(WorkerLostError, match="worker process died"):
         bc.collect(DyingSpec("rule"), 600, seed=0, workers=2)

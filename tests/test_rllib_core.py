@@ -20,7 +20,7 @@ from trappola.train.rllib.export import save_rllib_checkpoint
 from trappola.train.rllib.learner_state import checkpoint_state
 from trappola.train.rllib.pool_env import PoolEnv
 from trappola.train.rllib.selfplay import check_resources, lr_schedule, scalars
-from trappola.train.sb3.selfplay_env import SelfPlayEnv
+from trappola.train.selfplay.env import SelfPlayEnv
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -112,7 +112,7 @@ def test_every_help_field_is_used_by_the_rllib_trainer_or_refused():
     recorder, log and behaviour cloning) or by a refusal in ``RLlibConfig.check``."""
     sources = [*sorted((ROOT / "train" / "rllib").glob("*.py")), ROOT / "train" / "run_recorder.py"]
     sources += [ROOT / "train" / "run_log.py", ROOT / "train" / "run_config.py"]
-    sources += [ROOT / "train" / "sb3" / "bc.py"]  # behaviour cloning, which both trainers call
+    sources += [ROOT / "train" / "selfplay" / "bc.py"]  # behaviour cloning, which both trainers call
     text = "\n".join(p.read_text() for p in sources)
     unread = [name for name in RLlibConfig.model_fields if not re.search(rf"\.{name}\b|\"{name}\"", text)]
     assert unread == []

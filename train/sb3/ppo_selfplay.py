@@ -189,7 +189,6 @@ def _learn(cfg: TrainConfig, model, recorder, callbacks: list, stop: StopOnInter
 
 def _learn_logged(cfg: TrainConfig, model, recorder, callbacks: list, stop: StopOnInterrupt, t_start: float) -> dict:
     """``_learn`` once the model's logger is set."""
-    from trappola.train.sb3 import bc as bc_mod
     from trappola.train.sb3.callbacks import (
         ProgressBarCallback,
         RecorderCallback,
@@ -197,6 +196,7 @@ def _learn_logged(cfg: TrainConfig, model, recorder, callbacks: list, stop: Stop
         StopCallback,
         TimeLimitCallback,
     )
+    from trappola.train.selfplay import bc as bc_mod
 
     say = recorder.say
 
