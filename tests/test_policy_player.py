@@ -13,7 +13,7 @@ from trappola.agents import make_player
 from trappola.agents.model_io.checkpoint_format import read_metadata
 from trappola.agents.model_io.model_files import shipped_model_path
 from trappola.agents.players.policy import PolicyPlayer, pro_view_from_bulka_obs
-from trappola.train.model_checkpoint import build_metadata, save_checkpoint, write_metadata
+from trappola.train.run.checkpoint import build_metadata, save_checkpoint, write_metadata
 from trappola.train.sb3.config import TrainConfig
 from trappola_env.engine import Partie, random_deal
 from trappola_env.interface import TurnView

@@ -71,7 +71,7 @@ def checkpoint_state(path: str, order: list[str]) -> tuple[dict, dict, dict]:
     """(weights, optimizer ``state_dict``, metadata) of a lab checkpoint,
     under the ``MaskedActorCritic``'s names, its parameters in ``order``
     (the module's own: the keys of its ``state_dict``)."""
-    from trappola.train.model_checkpoint import load_model
+    from trappola.train.run.checkpoint import load_model
 
     model, meta = load_model(path)
     weights = rllib_state_dict(model.policy.state_dict())
