@@ -48,6 +48,10 @@ def pro_settings(default_mode: str = "threshold") -> dict[str, Setting]:
     }
 
 
+#: The Pro settings as the web table offers them (``Player.WEB``).
+PRO_WEB = {"pro": None, "pro_bulka": (0, 100)}
+
+
 @dataclass(frozen=True)
 class ProRule:
     """A player's Pro rule: ``mode`` (one of ``PRO_MODES``), the Bulka threshold

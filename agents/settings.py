@@ -3,8 +3,32 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Union
+
+#: How the web table bounds a setting it offers: None (the setting's own
+#: choices, or a bool), ``(low, high)`` for a number, or the strings allowed.
+WebBound = Union[tuple[float, float], tuple[str, ...], None]
+#: The web bound of a learned model's setting: by name, never a path.
+NAMED_MODEL: WebBound = ("", "default")
+
+
+class LazyChoices:
+    """The choices of a setting whose list is derived when first needed (the
+    ``policy`` player's ``endgame_search``: the searches the registered players
+    offer), so that declaring the setting imports no other player."""
+
+    def __init__(self, source: Callable[[], Iterable[str]], known: Callable[[str], bool]):
+        self._source = source
+        self._known = known
+
+    def __call__(self) -> tuple[str, ...]:
+        """Every choice (may import every player module)."""
+        return tuple(self._source())
+
+    def __contains__(self, value: object) -> bool:
+        return isinstance(value, str) and self._known(value)
 
 
 @dataclass(frozen=True)
@@ -28,6 +52,11 @@ class Setting:
         """Convert a registry string (or an already typed value) to this
         setting's type; a bad value raises ``ValueError`` saying what fits."""
         t = self.type
+        if isinstance(t, LazyChoices):
+            v = str(value).strip().lower()
+            if v not in t:
+                raise ValueError(f"setting {key}={value!r}: choose one of {', '.join(t())}")
+            return v
         if isinstance(t, tuple):
             v = str(value).strip().lower()
             if v not in t:

@@ -32,6 +32,7 @@ class CfrDeclarePlayer(PimcPlayer):
     """The ``cfrdecl`` player (see the module docstring)."""
 
     kind = "cfrdecl"
+    HELP = "pimc whose declarations and Manko questions come from external-sampling MCCFR over solved layouts"
     SETTINGS = {
         **PimcPlayer.SETTINGS,
         "iterations": Setting(int, 200, "MCCFR traversals per seat at each such decision", low=1, high=100_000),

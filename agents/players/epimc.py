@@ -57,6 +57,8 @@ class EpimcPlayer(_TreePimc):
     """The ``epimc`` player (see the module docstring)."""
 
     kind = "epimc"
+    HELP = "pimc whose next decisions are one card per information set before the double-dummy leaf (EPIMC)"
+    ENDGAME = {"epimc1": {"depth": 1}, "epimc2": {"depth": 2}}
     SETTINGS = {
         **PimcPlayer.SETTINGS,
         "depth": Setting(
@@ -76,6 +78,8 @@ class AlphaMuPlayer(_TreePimc):
     """The ``alphamu`` player (see the module docstring)."""
 
     kind = "alphamu"
+    HELP = "pimc, then alpha-mu (Pareto fronts over the layouts) for the last cards"
+    ENDGAME = {"alphamu": {"cards": 3}}
     SETTINGS = {
         **PimcPlayer.SETTINGS,
         "cards": Setting(

@@ -49,6 +49,7 @@ class HumanPlayer(Player):
     (settings: ``history``). ``stdin``/``stdout`` default to the process's."""
 
     kind = "human"
+    HELP = "you, in the terminal"
     interactive = True
     SETTINGS = {
         "history": Setting(bool, True, "print the tricks played so far at every turn"),

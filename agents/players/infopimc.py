@@ -33,6 +33,8 @@ class InfoPimcPlayer(PimcPlayer):
     """The ``infopimc`` player (see the module docstring)."""
 
     kind = "infopimc"
+    HELP = "pimc that prices what its declarations tell the opponent by playing the partie out both ways"
+    ENDGAME = {"infopimc": {}}
     SETTINGS = {
         **PimcPlayer.SETTINGS,
         "rollouts": Setting(int, 8, "layouts played out per declaration priced", low=1, high=256),

@@ -88,6 +88,7 @@ class OpenSpielPolicyPlayer(BotPlayer):
     """The ``openspiel`` player (see the module docstring)."""
 
     kind = "openspiel"
+    HELP = "a policy trained by OpenSpiel's learner (python -m trappola.train.openspiel.policy_gradient)"
     POSITIONAL = "path"
     SETTINGS = {
         "path": Setting(str, "", "policy file written by python -m trappola.train.openspiel.policy_gradient"),

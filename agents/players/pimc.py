@@ -96,13 +96,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from trappola.agents.advice import advice_settings, heeded, honest_advice
+from trappola.agents.advice import HEED_WEB, advice_settings, heeded, honest_advice
 from trappola.agents.base import AdviceView, Player, TurnView, pro_settings
 from trappola.agents.search.belief import load_belief
 from trappola.agents.search.inference import load_inference, normalise
 from trappola.agents.search.knowledge import aces_failed
 from trappola.agents.search.sampling import constraints_of
-from trappola.agents.settings import Setting
+from trappola.agents.pro_rules import PRO_WEB
+from trappola.agents.settings import NAMED_MODEL, Setting
 from trappola_env.engine.actions import (
     ACCEPT_ALIFER,
     ACES,
@@ -136,6 +137,29 @@ class PimcPlayer(Player):
     """The ``pimc`` player (see the module docstring for its settings)."""
 
     kind = "pimc"
+    HELP = "perfect-information Monte Carlo over the double-dummy solver"
+    ENDGAME = {"pimc": {}}
+    # Advice: the imagined worlds cost one decision each, so pimc's are bounded lower than rule's.
+    WEB = {
+        "samples": (1, 128),
+        "exact": (0, 256),
+        "objective": None,
+        "blend_weight": (0, 10),
+        "declare": None,
+        "declare_aces": None,
+        "declare_bianka": None,
+        "manko": None,
+        "anticipate": None,
+        "silence": None,
+        "alifer": None,
+        "alifer_propose": None,
+        "alifer_accept": None,
+        "belief": NAMED_MODEL,
+        "belief_draws": (1, 1024),
+        **PRO_WEB,
+        **HEED_WEB,
+        "advice_worlds": (0, 8),
+    }
     SETTINGS = {
         "samples": Setting(int, 32, "layouts of the unseen cards solved per decision", low=1, high=4096),
         "exact": Setting(

@@ -54,27 +54,20 @@ import numpy as np
 
 from trappola.agents.base import Player
 from trappola.agents.model_io.model_files import DEFAULT_MODEL, load_checkpoint_policy
-from trappola.agents.players.epimc import AlphaMuPlayer, EpimcPlayer
-from trappola.agents.players.infopimc import InfoPimcPlayer
+from trappola.agents import registry
 from trappola.agents.players.pimc import PimcPlayer
 from trappola.agents.pro_learned import pro_policy_from_dict
 from trappola.agents.pro_rules import PRO_MODES, ProRule
-from trappola.agents.settings import Setting
+from trappola.agents.settings import NAMED_MODEL, LazyChoices, Setting
 from trappola_env.engine.actions import CARD_ACTIONS, NO_PRO, PRO
 from trappola_env.interface import ProView, TurnView
 from trappola_env.observation import OBS_SIZE, encode_info
+from trappola_env.extras import missing_dependency
 from trappola_env.trappola_v0 import mask_array
 
 _PRO_BITS = (1 << PRO) | (1 << NO_PRO)
-#: ``endgame_search`` choices: the searcher's class and its settings beyond the endgame ones.
-_SEARCHERS = {
-    "pimc": (PimcPlayer, {}),
-    "epimc1": (EpimcPlayer, {"depth": 1}),
-    "epimc2": (EpimcPlayer, {"depth": 2}),
-    "alphamu": (AlphaMuPlayer, {"cards": 3}),
-    "infopimc": (InfoPimcPlayer, {}),
-}
-ENDGAME_SEARCHES = tuple(_SEARCHERS)
+#: ``endgame_search`` choices: the searches the registered players offer (their ``ENDGAME`` rows).
+ENDGAME_SEARCHES = LazyChoices(lambda: registry.endgame_searches(), lambda c: registry.find_endgame(c) is not None)
 
 
 def pro_view_from_bulka_obs(obs) -> ProView:
@@ -104,6 +97,15 @@ class PolicyPlayer(Player):
     and the Pro decision described in the module docstring."""
 
     kind = "policy"
+    HELP = "a trained MaskablePPO policy checkpoint, pimc with a learned belief for its last cards"
+    WEB = {
+        "sample": None,
+        "pro": None,
+        "pro_bulka": (0, 100),
+        "endgame": (0, 9),
+        "endgame_samples": (1, 128),
+        "endgame_belief": NAMED_MODEL,
+    }
     POSITIONAL = "path"
     SETTINGS = {
         "path": Setting(str, DEFAULT_MODEL, "checkpoint .zip written by `trappola train` (default: the shipped model)"),
@@ -184,11 +186,12 @@ class PolicyPlayer(Player):
         if not settings["endgame"]:
             return None
         if importlib.util.find_spec("numba") is None:  # else the first endgame turn would fail mid-partie
-            raise ValueError(
-                "the policy player's endgame search needs numba (pip install "
-                "'trappola-lab[search]'); policy:endgame=0 plays the network alone"
-            )
-        cls, extra = _SEARCHERS[settings["endgame_search"]]
+            needs = missing_dependency("the policy player's endgame search", "numba")
+            raise ValueError(f"{needs}; policy:endgame=0 plays the network alone")
+        found = registry.find_endgame(settings["endgame_search"])
+        if found is None:
+            raise ValueError(f"no player offers the endgame search {settings['endgame_search']!r}")
+        cls, extra = found
         return cls(
             **extra,
             samples=settings["endgame_samples"],

@@ -52,11 +52,12 @@ gives the bare heuristics at about 0.15 ms.
 
 from __future__ import annotations
 
-from trappola.agents.advice import advice_settings, heeded, honest_advice
+from trappola.agents.advice import HEED_WEB, advice_settings, heeded, honest_advice
 from trappola.agents.base import AdviceView, Player, TurnView, pro_settings
 from trappola.agents.search.endgame import card_values, win_chance
 from trappola.agents.search.knowledge import OpponentCards, aces_failed, opponent_cards, public_points
 from trappola.agents.search.worlds import determinize
+from trappola.agents.pro_rules import PRO_WEB
 from trappola.agents.settings import Setting
 from trappola_env.engine.actions import (
     ACCEPT_ALIFER,
@@ -80,6 +81,24 @@ class RulePlayer(Player):
     """The ``rule`` player (see the module docstring for its settings)."""
 
     kind = "rule"
+    HELP = "hand-written heuristics (declares, tracks voids, plays for Twos)"
+    WEB = {
+        "declare": None,
+        "manko": None,
+        "alifer": None,
+        "alifer_margin": (0, 200),
+        "answer_rollouts": (0, 64),
+        "rollout_p": None,
+        "alifer_p": None,
+        "twos": None,
+        "first_two": None,
+        "cash": None,
+        "endgame": (0, 9),
+        "samples": (1, 32),
+        **PRO_WEB,
+        **HEED_WEB,
+        "advice_worlds": (0, 64),
+    }
     SETTINGS = {
         "declare": Setting(
             ("always", "never", "no_aces"), "always", "scoring declarations: always (first chance), never, no_aces"

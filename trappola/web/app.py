@@ -92,7 +92,7 @@ def create_app(make_player=None, *, hosts=(), workers: int | None = None, tables
     def players():
         from trappola.agents import REGISTRY
 
-        return [{"name": n, "about": REGISTRY[n][1], "settings": list(keys)} for n, keys in WEB_SETTINGS.items()]
+        return [{"name": n, "about": REGISTRY[n].help, "settings": list(keys)} for n, keys in WEB_SETTINGS.items()]
 
     @app.post("/api/tables")
     async def new_table(request: Request):
