@@ -128,3 +128,27 @@ def test_a_bad_class_in_a_users_file_says_what_the_file_holds(tmp_path):
         make_player(f"{path}:LowCard")
     player = make_player(f"{path}:HighCard")
     assert player.name == f"{path}:HighCard" and make_player(player.name).name == player.name
+
+
+@pytest.mark.parametrize("guard", [True, False])
+def test_a_player_in_a_users_file_is_a_train_pool_entry(tmp_path, guard):
+    import numpy as np
+
+    from trappola.train.run.config_file import load_config
+    from trappola.train.sb3.batched_vec_env import BatchedSelfPlayVecEnv
+
+    text = USER_PLAYER + ('\n\nif __name__ == "__main__":\n    raise SystemExit(1)\n' if guard else "")
+    path = tmp_path / f"pool_player_{guard}.py"
+    path.write_text(text)
+    spec = f"{path}:HighCard"
+    cfg = load_config(overrides={"pool": {spec: 1.0}, "total_timesteps": 1000})
+    assert cfg.pool == {spec: 1.0}
+    env = BatchedSelfPlayVecEnv(2, pool=dict(cfg.pool), seed=0)
+    env.reset()
+    rng = np.random.default_rng(0)
+    ended = 0
+    while ended < 4:
+        acts = np.array([rng.choice(np.flatnonzero(m)) for m in env.action_masks()])
+        _, _, dones, infos = env.step(acts)
+        ended += int(dones.sum())
+    assert {info.get("opponent") for info in infos if "opponent" in info} <= {spec}
