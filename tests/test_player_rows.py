@@ -152,3 +152,36 @@ def test_a_player_in_a_users_file_is_a_train_pool_entry(tmp_path, guard):
         _, _, dones, infos = env.step(acts)
         ended += int(dones.sum())
     assert {info.get("opponent") for info in infos if "opponent" in info} <= {spec}
+
+
+def _name_of(player) -> str:
+    return player.name
+
+
+def test_a_worker_that_cannot_unpickle_a_player_says_why(tmp_path):
+    from trappola.agents.evaluation.backend import ProcessBackend, WorkerTaskError
+
+    module = type(sys)("made_up_here")  # exists in this process only
+    cls = type("Ghost", (ThrowawayPlayer,), {"__module__": "made_up_here", "kind": "ghost"})
+    module.Ghost = cls  # type: ignore[attr-defined]
+    sys.modules["made_up_here"] = module
+    try:
+        with ProcessBackend(1, context="spawn") as pool:
+            with pytest.raises(WorkerTaskError, match="No module named 'made_up_here'"):
+                pool.map(_name_of, [cls()])
+            assert pool.map(_name_of, [make_player("rule")]) == ["rule"]  # the worker lives on
+    finally:
+        del sys.modules["made_up_here"]
+
+
+def test_an_installed_package_adds_players_through_entry_points(tmp_path, monkeypatch):
+    from importlib.metadata import EntryPoint
+
+    (tmp_path / "plugin_players.py").write_text(USER_PLAYER)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    found = [EntryPoint(name="highest", value="plugin_players:HighCard", group=registry.ENTRY_POINT_GROUP)]
+    monkeypatch.setattr(registry, "entry_points", lambda group: found if group == registry.ENTRY_POINT_GROUP else [])
+    monkeypatch.setattr(registry, "_REGISTRY", registry._Registry())
+    player = make_player("highest")
+    assert type(player).__name__ == "HighCard" and player.name == "highest"
+    assert "highest" in REGISTRY and make_player(player.name).name == "highest"
