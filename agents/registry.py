@@ -140,9 +140,7 @@ class _Registry:
             self.scan(module_name)
         self.scan_entry_point()
         order = {m: i for i, m in enumerate(self.modules())}
-        return dict(
-            sorted(self.rows.items(), key=lambda kv: order.get(kv[1].player.__module__, len(order)))
-        )
+        return dict(sorted(self.rows.items(), key=lambda kv: order.get(kv[1].player.__module__, len(order))))
 
 
 _REGISTRY = _Registry()

@@ -5,11 +5,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
 #: How the web table bounds a setting it offers: None (the setting's own
 #: choices, or a bool), ``(low, high)`` for a number, or the strings allowed.
-WebBound = Union[tuple[float, float], tuple[str, ...], None]
+WebBound = tuple[float, float] | tuple[str, ...] | None
 #: The web bound of a learned model's setting: by name, never a path.
 NAMED_MODEL: WebBound = ("", "default")
 

@@ -35,8 +35,8 @@ from open_spiel.python.algorithms import ismcts, mcts
 
 import trappola_env.openspiel  # noqa: F401  (registers the games)
 from trappola.agents.base import Player, TurnView, pro_settings
-from trappola.agents.search.sampling import constraints_of
 from trappola.agents.pro_rules import PRO_WEB
+from trappola.agents.search.sampling import constraints_of
 from trappola.agents.settings import Setting
 from trappola_env.engine.actions import ACCEPT_ALIFER, DECLINE_ALIFER, PROPOSE_ALIFER
 from trappola_env.engine.infostate import InfoState

@@ -98,11 +98,11 @@ import numpy as np
 
 from trappola.agents.advice import HEED_WEB, advice_settings, heeded, honest_advice
 from trappola.agents.base import AdviceView, Player, TurnView, pro_settings
+from trappola.agents.pro_rules import PRO_WEB
 from trappola.agents.search.belief import load_belief
 from trappola.agents.search.inference import load_inference, normalise
 from trappola.agents.search.knowledge import aces_failed
 from trappola.agents.search.sampling import constraints_of
-from trappola.agents.pro_rules import PRO_WEB
 from trappola.agents.settings import NAMED_MODEL, Setting
 from trappola_env.engine.actions import (
     ACCEPT_ALIFER,

@@ -52,17 +52,17 @@ import importlib.util
 
 import numpy as np
 
+from trappola.agents import registry
 from trappola.agents.base import Player
 from trappola.agents.model_io.model_files import DEFAULT_MODEL, load_checkpoint_policy
-from trappola.agents import registry
 from trappola.agents.players.pimc import PimcPlayer
 from trappola.agents.pro_learned import pro_policy_from_dict
 from trappola.agents.pro_rules import PRO_MODES, ProRule
 from trappola.agents.settings import NAMED_MODEL, LazyChoices, Setting
 from trappola_env.engine.actions import CARD_ACTIONS, NO_PRO, PRO
+from trappola_env.extras import missing_dependency
 from trappola_env.interface import ProView, TurnView
 from trappola_env.observation import OBS_SIZE, encode_info
-from trappola_env.extras import missing_dependency
 from trappola_env.trappola_v0 import mask_array
 
 _PRO_BITS = (1 << PRO) | (1 << NO_PRO)
@@ -192,6 +192,8 @@ class PolicyPlayer(Player):
         if found is None:
             raise ValueError(f"no player offers the endgame search {settings['endgame_search']!r}")
         cls, extra = found
+        if not issubclass(cls, PimcPlayer):  # the endgame asks the searcher for its layouts' values
+            raise ValueError(f"endgame search {settings['endgame_search']!r}: {cls.__name__} is not a pimc player")
         return cls(
             **extra,
             samples=settings["endgame_samples"],

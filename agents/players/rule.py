@@ -54,10 +54,10 @@ from __future__ import annotations
 
 from trappola.agents.advice import HEED_WEB, advice_settings, heeded, honest_advice
 from trappola.agents.base import AdviceView, Player, TurnView, pro_settings
+from trappola.agents.pro_rules import PRO_WEB
 from trappola.agents.search.endgame import card_values, win_chance
 from trappola.agents.search.knowledge import OpponentCards, aces_failed, opponent_cards, public_points
 from trappola.agents.search.worlds import determinize
-from trappola.agents.pro_rules import PRO_WEB
 from trappola.agents.settings import Setting
 from trappola_env.engine.actions import (
     ACCEPT_ALIFER,
