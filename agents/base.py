@@ -35,7 +35,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from trappola.agents.pro_rules import ProRule, pro_settings
-from trappola.agents.settings import Setting, WebBound
+from trappola.agents.settings import Setting, Values, WebBound
 from trappola_env.engine.advice import NO_ADVICE
 from trappola_env.engine.infostate import InfoState
 from trappola_env.interface import AdviceView, ProView, TurnView
@@ -69,7 +69,7 @@ class Player:
         self.pro_rule = ProRule.from_settings(self.settings)
 
     @classmethod
-    def _validate(cls, settings: dict) -> dict:
+    def _validate(cls, settings: Mapping[str, Any]) -> Values:
         unknown = sorted(set(settings) - set(cls.SETTINGS))
         if unknown:
             known = ", ".join(sorted(cls.SETTINGS)) or "none"
@@ -77,7 +77,7 @@ class Player:
         out = {k: s.default for k, s in cls.SETTINGS.items()}
         for k, v in settings.items():
             out[k] = cls.SETTINGS[k].convert(k, v)
-        return out
+        return Values(out)
 
     def reset(self, seed: int | None = None) -> None:
         """Start afresh: behaviour after this depends only on ``seed``."""

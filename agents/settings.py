@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,6 +12,56 @@ from typing import Any
 WebBound = tuple[float, float] | tuple[str, ...] | None
 #: The web bound of a learned model's setting: by name, never a path.
 NAMED_MODEL: WebBound = ("", "default")
+
+
+class Values(Mapping[str, Any]):
+    """A player's settings once parsed: frozen, each read as an attribute
+    (``self.settings.samples``) holding the value its ``Setting`` converted
+    to (bool, int, float, str or one of the choices). A read-only mapping
+    too, so ``dict(values)``, ``**values`` and ``==`` with a dict work;
+    ``replace(**changes)`` gives a copy with some values changed."""
+
+    __slots__ = ("_values",)
+
+    def __init__(self, values: Mapping[str, Any]):
+        object.__setattr__(self, "_values", dict(values))
+
+    def __getattr__(self, key: str) -> Any:
+        try:
+            return self._values[key]
+        except KeyError:
+            raise AttributeError(f"no setting {key!r}; settings: {', '.join(self._values) or 'none'}") from None
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        raise AttributeError("player settings are frozen: build the player again, or use replace()")
+
+    def __getitem__(self, key: str) -> Any:
+        return self._values[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Mapping) and self._values == dict(other)
+
+    def __hash__(self) -> int:
+        return hash(tuple(sorted(self._values.items())))
+
+    def __repr__(self) -> str:
+        return "Values(" + ", ".join(f"{k}={v!r}" for k, v in self._values.items()) + ")"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Values, (self._values,))
+
+    def replace(self, **changes: Any) -> Values:
+        """A copy with ``changes`` (already typed values)."""
+        unknown = sorted(set(changes) - set(self._values))
+        if unknown:
+            raise AttributeError(f"no setting {', '.join(unknown)}")
+        return Values({**self._values, **changes})
 
 
 class LazyChoices:

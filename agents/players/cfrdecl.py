@@ -80,7 +80,7 @@ class CfrDeclarePlayer(PimcPlayer):
         p = np.full(len(opp_hands), 1.0 / len(opp_hands)) if weights is None else np.asarray(weights)
         regret = np.zeros((len(decisions), 2))
         avg = np.zeros((len(decisions), 2))
-        for _ in range(self.settings["iterations"]):
+        for _ in range(self.settings.iterations):
             world = int(rng.choice(len(p), p=p))
             self._traverse(decisions, points, base[world], with_aces[world], regret, avg, rng)
         out = {}
@@ -115,11 +115,11 @@ class CfrDeclarePlayer(PimcPlayer):
         ``win`` the sign term is kept, a small overstatement only when the gain turns a loss)."""
         if gain == 0:
             return float(leaf)
-        obj = self.settings["objective"]
+        obj = self.settings.objective
         if obj == "points":
             return float(leaf + gain)
         if obj == "blend":
-            return float(leaf + self.settings["blend_weight"] * gain)
+            return float(leaf + self.settings.blend_weight * gain)
         return float(leaf)
 
 

@@ -31,15 +31,17 @@ class _TreePimc(PimcPlayer):
     def _deep(self, info: InfoState) -> bool:
         raise NotImplementedError
 
+    def _max_front(self) -> int:
+        """Most outcome vectors kept per node of the tree."""
+        return 64
+
     def _tree_values(self, tree: WorldTree, pub, cards: list[int], info: InfoState) -> dict[int, float]:
         raise NotImplementedError
 
     def _tree(self, info: InfoState) -> tuple[WorldTree, object]:
         opp, weights = self.layouts(info)
         w = np.full(len(opp), 1.0 / len(opp)) if weights is None else np.asarray(weights, dtype=np.float64)
-        tree = WorldTree(
-            info.seat, info.hand, opp, w, self._score, self.table, max_front=self.settings.get("max_front", 64)
-        )
+        tree = WorldTree(info.seat, info.hand, opp, w, self._score, self.table, max_front=self._max_front())
         return tree, public_of(self.solver_args(info, info.seat))
 
     def _best_card(self, info: InfoState, cards: int) -> tuple[int, float]:
@@ -68,10 +70,10 @@ class EpimcPlayer(_TreePimc):
     }
 
     def _deep(self, info: InfoState) -> bool:
-        return self.settings["depth"] > 0 and info.hand.bit_count() <= self.settings["from_cards"]
+        return self.settings.depth > 0 and info.hand.bit_count() <= self.settings.from_cards
 
     def _tree_values(self, tree, pub, cards, info):
-        return {c: float(v @ tree.weights) for c, v in tree.root_vectors(pub, cards, self.settings["depth"]).items()}
+        return {c: float(v @ tree.weights) for c, v in tree.root_vectors(pub, cards, self.settings.depth).items()}
 
 
 class AlphaMuPlayer(_TreePimc):
@@ -89,7 +91,10 @@ class AlphaMuPlayer(_TreePimc):
     }
 
     def _deep(self, info: InfoState) -> bool:
-        return info.hand.bit_count() <= self.settings["cards"]
+        return info.hand.bit_count() <= self.settings.cards
+
+    def _max_front(self) -> int:
+        return self.settings.max_front
 
     def _tree_values(self, tree, pub, cards, info):
         return tree.root_fronts(pub, cards, info.hand.bit_count())

@@ -47,7 +47,7 @@ class InfoPimcPlayer(PimcPlayer):
         if choice is None or choice not in _PRICED:
             return choice
         declare, hold = self.declaration_values(info, choice)
-        return choice if declare + self.settings["margin"] >= hold else self._after_holding(info, mask, cards, choice)
+        return choice if declare + self.settings.margin >= hold else self._after_holding(info, mask, cards, choice)
 
     def _after_holding(self, info: InfoState, mask: int, cards: int, held: int) -> int | None:
         """The next declaration ``pimc`` would make with ``held`` left out (None: play the card)."""
@@ -59,7 +59,7 @@ class InfoPimcPlayer(PimcPlayer):
         play-outs of ``rollouts`` layouts by two ``pimc`` searchers with their own information only."""
         from trappola.agents.search.sampling import constraints_of
 
-        hands = constraints_of(info).sample(self.rng, self.settings["rollouts"])
+        hands = constraints_of(info).sample(self.rng, self.settings.rollouts)
         seeds = [self.rng.getrandbits(32) for _ in hands]
         out = []
         for declare in (True, False):
@@ -74,7 +74,7 @@ class InfoPimcPlayer(PimcPlayer):
         partie = rebuild_partie(info, opp_hand)
         if declare:
             partie.apply(decl)
-        n = self.settings["rollout_samples"]
+        n = self.settings.rollout_samples
         players = [PimcPlayer(samples=n), PimcPlayer(samples=n)]
         if not declare:
             # The seat that holds the declaration back does not count it in its own search either.

@@ -178,7 +178,7 @@ class IsmctsPlayer(BotPlayer):
 
     def __init__(self, **settings):
         super().__init__(**settings)
-        self.reward_mode = self.settings["objective"]
+        self.reward_mode = self.settings.objective
 
     def make_bot(self, game, seed: int) -> pyspiel.Bot:
         """An ``ISMCTSBot`` resampling with this player's generator."""

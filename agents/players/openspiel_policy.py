@@ -98,14 +98,14 @@ class OpenSpielPolicyPlayer(BotPlayer):
 
     def __init__(self, **settings):
         super().__init__(**settings)
-        if not self.settings["path"]:
+        if not self.settings.path:
             raise ValueError("player 'openspiel' needs a policy file: openspiel:PATH")
-        self.payload = load_policy_file(self.settings["path"])
+        self.payload = load_policy_file(self.settings.path)
         self.reward_mode = self.payload["params"].get("reward_mode", "win")
 
     def make_bot(self, game, seed: int) -> pyspiel.Bot:
         """A ``PolicyBot`` over the file's networks."""
-        return PolicyBot(self.payload["nets"], self.settings["sample"], seed)
+        return PolicyBot(self.payload["nets"], self.settings.sample, seed)
 
 
 __all__ = ["OpenSpielPolicyPlayer", "PolicyBot", "load_policy_file"]

@@ -35,12 +35,12 @@ class RandomPlayer(Player):
 
     def act(self, view: TurnView) -> int:
         """A legal action drawn uniformly (advice heeded, Alifer left out, as set)."""
-        if view.advice and self.settings["heed"]:
+        if view.advice and self.settings.heed:
             advised = heeded(view)
             if advised is not None:
                 return advised
         mask = view.legal_mask
-        if not self.settings["alifer"]:
+        if not self.settings.alifer:
             if mask >> ACCEPT_ALIFER & 1:
                 return DECLINE_ALIFER
             mask &= _ALIFER_OFF
