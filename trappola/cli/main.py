@@ -41,6 +41,8 @@ import sys
 import time
 from pathlib import Path
 
+from trappola_env.engine.checks import check_positive_int
+
 
 class CliError(Exception):
     """A usage problem reported as one line, exit status 2."""
@@ -48,12 +50,9 @@ class CliError(Exception):
 
 def _positive(text: str) -> int:
     try:
-        v = int(text)
+        return check_positive_int("the value", int(text))
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {v}")
-    return v
 
 
 def _positive_float(text: str) -> float:
