@@ -72,7 +72,7 @@ def shrunk(command: str) -> list[str]:
         argv = [sys.executable, "-m", "trappola.cli", *argv[1:]]
         if argv[3] == "train":
             argv += TINY_TRAIN.split()
-        if argv[3] in ("evaluate", "analyze") and "--workers" not in argv:
+        if argv[3] in ("evaluate", "analyze", "exploit") and "--workers" not in argv:
             argv += ["--workers", "1"]
         if argv[3] == "evaluate":
             argv += ["--no-progress"]
@@ -90,7 +90,9 @@ def _free_port() -> int:
 def serve(argv: list[str], cwd: Path, env: dict) -> None:
     """Start the server, fetch its page, stop it."""
     port = _free_port()
-    proc = subprocess.Popen([*argv, "--port", str(port)], cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(
+        [*argv, "--port", str(port)], cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    )
     try:
         deadline = time.monotonic() + SERVER_START_S
         while True:
