@@ -38,9 +38,18 @@ TINY_TRAIN = (
     "bc_deals=30 bc_epochs=1 eval_every=256 eval_deals=3 eval_search_deals=0 snapshot_every=128 "
     "checkpoint_every=256 progress_bar=false tensorboard=false"
 )
+# The same for RLlib (tests/test_rllib.py's tiny run), whose config refuses the SB3-only settings.
+TINY_RLLIB = (
+    "total_timesteps=300 train_batch_size=150 batch_size=50 n_epochs=1 num_env_runners=1 net_arch=[16] "
+    "bc_deals=4 bc_epochs=1 bc_workers=1 eval_deals=3 eval_every=150 checkpoint_every=150 snapshot_every=150 "
+    "progress_bar=false"
+)
+# Pages whose commands start Ray (a local cluster per command, a minute or more here): marked slow.
+SLOW_PAGES = ("docs/guides/ray.md",)
 SHRINK = (
     (re.compile(r"--deals \d+"), "--deals 4"),
     (re.compile(r"--sessions \d+"), "--sessions 2"),
+    (re.compile(r"--learn-sessions \d+"), "--learn-sessions 4"),
     (re.compile(r"--parties \d+"), "--parties 4"),
     (re.compile(r"--minutes [\d.]+"), "--minutes 0.05"),
     (re.compile(r"max_minutes=[\d.]+"), "max_minutes=1"),
@@ -71,7 +80,7 @@ def shrunk(command: str) -> list[str]:
     if argv[0] == "trappola":
         argv = [sys.executable, "-m", "trappola.cli", *argv[1:]]
         if argv[3] == "train":
-            argv += TINY_TRAIN.split()
+            argv += (TINY_RLLIB if "rllib_selfplay" in argv else TINY_TRAIN).split()
         if argv[3] in ("evaluate", "analyze", "exploit") and "--workers" not in argv:
             argv += ["--workers", "1"]
         if argv[3] == "evaluate":
@@ -132,7 +141,7 @@ def run_page(page: str, cwd: Path) -> list[str]:
     return ran
 
 
-@pytest.mark.parametrize("page", PAGES)
+@pytest.mark.parametrize("page", [pytest.param(p, marks=pytest.mark.slow) if p in SLOW_PAGES else p for p in PAGES])
 def test_every_command_of_the_page_runs(page, tmp_path):
     assert page_blocks(page), f"{page} shows no command"
     run_page(page, tmp_path)
