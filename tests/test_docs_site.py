@@ -36,9 +36,10 @@ SOURCES = ("trappola_env", "trappola", "agents", "train", "configs", "notebooks"
 
 
 def build(config: Path, site: Path) -> subprocess.CompletedProcess:
+    """``mkdocs build --strict``; not ``-q``, which hides the warnings that strict mode counts."""
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     return subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-f", str(config), "-d", str(site)],
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(config), "-d", str(site)],
         cwd=config.parent,
         env=env,
         capture_output=True,
