@@ -30,6 +30,7 @@ BLOCK = re.compile(r"^```(sh|python)[^\n]*\n(.*?)^```", re.S | re.M)
 NOT_RUN = {
     "make demo": "creates .venv and trains for minutes; tests/test_train_demo.py runs its function on a tiny budget",
     "make test": "the suite itself; running it from a test would recurse",
+    "make docs": "tests/test_docs_site.py runs the same strict build",
 }
 
 # A training run of a few seconds: the settings of tests/test_train_demo.py.
@@ -65,7 +66,7 @@ def page_blocks(page: str) -> list[tuple[str, str]]:
         if lang == "python":
             out.append((lang, code))
             continue
-        for line in code.replace("\\\n", " ").splitlines():
+        for line in re.sub(r"\s*\\\n\s*", " ", code).splitlines():
             command = line.split("  #", 1)[0].split(" # ", 1)[0].strip()
             if command and not command.startswith("#"):
                 out.append((lang, command))
@@ -148,7 +149,7 @@ def test_every_command_of_the_page_runs(page, tmp_path):
 
 
 def test_commands_not_run_are_still_shown():
-    shown = {code for page in PAGES for lang, code in page_blocks(page) if lang == "sh"}
+    shown = {code for page in (*PAGES, "README.md") for lang, code in page_blocks(page) if lang == "sh"}
     assert set(NOT_RUN) <= shown, f"NOT_RUN lists commands no page shows: {sorted(set(NOT_RUN) - shown)}"
 
 
@@ -166,3 +167,16 @@ def test_the_reader_splits_and_shrinks_commands():
     assert argv[:4] == [sys.executable, "-m", "trappola.cli", "evaluate"] and "--deals" in argv
     assert argv[argv.index("--deals") + 1] == "4"
     assert shrunk("trappola train --config demo max_minutes=5")[-len(TINY_TRAIN.split()) :] == TINY_TRAIN.split()
+
+
+def test_the_readme_example_runs_and_its_commands_are_tested(tmp_path):
+    """The README's example runs; its other commands are the getting-started page's, run above."""
+    blocks = page_blocks("README.md")
+    examples = [code for lang, code in blocks if lang == "python"]
+    assert examples
+    for code in examples:
+        proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+    shown = {code for lang, code in page_blocks("docs/getting-started.md") if lang == "sh"}
+    untested = [c for lang, c in blocks if lang == "sh" and c not in shown and c not in NOT_RUN]
+    assert not untested, f"README.md shows commands no page test runs: {untested}"
