@@ -34,11 +34,16 @@ def notebook_markdown(nb: dict, stem: str) -> tuple[str, dict[str, bytes]]:
         if cell.get("cell_type") != "code" or not source.strip():
             continue
         parts.append(_fence(source, "python"))
+        printed = ""  # consecutive printed lines make one block
         for out in cell.get("outputs", []):
             data = out.get("data", {})
             if out.get("output_type") == "stream":
-                parts.append(_fence(_text(out.get("text", ""))))
-            elif "image/png" in data:
+                printed += _text(out.get("text", ""))
+                continue
+            if printed:
+                parts.append(_fence(printed))
+                printed = ""
+            if "image/png" in data:
                 name = f"{stem}_{len(figures) + 1}.png"
                 figures[name] = base64.b64decode(_text(data["image/png"]))
                 parts.append(f"![figure {len(figures)}]({name})\n")
@@ -46,6 +51,8 @@ def notebook_markdown(nb: dict, stem: str) -> tuple[str, dict[str, bytes]]:
                 parts.append(_fence(_text(data["text/plain"])))
             elif out.get("output_type") == "error":
                 parts.append(_fence("\n".join(out.get("traceback", []))))
+        if printed:
+            parts.append(_fence(printed))
     return "\n".join(parts), figures
 
 
@@ -54,8 +61,9 @@ def on_files(files, config):
     root = Path(config.config_file_path).resolve().parent
     for path in sorted((root / "notebooks").glob("*.ipynb")):
         page, figures = notebook_markdown(json.loads(path.read_text(encoding="utf-8")), path.stem)
-        note = f"*This page is `notebooks/{path.name}` as committed, with the outputs of its last run.*\n\n"
-        files.append(File.generated(config, f"notebooks/{path.stem}.md", content=note + page))
+        note = f"*This page is `notebooks/{path.name}` as committed, with the outputs of its last run.*\n"
+        title, _, rest = page.partition("\n") if page.startswith("# ") else ("", "", page)
+        files.append(File.generated(config, f"notebooks/{path.stem}.md", content=f"{title}\n\n{note}\n{rest}"))
         for name, png in figures.items():
             files.append(File.generated(config, f"notebooks/{name}", content=png))
     return files
