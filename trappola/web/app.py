@@ -82,7 +82,7 @@ def create_app(make_player=None, *, hosts=(), workers: int | None = None, tables
     async def refused(request, exc: WebError):
         return JSONResponse({"detail": str(exc)}, status_code=exc.status)
 
-    @app.get("/", include_in_schema=False)
+    @app.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)
     def index():
         return FileResponse(STATIC / "index.html")
 
