@@ -101,15 +101,32 @@ function verdict(threshold, bulka) {
   return threshold !== null && bulka >= threshold ? "declare" : "wait";
 }
 
+// A new file: the picker (p, q, the Bulka), then what it shows (``drawProBody``), redrawn as the picker changes.
 function drawPro() {
   const box = $("pro-chart");
   box.hidden = !chart;
   if (!chart) return;
-  const focused = box.contains(document.activeElement) ? document.activeElement.id : null;
+  const ps = chart.p, n = ps.length;
+  const options = (id, value) => el("select", { id, onchange: drawProBody },
+    ps.map((p) => el("option", { value: String(p), selected: p === value }, String(p))));
+  box.replaceChildren(
+    el("p", { class: "hint" }, `The dealer has won twice and may declare Pro${chart.parties ? ` a third into a ${chart.parties}-partie session` : ""}. ` +
+      "p is its chance of winning against the challenger now, q against the next one. Each cell says whether declaring " +
+      "pays at the Bulka you choose (in stakes; a stake is 10 tokens); click a cell, or choose below."),
+    el("div", { class: "toolbar" },
+      el("label", {}, "p ", options("pick-p", ps[Math.floor(n / 3)])), el("label", {}, "q ", options("pick-q", ps[Math.floor(2 * n / 3)])),
+      el("label", {}, "Bulka (stakes) ", el("input", { id: "pick-bulka", type: "number", min: "0", max: "1000", step: "1",
+        value: "4", oninput: drawProBody }))),
+    el("div", { id: "pro-body" }),
+    el("p", { class: "hint" }, "command: ", el("code", { class: "command" }, chart.command)));
+  drawProBody();
+}
+
+function drawProBody() {
   const ps = chart.p;
   const n = ps.length;
-  const pick = { p: Number($("pick-p") ? $("pick-p").value : ps[Math.floor(n / 3)]), q: Number($("pick-q") ? $("pick-q").value : ps[Math.floor(2 * n / 3)]) };
-  const bulka = $("pick-bulka") ? Number($("pick-bulka").value) : 4;
+  const pick = { p: Number($("pick-p").value), q: Number($("pick-q").value) };
+  const bulka = Number($("pick-bulka").value) || 0;
   const j = ps.indexOf(pick.p), i = ps.indexOf(pick.q);
   const left = 40, top = 8, size = n * CELL;
   const step = ps.length > 1 ? ps[1] - ps[0] : 1;
@@ -120,7 +137,7 @@ function drawPro() {
     const what = verdict(t, bulka);
     cells.push(svg("rect", { x: left + pj * CELL, y: top + size - (qi + 1) * CELL, width: CELL - 1, height: CELL - 1,
       class: `cell ${what}${qi === i && pj === j ? " picked" : ""}`, "data-p": ps[pj], "data-q": ps[qi],
-      onclick: () => { $("pick-p").value = String(ps[pj]); $("pick-q").value = String(ps[qi]); drawPro(); } },
+      onclick: () => { $("pick-p").value = String(ps[pj]); $("pick-q").value = String(ps[qi]); drawProBody(); } },
     svg("title", {}, `p ${ps[pj]}, q ${ps[qi]}: declare from ${t === null ? "never" : `${fmt(t)} stakes`}`)));
   }));
   const marks = chart.players.map((pl) => svg("g", { class: "lab-player" },
@@ -134,16 +151,7 @@ function drawPro() {
   svg("text", { x: left + size / 2, y: top + size + 30, "text-anchor": "middle" }, "p: chance against the challenger now"));
   const t = i >= 0 && j >= 0 ? chart.threshold[i][j] : null;
   const what = verdict(t, bulka);
-  const options = (id, value) => el("select", { id, onchange: drawPro },
-    ps.map((p) => el("option", { value: String(p), selected: p === value }, String(p))));
-  box.replaceChildren(
-    el("p", { class: "hint" }, `The dealer has won twice and may declare Pro${chart.parties ? ` a third into a ${chart.parties}-partie session` : ""}. ` +
-      "p is its chance of winning against the challenger now, q against the next one. Each cell says whether declaring " +
-      "pays at the Bulka you choose (in stakes; a stake is 10 tokens); click a cell, or choose below."),
-    el("div", { class: "toolbar" },
-      el("label", {}, "p ", options("pick-p", pick.p)), el("label", {}, "q ", options("pick-q", pick.q)),
-      el("label", {}, "Bulka (stakes) ", el("input", { id: "pick-bulka", type: "number", min: "0", max: "1000", step: "1",
-        value: String(bulka), oninput: drawPro }))),
+  $("pro-body").replaceChildren(
     el("p", { id: "pro-verdict", class: `verdict ${what}`, "aria-live": "polite" }, el("b", {}, what === "declare" ? "Declare" : "Wait"),
       `: at p ${pick.p}, q ${pick.q} declaring pays ` + (t === null ? "at no Bulka" : `once the Bulka holds ${fmt(t)} stakes or more`) +
       `; it holds ${fmt(bulka)}.`),
@@ -153,9 +161,7 @@ function drawPro() {
     el("table", { class: "score", id: "lab-players" }, el("caption", {}, "Where the lab's players sit"),
       el("tr", {}, ["player", "p", "q", "declare from (stakes)", `at ${fmt(bulka)}`, "measured in"].map((h) => el("th", { scope: "col" }, h))),
       chart.players.map((pl) => el("tr", {}, el("td", {}, pl.label), el("td", {}, pl.p), el("td", {}, pl.q),
-        el("td", {}, pl.threshold === null ? "never" : fmt(pl.threshold)), el("td", {}, verdict(pl.threshold, bulka)), el("td", {}, pl.source)))),
-    el("p", { class: "hint" }, "command: ", el("code", { class: "command" }, chart.command)));
-  if (focused && $(focused)) $(focused).focus();  // typing a Bulka redraws the chart under the field
+        el("td", {}, pl.threshold === null ? "never" : fmt(pl.threshold)), el("td", {}, verdict(pl.threshold, bulka)), el("td", {}, pl.source)))));
 }
 
 export function setupAnalysis() {
