@@ -14,6 +14,7 @@ import pytest
 from web_browser import (  # noqa: F401 (fixtures)
     NO_BROWSER,
     app,
+    axe_violations,
     base_url,
     browser,
     desktop,
@@ -34,15 +35,6 @@ from selenium.webdriver.common.by import By  # noqa: E402
 pytestmark = NO_BROWSER
 
 RESULTS = Path(__file__).parent.parent / "docs" / "results"
-
-
-def axe_violations(browser):
-    """Every violation axe-core finds on the page, of any impact."""
-    from axe_selenium_python import Axe
-
-    axe = Axe(browser)
-    axe.inject()
-    return [(v["id"], v["impact"], [n["target"] for n in v["nodes"]][:3]) for v in axe.run()["violations"]]
 
 
 def test_the_analysis_view_opens_both_files(browser, base_url, shots, tmp_path):
