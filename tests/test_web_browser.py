@@ -251,7 +251,8 @@ def test_the_phone_width(browser, base_url, shots, saved_games):
         assert cards and all(c["width"] >= 44 for c in cards), cards
         clear = browser.execute_script(
             "return [...document.querySelectorAll('#r-hand-0 .card, #r-hand-1 .card')].every((c) => {"
-            " const a = c.querySelector('.corner').getBoundingClientRect(), b = c.querySelector('svg.pip').getBoundingClientRect();"
+            " const a = c.querySelector('svg.corner-pip').getBoundingClientRect(),"
+            " b = c.querySelector('svg.pip').getBoundingClientRect();"
             " return a.right <= b.left || a.bottom <= b.top; })"
         )
         assert clear
