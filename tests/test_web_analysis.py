@@ -65,7 +65,8 @@ def test_the_analysis_view_opens_both_files(browser, base_url, shots, tmp_path):
     # The Pro chart: a cell picked, then a Bulka typed, each answered declare or wait.
     browser.find_element(By.ID, "pro-file").send_keys(str(RESULTS / "pro_chart.json"))
     chart = json.loads((RESULTS / "pro_chart.json").read_text())["chart"]
-    cell = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#pro-map rect.cell[data-p='0.3'][data-q='0.8']"))[0]
+    demo = "#pro-map rect.cell[data-p='0.3'][data-q='0.8']"
+    cell = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, demo))[0]
     cell.click()
     t = chart["threshold"][chart["p"].index(0.8)][chart["p"].index(0.3)]
     assert t > 4  # the chart's demo table: waiting pays at the least Bulka an offer finds

@@ -65,7 +65,8 @@ def test_play_a_whole_partie_by_clicking(browser, base_url, shots):
         # A trick the person completes stays on the felt a moment, with its winner, shown once (not again as
         # "last trick"), and the person is not told "Your turn" while the hand is still shut.
         assert held and all("trick to " in t for t, _, _, _ in held), held
-        assert all(last == "" and "Your turn" not in status and shown == "none" for _, status, last, shown in held), held
+        for _, status, last, shown in held:
+            assert last == "" and "Your turn" not in status and shown == "none", held
         assert "Alifer" in browser.find_element(By.ID, "stakes-row").get_attribute("title")
         end = browser.find_element(By.ID, "partie-end")
         text = end.text

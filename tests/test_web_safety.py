@@ -415,10 +415,18 @@ def test_head_answers_and_a_long_table_id_is_not_echoed(client):
     [
         ("declarations", '{"kind": "declarations", "players": ["rule"], "groups": [{"kind": 1}]}', "groups[0].kind"),
         ("declarations", '{"kind": "ratings"}', "expected 'declarations'"),
-        ("declarations", '{"kind": "declarations", "players": ["a"], "groups": [{"kind": "aces", "contrast": "x", '
-         '"n": 3, "tokens": 1, "tokens_ci": [2, 1]}]}', "low 2 above high 1"),
-        ("declarations", '{"kind": "declarations", "players": ["a"], "groups": [{"kind": "aces", "contrast": "x", '
-         '"n": 3, "tokens": NaN}]}', "finite number"),
+        (
+            "declarations",
+            '{"kind": "declarations", "players": ["a"], "groups": [{"kind": "aces", "contrast": "x", '
+            '"n": 3, "tokens": 1, "tokens_ci": [2, 1]}]}',
+            "low 2 above high 1",
+        ),
+        (
+            "declarations",
+            '{"kind": "declarations", "players": ["a"], "groups": [{"kind": "aces", "contrast": "x", '
+            '"n": 3, "tokens": NaN}]}',
+            "finite number",
+        ),
         ("pro-chart", '{"chart": {"p": [0.5, 0.2], "threshold": [[1, 1], [1, 1]]}}', "increasing order"),
         ("pro-chart", '{"chart": {"p": [0.2, 0.5], "threshold": [[1, 1]]}}', "2 rows of 2"),
         ("pro-chart", "[1, 2]", "expected a JSON object"),
@@ -447,8 +455,17 @@ def test_a_declarations_file_from_a_newer_analysis_is_read_tolerantly(client):
             "kind": "declarations",
             "players": ["rule", "pimc"],
             "groups": [
-                {"kind": "aces", "turn": 1, "contrast": "now - never", "n": 40, "decider": "pimc",
-                 "tokens": 1.5, "tokens_ci": [0.5, 2.5], "points": 3.0, "points_ci": [1.0, 5.0]},
+                {
+                    "kind": "aces",
+                    "turn": 1,
+                    "contrast": "now - never",
+                    "n": 40,
+                    "decider": "pimc",
+                    "tokens": 1.5,
+                    "tokens_ci": [0.5, 2.5],
+                    "points": 3.0,
+                    "points_ci": [1.0, 5.0],
+                },
                 {"kind": "blans", "turn": None, "contrast": "now - never", "n": 2, "tokens": 4.0, "tokens_ci": None},
                 {"kind": "bianka", "turn": None, "contrast": "now - never", "n": 0},
             ],

@@ -66,7 +66,7 @@ def plays(browser):
     )
 
 
-def test_a_double_click_plays_one_card_and_input_waits_for_the_trick(browser, base_url):
+def test_a_double_click_plays_one_card_and_input_waits_for_the_trick(browser, base_url, shots):
     # Seed 8, the person dealing: rule leads, the person's highest card wins the trick and the person leads next.
     start_game(browser, base_url, "rule", 8, seat="dealer", speed="normal")
     cards = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#hand button.legal:not([disabled])"))
@@ -84,8 +84,10 @@ def test_a_double_click_plays_one_card_and_input_waits_for_the_trick(browser, ba
     assert "trick to you" in browser.find_element(By.ID, "trick").text  # the finished trick is on show
     assert browser.find_elements(By.CSS_SELECTOR, "#hand button.legal:not([disabled])") == []
     # Shown once, on the felt (not again as "last trick"), and no "Your turn" while the hand is shut.
-    assert browser.find_element(By.ID, "last-trick").text == "" and "Your turn" not in browser.find_element(By.ID, "status").text
+    assert browser.find_element(By.ID, "last-trick").text == ""
+    assert "Your turn" not in browser.find_element(By.ID, "status").text
     assert not browser.find_element(By.ID, "my-turn").is_displayed()
+    (shots / "trick-held.png").write_bytes(browser.get_screenshot_as_png())
     # The cards moved into the trick (an animation at the speed set).
     assert browser.find_elements(By.CSS_SELECTOR, "#trick .played-card.arrive")
     time.sleep(1.5)
@@ -104,8 +106,10 @@ def test_a_double_click_plays_one_card_and_input_waits_for_the_trick(browser, ba
     sides = [li.text for li in confirm.find_elements(By.CSS_SELECTOR, "#alifer-sides li")]
     assert sorted(s.split(":")[0] for s in sides) == ["rule", "you"] and all("-10 tokens" in s for s in sides), sides
     assert "double stakes" in confirm.text and all("stake: 20" in s for s in sides)
+    (shots / "alifer-confirm.png").write_bytes(browser.get_screenshot_as_png())
     browser.find_element(By.ID, "alifer-no").click()  # keep playing: nothing was sent
-    assert not visible(browser, "alifer-confirm") and not any("Alifer" in li.text for li in browser.find_elements(By.CSS_SELECTOR, "#log li"))
+    assert not visible(browser, "alifer-confirm")
+    assert not any("Alifer" in li.text for li in browser.find_elements(By.CSS_SELECTOR, "#log li"))
     ask.click()
     click_and_wait(browser, wait(browser, lambda d: d.find_element(By.ID, "alifer-yes")))
     assert "you: propose Alifer" in [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#log li")]
@@ -176,7 +180,7 @@ def _tap_targets(browser):
     )
 
 
-def test_a_phone_taps_then_confirms_and_every_target_is_44_px(browser, base_url, app, tmp_path):
+def test_a_phone_taps_then_confirms_and_every_target_is_44_px(browser, base_url, app, tmp_path, shots):
     from trappola.agents import make_player
     from trappola.web.play import PlayTable
 
@@ -210,6 +214,7 @@ def test_a_phone_taps_then_confirms_and_every_target_is_44_px(browser, base_url,
             button,
         )
         assert abs(middle[0] - middle[1]) <= 2, middle
+        (shots / "pro-offer-phone.png").write_bytes(browser.get_screenshot_as_png())
         assert _tap_targets(browser) == []
         for view in ("replay", "leaderboard", "rules"):
             open_page(browser, base_url + f"/#{view}")
@@ -268,7 +273,7 @@ def contrast(a, b):
     return (hi + 0.05) / (lo + 0.05)
 
 
-def test_the_table_can_be_played_with_the_keyboard_alone(browser, base_url):
+def test_the_table_can_be_played_with_the_keyboard_alone(browser, base_url, shots):
     open_page(browser, base_url + "/#play")
     wait(browser, lambda d: visible(d, "setup"))
     choose(browser, "play-speed", "fast")
@@ -293,6 +298,7 @@ def test_the_table_can_be_played_with_the_keyboard_alone(browser, base_url):
         " getComputedStyle(c.closest('.board')).backgroundColor]"
     )
     assert contrast(ring, felt) >= 3, (ring, felt)
+    (shots / "focus-ring.png").write_bytes(browser.get_screenshot_as_png())
     for k in range(3):
         wait(
             browser,
@@ -385,7 +391,7 @@ def test_download_this_game_opens_in_replay_and_a_rematch_starts_again(browser, 
     assert js_errors(browser) == []
 
 
-def test_a_waiting_player_watches_the_other_partie_at_a_pace(browser, base_url):
+def test_a_waiting_player_watches_the_other_partie_at_a_pace(browser, base_url, shots):
     # Three players: the person loses a partie, waits, and watches rule and random play it, a move at a time.
     start_game(browser, base_url, "random:alifer=false", 2, parties=6, advisers="rule:alifer=never", speed="fast")
     for _ in range(6):
@@ -397,7 +403,9 @@ def test_a_waiting_player_watches_the_other_partie_at_a_pace(browser, base_url):
     assert "You wait in the queue" in banner and "0.25 s" in banner
     # An onlooker sees both players alike: card backs on either side, no faces.
     backs = [len(browser.find_elements(By.CSS_SELECTOR, f"#{side} .back")) for side in ("my-backs", "opp-backs")]
-    assert min(backs) >= 8 and abs(backs[0] - backs[1]) <= 1 and browser.find_elements(By.CSS_SELECTOR, "#hand .card") == []
+    assert min(backs) >= 8 and abs(backs[0] - backs[1]) <= 1
+    assert browser.find_elements(By.CSS_SELECTOR, "#hand .card") == []
+    (shots / "watch.png").write_bytes(browser.get_screenshot_as_png())
     # The ledger's headings stay in view while its rows scroll.
     # (The box is made short here, so that the rows of the parties so far overflow it; the page redraws the
     # ledger as the partie goes on, so it is measured in the same script.)

@@ -122,7 +122,8 @@ def declarations(text: str) -> dict:
     the decider if given, and the command that wrote the file."""
     data = _load(text, "a file written by trappola analyze declarations --json")
     if data.get("kind") != "declarations":
-        raise ValueError(f"kind {str(data.get('kind'))[:40]!r}: expected 'declarations' (trappola analyze declarations)")
+        kind = str(data.get("kind"))[:40]
+        raise ValueError(f"kind {kind!r}: expected 'declarations' (trappola analyze declarations)")
     players = data.get("players")
     if not isinstance(players, list) or not 1 <= len(players) <= 4:
         raise ValueError("players must be a list of 1 to 4 player names")
@@ -172,7 +173,8 @@ def pro_chart(text: str) -> dict:
     if any(not 0 <= p <= 1 for p in ps) or ps != sorted(ps):
         raise ValueError("chart.p must be probabilities in increasing order")
     thr = chart.get("threshold")
-    if not isinstance(thr, list) or len(thr) != len(ps) or any(not isinstance(r, list) or len(r) != len(ps) for r in thr):
+    square = isinstance(thr, list) and len(thr) == len(ps)
+    if not square or any(not isinstance(r, list) or len(r) != len(ps) for r in thr):
         raise ValueError(f"chart.threshold must be {len(ps)} rows of {len(ps)} numbers (q by p)")
     threshold = [[_threshold(v, f"chart.threshold[{i}][{j}]") for j, v in enumerate(r)] for i, r in enumerate(thr)]
     players = []
@@ -200,6 +202,6 @@ def pro_chart(text: str) -> dict:
         "p": ps,
         "threshold": threshold,
         "players": players,
-        "parties": None if "parties" not in data else data["parties"],
+        "parties": _int(data["parties"], "parties", 1) if "parties" in data else None,
         "command": shlex.join(words),
     }

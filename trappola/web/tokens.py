@@ -44,8 +44,11 @@ def token_parts(res, rec, seat: int) -> dict:
     total = partie_change(rec, name)
     if sum(values) != total:  # the engine's accounts and these parts disagree: a bug, never shown as fact
         raise AssertionError(f"token parts {values} of {name} do not add up to {total}")
-    return {"name": name, "parts": [{"part": p, "tokens": float(v)} for p, v in zip(PARTS, values, strict=True)],
-            "total": float(total)}
+    return {
+        "name": name,
+        "parts": [{"part": p, "tokens": float(v)} for p, v in zip(PARTS, values, strict=True)],
+        "total": float(total),
+    }
 
 
 def alifer_if_accepted(partie, names) -> list[dict]:
