@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import math
 import shlex
+from typing import Any
 
 #: Most rows of a declarations file, and most grid points per axis of a Pro chart.
 MAX_ROWS = 2000
@@ -85,8 +86,8 @@ def _declarations_command(players: list[str], st: dict) -> str:
         words.append(str(_int(st.get("parties", 30), "settings.parties", 1)))
     if st.get("alifer") is False:
         words.append("--no-alifer")
-    config = st.get("config") if isinstance(st.get("config"), dict) else {}
-    if config.get("ace_declaration") == "first_card":
+    config = st.get("config")
+    if isinstance(config, dict) and config.get("ace_declaration") == "first_card":
         words += ["--ace-declaration", "first_card"]
     return shlex.join([*words, "--json", "PATH"])
 
@@ -98,7 +99,7 @@ def _row(g, k: int, command: str) -> dict:
     turn = g.get("turn")
     if turn is not None:
         turn = _int(turn, f"{where}.turn")
-    out = {
+    out: dict[str, Any] = {
         "kind": _text(g.get("kind"), f"{where}.kind"),
         "turn": turn,
         "contrast": _text(g.get("contrast"), f"{where}.contrast"),
@@ -173,10 +174,10 @@ def pro_chart(text: str) -> dict:
     if any(not 0 <= p <= 1 for p in ps) or ps != sorted(ps):
         raise ValueError("chart.p must be probabilities in increasing order")
     thr = chart.get("threshold")
-    square = isinstance(thr, list) and len(thr) == len(ps)
-    if not square or any(not isinstance(r, list) or len(r) != len(ps) for r in thr):
+    rows = thr if isinstance(thr, list) else []
+    if len(rows) != len(ps) or any(not isinstance(r, list) or len(r) != len(ps) for r in rows):
         raise ValueError(f"chart.threshold must be {len(ps)} rows of {len(ps)} numbers (q by p)")
-    threshold = [[_threshold(v, f"chart.threshold[{i}][{j}]") for j, v in enumerate(r)] for i, r in enumerate(thr)]
+    threshold = [[_threshold(v, f"chart.threshold[{i}][{j}]") for j, v in enumerate(r)] for i, r in enumerate(rows)]
     players = []
     for k, pl in enumerate(chart.get("players") or []):
         if k >= 20 or not isinstance(pl, dict):
