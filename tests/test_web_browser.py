@@ -77,6 +77,7 @@ def test_play_a_whole_partie_by_clicking(browser, base_url, shots):
         bottom = browser.execute_script("return arguments[0].getBoundingClientRect().bottom", button)
         assert button.is_displayed() and bottom < browser.execute_script("return window.innerHeight")
         (shots / "play-end.png").write_bytes(browser.get_screenshot_as_png())
+        assert axe_violations(browser) == [], "the end box"
         # Over a dimmed page, the set-up form folded until the box is closed; the game can be downloaded.
         assert visible(browser, "backdrop") and not visible(browser, "setup") and not visible(browser, "pro-banner")
         assert browser.find_element(By.ID, "download").is_enabled()
@@ -129,6 +130,7 @@ def test_the_end_box_and_pro_offered_to_you(browser, base_url, app, shots):
     by = {p[0]: p[1:] for p in parts}
     assert by["Pro"][0] == -10 and by["Bulka"][0] > 0 and by["stake"] == [-10, -10], parts
     assert [sum(p[k] for p in parts if p[0] != "total") for k in (1, 2)] == by["total"]
+    (shots / "pro-end.png").write_bytes(browser.get_screenshot_as_png())
     # The stake is named: a won partie can cost tokens.
     assert "stake of 10" in browser.find_element(By.ID, "end-stake").text
     assert f"Your tokens from this partie: +{by['total'][0]:g}" in tokens
