@@ -135,6 +135,7 @@ function inputOpen() {
 async function play(action) {
   if (!inputOpen()) return;
   selected = null;
+  aliferOpen = false;
   lockUntil = Infinity;  // until the answer is drawn
   const state = await request("POST", `/api/tables/${table.id}/action`, { action });
   lockUntil = Date.now() + Math.max(SETTLE_MS, speed().move + 60);
