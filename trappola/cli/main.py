@@ -21,6 +21,7 @@
     trappola demo --quick [--deals N]        # no training: the built-in players only
     trappola analyze declarations --players A,B --deals N [--json P] [--figures DIR]   # trappola/cli/analyze.py
     trappola analyze pro --figures DIR [--json P]   # the Pro decision's take-point chart
+    trappola compare A B --vs C --deals N [--seed S] [--json P]   # paired: trappola/cli/compare.py
 
 Players are registry specs (``agents.make_player``): ``rule``,
 ``random:alifer=false``, ``policy:path/to/model.zip``... In ``--players``
@@ -277,6 +278,9 @@ def build_parser() -> argparse.ArgumentParser:
     from trappola.cli.analyze import add_parser as add_analyze
 
     add_analyze(sub, _positive, _int, players_help)
+    from trappola.cli.compare import add_parser as add_compare
+
+    add_compare(sub, _positive, _int, players_help)
     return parser
 
 
@@ -590,6 +594,13 @@ def cmd_analyze(args, check_writable) -> int:
     return run(args, check_writable)
 
 
+def cmd_compare(args, check_writable) -> int:
+    """``trappola compare``: two players against a third on the same deals (``trappola/cli/compare.py``)."""
+    from trappola.cli.compare import cmd_compare as run
+
+    return run(args, check_writable)
+
+
 COMMANDS = {
     "play": cmd_play,
     "evaluate": cmd_evaluate,
@@ -600,6 +611,7 @@ COMMANDS = {
     "serve": cmd_serve,
     "exploit": cmd_exploit,
     "analyze": lambda args: cmd_analyze(args, _check_writable),
+    "compare": lambda args: cmd_compare(args, _check_writable),
 }
 
 if __name__ == "__main__":
