@@ -90,7 +90,7 @@ def write_figures(summary: dict, folder) -> list[Path]:
             ax.plot([gs[k][m] for k in hollow], hollow, "o", mfc="none", color="tab:gray")
         for k, g in zip(ys, gs, strict=True):
             ax.annotate(_why(g, m), (g[m], k), xytext=(4, 6), textcoords="offset points", fontsize=6)
-        labels = [f"{_who(summary, g)} {g['kind']}: {g['contrast']} (n={g['n']}, {g.get('units', '?')} deals)" for g in gs]
+        labels = [f"{_who(summary, g)} {g['kind']}: {g['contrast']} (n={g['n']}, {g.get('units')} deals)" for g in gs]
         ax.set_yticks(ys, labels if ax is axes[0] else [""] * len(ys), fontsize=7)
         ax.axvline(0, color="black", lw=0.8)
         ax.invert_yaxis()
@@ -127,7 +127,9 @@ def write_figures(summary: dict, folder) -> list[Path]:
                         color=line.get_color(),
                         capsize=3,
                     )
-                    ax.annotate(f"n={g['n']}", (x, g[m]), xytext=(0, -11), textcoords="offset points", fontsize=6, ha="center")
+                    ax.annotate(
+                        f"n={g['n']}", (x, g[m]), xytext=(0, -11), textcoords="offset points", fontsize=6, ha="center"
+                    )
             turns = sorted({g["turn"] for g in waiting})
             ax.set_xticks(turns, [str(t) for t in turns])
             ax.set_xlim(min(turns) - 0.6, max(turns) + 0.6)

@@ -164,7 +164,7 @@ def paired_mean(values, units, min_units: int = MIN_PAIRS) -> tuple:
         return m, [None, None], note
     if max(values) == min(values):
         hi = wilson(0, len(values))[1]
-        return m, [None, None], f"no spread: all {len(values)} pairs equal (the share that could differ: up to {hi:.3f})"
+        return m, [None, None], f"no spread: all {len(values)} pairs equal (the share that could differ: <= {hi:.3f})"
     return m, ci, None
 
 

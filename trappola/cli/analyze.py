@@ -1,6 +1,7 @@
 """``trappola analyze``: research instruments.
 
-    trappola analyze declarations --players A,B --deals N [--seed S] [--condition aces|bianka|figura|blans] [--decider A]
+    trappola analyze declarations --players A,B --deals N [--seed S] [--condition aces|bianka|figura|blans]
+                                  [--decider A]
                                   [--sessions K --parties P] [--no-alifer] [--ace-declaration first_card]
                                   [--json PATH] [--csv PATH] [--figures DIR] [--workers W]
     trappola analyze pro --figures DIR [--json PATH] [--parties T] [--sessions N]
@@ -80,9 +81,8 @@ def cmd_analyze(args, check_writable) -> int:
     from trappola.agents import split_player_list
     from trappola.agents.evaluation.declaration_figures import write_csv, write_figures, write_json
     from trappola.agents.evaluation.declarations import analyze_declarations
-    from trappola_env.engine import RuleConfig
-
     from trappola.cli.specs import print_specs, specs_of
+    from trappola_env.engine import RuleConfig
 
     players = split_player_list(args.players)
     if args.parties is not None and not args.sessions:
