@@ -22,7 +22,7 @@ def add_parser(sub, positive, integer, players_help: str) -> None:
         "compare",
         help="A minus B, each against C on the same duplicate deals (paired intervals)",
         description="A and B each play the same duplicate deals against C; the paired difference of "
-        "win rate and points with a deal-clustered 95%% interval, and the deals that ended differently.",
+        "win rate and points with a deal-clustered 95% interval, and the deals that ended differently.",
         epilog=players_help,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
