@@ -94,7 +94,7 @@ def test_evaluate_json_names_each_players_spec_and_files(tmp_path, capsys):
 
 
 def test_a_belief_fitted_on_another_models_games_is_warned(tmp_path):
-    other = "agents/models/opponent_pimc.zip"
+    other = shipped_model_path().parent / "opponent_pimc.zip"  # a real checkpoint, not the shipped policy
     # The shipped belief does not record the model's hash: a checkpoint other than the shipped one is warned.
     assert "does not record" in describe_player(f"policy:{other}")["warnings"][0]
     assert describe_player("policy")["warnings"] == []
