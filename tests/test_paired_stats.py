@@ -137,3 +137,28 @@ def test_a_flag_that_does_not_apply_is_refused_in_one_line(argv, message, capsys
     assert main(argv) == 2
     err = capsys.readouterr().err.strip()
     assert message in err and len(err.splitlines()) == 1
+
+
+def _group(kind, turn, contrast, n, ci, points=1.0):
+    g = {"kind": kind, "turn": turn, "contrast": contrast, "n": n, "units": n, "decider_index": 0}
+    for m in ("points", "wl", "tokens"):
+        value = points if m == "points" else 0.5
+        g[m], g[m + "_ci"] = value, list(ci) if value is not None else [None, None]
+        g[m + "_note"] = None if ci[0] is not None else "5 < 20 units: no interval"
+    return g
+
+
+def test_figures_draw_rows_without_intervals_and_measures_a_kind_lacks(tmp_path):
+    from trappola.agents.evaluation.declaration_figures import write_figures
+
+    groups = [
+        _group("figura", None, "now - never", 40, (0.2, 1.8)),
+        _group("pro", None, "declare - wait", 30, (0.1, 0.9), points=None),
+        _group("aces", None, "later - now", 5, (None, None)),
+        _group("aces", 1, "later - now", 5, (None, None)),
+        _group("aces", 2, "later - now", 25, (-0.5, 2.5)),
+    ]
+    summary = {"players": ["rule", "rule"], "min_units": MIN_PAIRS, "groups": groups}
+    paths = write_figures(summary, tmp_path)
+    assert [p.name for p in paths] == ["declarations.png", "waiting.png"]
+    assert all(p.stat().st_size > 1000 for p in paths)

@@ -79,16 +79,21 @@ def write_figures(summary: dict, folder) -> list[Path]:
     overall = [g for g in summary["groups"] if g["turn"] is None]
     fig, axes = plt.subplots(1, 3, figsize=(16, 1.4 + 0.42 * max(4, len(overall))))
     for ax, m in zip(axes, ("points", "wl", "tokens"), strict=True):
-        gs = [g for g in overall if g[m] is not None]
+        # One row per group in every panel (a measure a kind lacks, e.g. Pro's points, is left blank),
+        # so the labels of the first panel name the rows of all three.
+        gs = overall
         ys = list(range(len(gs)))
-        shown = [k for k, g in zip(ys, gs, strict=True) if g[m + "_ci"][0] is not None]
-        hollow = [k for k in ys if k not in shown]
+        shown = [k for k, g in zip(ys, gs, strict=True) if g[m] is not None and g[m + "_ci"][0] is not None]
+        hollow = [k for k, g in zip(ys, gs, strict=True) if g[m] is not None and k not in shown]
         if shown:
             sel = [gs[k] for k in shown]
             ax.barh(shown, [g[m] for g in sel], xerr=_errors(sel, m), capsize=3, color="tab:blue")
         if hollow:
             ax.plot([gs[k][m] for k in hollow], hollow, "o", mfc="none", color="tab:gray")
         for k, g in zip(ys, gs, strict=True):
+            if g[m] is None:
+                ax.annotate("not measured", (0, k), xytext=(4, 6), textcoords="offset points", fontsize=6)
+                continue
             ax.annotate(_why(g, m), (g[m], k), xytext=(4, 6), textcoords="offset points", fontsize=6)
         labels = [f"{_who(summary, g)} {g['kind']}: {g['contrast']} (n={g['n']}, {g.get('units')} deals)" for g in gs]
         ax.set_yticks(ys, labels if ax is axes[0] else [""] * len(ys), fontsize=7)
