@@ -25,6 +25,9 @@ def add_parser(sub, positive, integer, players_help: str) -> None:
     d = inst.add_parser(
         "declarations",
         help="paired rollouts at every declaration decision (now / later / never; ask / not; Pro)",
+        description="Paired rollouts at every declaration decision, one row per deciding player: the "
+        "decider's points, wins - losses and tokens, option minus option. Tokens are the partie's "
+        "payments and stake, not the Bulka (the pot). No interval below 20 deals.",
         epilog=players_help,
     )
     d.add_argument("--players", required=True, help="A,B (the parties); a third and fourth seat in --sessions")
