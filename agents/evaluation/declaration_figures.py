@@ -67,17 +67,17 @@ def write_figures(summary: dict, folder) -> list[Path]:
     """``declarations.png`` and, when Aces or Bianka were met, ``waiting.png`` in ``folder``; the paths.
     Every bar and point carries its n and its 95% interval; a row with too few units for an interval
     (``stats.MIN_PAIRS``) or with no spread is drawn as a hollow marker, labelled so, without a bar."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    # A bare Figure draws without a display and leaves pyplot's backend alone (a notebook's inline
+    # plots keep working after this is called).
+    from matplotlib.figure import Figure
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     title = " vs ".join(summary["players"][:2])
     out = []
     overall = [g for g in summary["groups"] if g["turn"] is None]
-    fig, axes = plt.subplots(1, 3, figsize=(16, 1.4 + 0.42 * max(4, len(overall))))
+    fig = Figure(figsize=(16, 1.4 + 0.42 * max(4, len(overall))))
+    axes = fig.subplots(1, 3)
     for ax, m in zip(axes, ("points", "wl", "tokens"), strict=True):
         # One row per group in every panel (a measure a kind lacks, e.g. Pro's points, is left blank),
         # so the labels of the first panel name the rows of all three.
@@ -108,12 +108,12 @@ def write_figures(summary: dict, folder) -> list[Path]:
     )
     fig.tight_layout()
     _save(fig, folder / "declarations.png")
-    plt.close(fig)
     out.append(folder / "declarations.png")
     waiting = [g for g in summary["groups"] if g["turn"] is not None and g["contrast"] == "later - now"]
     if waiting:
         series = sorted({(g["kind"], g.get("decider_index")) for g in waiting}, key=str)
-        fig, axes = plt.subplots(1, 2, figsize=(13, 4.6))
+        fig = Figure(figsize=(13, 4.6))
+        axes = fig.subplots(1, 2)
         for ax, m in zip(axes, ("points", "wl"), strict=True):
             for k, (kind, who) in enumerate(series):
                 gs = [g for g in waiting if g["kind"] == kind and g.get("decider_index") == who]
@@ -149,6 +149,5 @@ def write_figures(summary: dict, folder) -> list[Path]:
         )
         fig.tight_layout()
         _save(fig, folder / "waiting.png")
-        plt.close(fig)
         out.append(folder / "waiting.png")
     return out
