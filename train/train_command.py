@@ -4,7 +4,8 @@
     trappola train [--config FILE|NAME] --help
 
 The config file's ``trainer`` picks the trainer (``sb3``:
-``trappola.train.sb3.ppo_selfplay``; ``rllib``: ``trappola.train.rllib.selfplay``) and
+``trappola.train.sb3.ppo_selfplay``; ``rllib``: ``trappola.train.rllib.selfplay``;
+``expert``: ``trappola.train.expert.iteration``) and
 so the settings the command takes: every field of its config class is an
 option, its help text the field's (``trappola.train.run_config.setting``),
 so ``--help`` lists exactly what the config accepts. A bad setting, an
@@ -86,6 +87,10 @@ def run_trainer(cfg) -> dict:
         from trappola.train.rllib.selfplay import train as train_rllib
 
         return train_rllib(cfg)
+    if cfg.trainer == "expert":
+        from trappola.train.expert.iteration import train as train_expert
+
+        return train_expert(cfg)
     from trappola.train.sb3 import ppo_selfplay
 
     return ppo_selfplay.train(cfg)
