@@ -65,9 +65,7 @@ class ExpertConfig(RunConfig):
         "",
         help="Checkpoint whose weights the run starts from; empty = the shipped model (the MLP network only).",
     )
-    eval_every: int = redefine(
-        RunConfig, "eval_every", 0, help="Labels between evaluations; 0 = only at the end."
-    )
+    eval_every: int = redefine(RunConfig, "eval_every", 0, help="Labels between evaluations; 0 = only at the end.")
     eval_deals: int = redefine(RunConfig, "eval_deals", 100, help="Duplicate deals of each evaluation; 0 = none.")
     eval_search_deals: int = redefine(RunConfig, "eval_search_deals", 0)
     eval_search_opponent: str = redefine(RunConfig, "eval_search_opponent", "pimc:samples=32")
@@ -89,11 +87,13 @@ class ExpertConfig(RunConfig):
         True, "Weight the search's layouts by the current network as the model of the opponent."
     )
     temperature: float = setting(
-        0.1, "tau of the improved policy pi' ~ prior^prior_weight * exp(Q / tau), Q the search's values.",
+        0.1,
+        "tau of the improved policy pi' ~ prior^prior_weight * exp(Q / tau), Q the search's values.",
         bounds=POSITIVE,
     )
     prior_weight: float = setting(
-        1.0, "How much the network's prior guides the improved policy (0: the search's values alone).",
+        1.0,
+        "How much the network's prior guides the improved policy (0: the search's values alone).",
         bounds=NON_NEGATIVE,
     )
     kl_coef: float = setting(0.5, "Weight of KL(previous network || network) in the loss.", bounds=NON_NEGATIVE)

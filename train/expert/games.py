@@ -103,7 +103,7 @@ def play_deals(job: dict) -> dict:
             start = len(rows["action"])
             movers: list[int] = []
 
-            def on_decision(p, to_act, action, movers=movers):
+            def on_decision(p, to_act, action, movers=movers, deal_index=i):
                 mask = p.legal_mask()
                 if not mask & (mask - 1):
                     return
@@ -135,7 +135,7 @@ def play_deals(job: dict) -> dict:
                     ("q", q),
                     ("expert_action", choice),
                     ("action", action),
-                    ("deal", i),
+                    ("deal", deal_index),
                 ):
                     rows[key].append(value)
 
@@ -152,8 +152,14 @@ def play_deals(job: dict) -> dict:
 
 def empty(key: str) -> np.ndarray:
     """No rows of ``FIELDS[key]``, in its shape."""
-    width = {"obs": OBS_SIZE, "mask": N_ACTIONS, "history": HISTORY_LENGTH, "prior": N_ACTIONS, "target": N_ACTIONS,
-             "q": N_ACTIONS}.get(key)
+    width = {
+        "obs": OBS_SIZE,
+        "mask": N_ACTIONS,
+        "history": HISTORY_LENGTH,
+        "prior": N_ACTIONS,
+        "target": N_ACTIONS,
+        "q": N_ACTIONS,
+    }.get(key)
     return np.zeros((0, width) if width else (0,), FIELDS[key])
 
 

@@ -207,9 +207,13 @@ def train(cfg: ExpertConfig, log=None) -> dict:
         pool.join()
         stop.release()
     try:
-        progress["minutes"] = round(progress["minutes"] + (time.time() - began) / 60, 2) if not interrupted else progress["minutes"]
+        # every minute spent counts, a round cut by Ctrl-C included: the curve's x is the compute used
+        progress["minutes"] = round(progress["minutes"] + (time.time() - began) / 60, 2)
         return recorder.finish(
-            progress["labels"], net, progress["learner_steps"], max(progress["minutes"] * 60, 1e-9),
+            progress["labels"],
+            net,
+            progress["learner_steps"],
+            max(progress["minutes"] * 60, 1e-9),
             interrupted=interrupted,
         )
     finally:
