@@ -17,7 +17,7 @@ import torch
 from trappola.agents import make_player
 from trappola.agents.model_io.checkpoint_format import load_state_dict, read_metadata
 from trappola.agents.model_io.model_files import DEFAULT_MODEL, resolve_model_path
-from trappola.train.config_file import load_config
+from trappola.train.config_file import load_config, resolve_config
 from trappola.train.expert.games import history_tokens, improved_policy, play_deals
 from trappola.train.expert.iteration import fit, train
 from trappola.train.expert.networks import HistoryActorCritic, MlpActorCritic
@@ -66,7 +66,15 @@ def test_the_fit_moves_the_network_to_the_targets_and_starts_at_zero_kl():
     from trappola.agents.model_io.numpy_policy import NumpyPolicy
 
     weights = NumpyPolicy.from_state_dict(load_state_dict(resolve_model_path(DEFAULT_MODEL))).get_weights()
-    job = {"weights": weights, "expert": "pimc:samples=4", "tau": 0.1, "prior_weight": 1.0, "seed": 3, "deals": [0, 1]}
+    job = {
+        "weights": weights,
+        "expert": "pimc:samples=4",
+        "tau": 0.1,
+        "prior_weight": 1.0,
+        "seed": 3,
+        "deals": [0, 1],
+        "reward": ("mixed", 60.0, 30.0, 0.5),
+    }
     data = play_deals(job)
     n = len(data["action"])
     assert n > 10 and data["target"].sum(1) == pytest.approx(np.ones(n), abs=1e-5)
@@ -85,7 +93,7 @@ def test_the_fit_moves_the_network_to_the_targets_and_starts_at_zero_kl():
 
 def test_a_run_of_a_few_hundred_labels_writes_a_playable_checkpoint_and_resumes(tmp_path):
     argv = [*TINY, f"out_dir={tmp_path}", "run_name=a", "total_timesteps=150"]
-    first = train(load_config("expert_iteration", argv), log=lambda m: None)
+    first = train(load_config(resolve_config("expert_iteration"), argv), log=lambda m: None)
     run = tmp_path / "a"
     progress = rows(run / "progress.csv")
     labels = int(progress[-1]["labels"])
@@ -101,7 +109,10 @@ def test_a_run_of_a_few_hundred_labels_writes_a_playable_checkpoint_and_resumes(
     assert (run / "checkpoints" / f"{labels}.zip").is_file()
 
     resumed = train(
-        load_config("expert_iteration", [*argv[:-1], f"total_timesteps={labels + 1}", f"resume={run / 'final.zip'}"]),
+        load_config(
+            resolve_config("expert_iteration"),
+            [*argv[:-1], f"total_timesteps={labels + 1}", f"resume={run / 'final.zip'}"],
+        ),
         log=lambda m: None,
     )
     after = rows(run / "progress.csv")

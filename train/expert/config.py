@@ -34,6 +34,11 @@ class ExpertConfig(RunConfig):
         "opponent_deterministic": _POOL,
         "alifer_value": "an Alifer is scored as the engine settles it",
         "alifer_ema": "an Alifer is scored as the engine settles it",
+        "pool": _POOL,
+        "bc": "the run starts from a trained checkpoint (init_from), not from cloning",
+        "net_arch": "the network is the starting checkpoint's (init_from, or the shipped model)",
+        "activation": "the network is the starting checkpoint's (init_from, or the shipped model)",
+        "progress_bar": "a run prints a line per round",
         "bc_teacher": "the run starts from a trained checkpoint (init_from), not from cloning",
         "bc_deals": "the run starts from a trained checkpoint (init_from), not from cloning",
         "bc_workers": "the run starts from a trained checkpoint (init_from), not from cloning",
@@ -57,8 +62,6 @@ class ExpertConfig(RunConfig):
     batch_size: int = redefine(RunConfig, "batch_size", 512, help="Minibatch size of each round's fit.")
     n_epochs: int = redefine(RunConfig, "n_epochs", 2, help="Epochs over the replayed labels in each round.")
     vf_coef: float = redefine(RunConfig, "vf_coef", 0.5, help="Weight of the value head's squared error.")
-    pool: dict = redefine(RunConfig, "pool", {"self": 1.0}, help="Fixed: the network plays itself.")
-    bc: bool = redefine(RunConfig, "bc", False, help="Fixed off: the run starts from init_from.")
     init_from: str = redefine(
         RunConfig,
         "init_from",
@@ -112,6 +115,9 @@ class ExpertConfig(RunConfig):
 
     def players(self) -> dict[str, str]:
         """The evaluation opponents and the expert."""
-        used = {k: v for k, v in super().players().items() if not k.startswith("pool")}
-        used["expert"] = self.expert
+        used = {"expert": self.expert}
+        if self.evaluates:
+            used["eval_opponent"] = self.eval_opponent
+            if self.eval_search_deals:
+                used["eval_search_opponent"] = self.eval_search_opponent
         return used

@@ -18,7 +18,7 @@ to act:
 Every row keeps the observation, the legal mask, the history of the partie
 as tokens (for a network that reads it), the prior, the target, the
 search's choice, the network's move and, once the partie ends, its reward
-from the mover's seat (``scale_reward``, mode ``mixed``).
+from the mover's seat (``scale_reward``, the run's ``reward_mode`` and scales).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from trappola.agents import make_player
 from trappola.agents.evaluation.seeding import derive_seed
 from trappola.agents.model_io.numpy_policy import NumpyPolicy
 from trappola.agents.policy_player import PolicyPlayer
-from trappola.train.selfplay.reward import scale_reward
+from trappola.train.selfplay.reward import ENV_REWARD_MODE, scale_reward
 from trappola_env.engine import random_deal
 from trappola_env.interface import TurnView
 from trappola_env.observation import OBS_SIZE, encode
@@ -86,7 +86,8 @@ def play_deals(job: dict) -> dict:
     """Play and label the deals ``job["deals"]`` (indices; see the module
     docstring). ``job``: ``weights`` (``NumpyPolicy.get_weights()`` of the
     network), ``expert`` (a pimc spec, its opponent model included),
-    ``tau``, ``prior_weight``, ``seed``. Returns the rows, one array per
+    ``tau``, ``prior_weight``, ``seed``, ``reward`` (``reward_mode``,
+    ``points_scale``, ``tokens_scale``, ``points_weight``). Returns the rows, one array per
     ``FIELDS`` entry, plus ``seconds`` of search and ``parties``."""
     import time
 
@@ -142,7 +143,7 @@ def play_deals(job: dict) -> dict:
             record = play_partie((network, network), deal, on_decision=on_decision)
             result = record.result
             for seat in movers:
-                rows["reward"].append(seat_reward(result, seat))
+                rows["reward"].append(seat_reward(result, seat, *job["reward"]))
             assert len(rows["reward"]) == len(rows["action"]) == start + len(movers)
     out = {k: np.array(rows[k], dtype) if rows[k] else empty(k) for k, dtype in FIELDS.items()}
     out["seconds"] = np.array(searched)
@@ -163,12 +164,20 @@ def empty(key: str) -> np.ndarray:
     return np.zeros((0, width) if width else (0,), FIELDS[key])
 
 
-def seat_reward(result, seat: int) -> float:
-    """The training reward of ``seat`` (mode ``mixed``: the win, and half
-    the points difference over 60)."""
+def seat_reward(
+    result, seat: int, mode: str = "mixed", points_scale: float = 60.0, tokens_scale: float = 30.0, weight: float = 0.5
+) -> float:
+    """The training reward of ``seat`` in a settled partie ``result``
+    (``scale_reward``; the default, ``mixed``: the win, and half the points
+    difference over 60)."""
     diff = result.scores[seat].total - result.scores[1 - seat].total
     outcome = "alifer" if result.winner is None else "win" if result.winner == seat else "loss"
-    return scale_reward(float(diff), outcome, "mixed")
+    env = {
+        "points": float(diff),
+        "win": {"win": 1.0, "loss": -1.0}.get(outcome, 0.0),
+        "tokens": float(result.tokens[seat]),
+    }
+    return scale_reward(env[ENV_REWARD_MODE[mode]], outcome, mode, points_scale, tokens_scale, weight)
 
 
 def initializer() -> None:

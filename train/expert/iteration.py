@@ -27,8 +27,8 @@ better network. Each round:
             + rl_coef  * -(z - V_prev(s)) log pi(a)    self-play policy gradient on its own moves
             + vf_coef  * (V(s) - z)^2                  the value head on outcomes
 
-   with ``z`` the partie's reward for the mover (win +-1 plus half the
-   points difference over 60). The closeness term is a KL to the previous
+   with ``z`` the partie's reward for the mover (``reward_mode``; the
+   default ``mixed``: win +-1 plus half the points difference over 60). The closeness term is a KL to the previous
    network, not an advantage weighting: the targets are whole
    distributions over the legal cards (the search values every card), so
    a KL between distributions uses all of them, and it bounds how far one
@@ -155,6 +155,7 @@ def train(cfg: ExpertConfig, log=None) -> dict:
                     "tau": cfg.temperature,
                     "prior_weight": cfg.prior_weight,
                     "seed": cfg.seed,
+                    "reward": (cfg.reward_mode, cfg.points_scale, cfg.tokens_scale, cfg.points_weight),
                     "deals": list(range(d, min(d + CHUNK, first + cfg.deals_per_round))),
                 }
                 for d in range(first, first + cfg.deals_per_round, CHUNK)
