@@ -16,10 +16,10 @@ import torch
 from trappola.agents import make_player
 from trappola.agents.model_io.checkpoint_format import load_state_dict, read_metadata
 from trappola.agents.model_io.model_files import DEFAULT_MODEL, resolve_model_path
-from trappola.train.config_file import load_config, resolve_config
 from trappola.train.expert.games import history_tokens, improved_policy, play_deals
 from trappola.train.expert.iteration import fit, train
 from trappola.train.expert.networks import HistoryActorCritic, MlpActorCritic
+from trappola.train.run.config_file import load_config, resolve_config
 
 # A cheap search, so that a round of a few deals takes seconds.
 TINY = [

@@ -1,6 +1,6 @@
 """Every setting of an expert-iteration run (``trappola.train.expert.iteration``).
 
-``ExpertConfig`` adds to the shared settings (``trappola.train.run_config``)
+``ExpertConfig`` adds to the shared settings (``trappola.train.run.config``)
 the expert search, the targets and the loss of each round. A run's length
 (``total_timesteps``) counts the decisions labelled by the search, so the
 checkpoints' step counts are labels; ``deals_per_round`` deals are played
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from trappola.train.run_config import AT_LEAST_1, NON_NEGATIVE, POSITIVE, RunConfig, redefine, setting
+from trappola.train.run.config import AT_LEAST_1, NON_NEGATIVE, POSITIVE, RunConfig, redefine, setting
 
 _PPO = "expert iteration fits search targets, not a clipped PPO objective"
 _POOL = "the games are the network against itself; the search labels them"

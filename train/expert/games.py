@@ -31,7 +31,7 @@ import numpy as np
 from trappola.agents import make_player
 from trappola.agents.evaluation.seeding import derive_seed
 from trappola.agents.model_io.numpy_policy import NumpyPolicy
-from trappola.agents.policy_player import PolicyPlayer
+from trappola.agents.players.policy import PolicyPlayer
 from trappola.train.selfplay.reward import ENV_REWARD_MODE, scale_reward
 from trappola_env.engine import random_deal
 from trappola_env.interface import TurnView
@@ -78,7 +78,7 @@ def improved_policy(prior: np.ndarray, q: np.ndarray, legal: np.ndarray, tau: fl
 
 
 def _ignore_interrupt() -> None:
-    # Ctrl-C goes to the trainer, which stops the pool (trappola.train.run_interrupt).
+    # Ctrl-C goes to the trainer, which stops the pool (trappola.train.run.interrupt).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 

@@ -41,7 +41,7 @@ better network. Each round:
 
 The run folder, settings, checkpoints, evaluation, TensorBoard scalars,
 ``resume`` and Ctrl-C are those of the other trainers
-(``trappola.train.run_recorder``, ``trappola.train.run_interrupt``): a
+(``trappola.train.run.recorder``, ``trappola.train.run.interrupt``): a
 checkpoint's step count is the number of labels so far; each round's
 network is ``checkpoints/<labels>.zip`` (the learning curve), its labels
 ``labels/round_<k>.npz`` (what a resumed run replays), and its figures a
@@ -64,16 +64,16 @@ from trappola.agents.evaluation.seeding import derive_seed
 from trappola.agents.model_io.checkpoint_format import load_state_dict, read_metadata
 from trappola.agents.model_io.model_files import DEFAULT_MODEL, resolve_model_path
 from trappola.agents.model_io.numpy_policy import NumpyPolicy
-from trappola.agents.policy_player import PolicyPlayer
+from trappola.agents.players.policy import PolicyPlayer
 from trappola.train.devices import resolve_device
 from trappola.train.expert.config import ExpertConfig
 from trappola.train.expert.games import FIELDS, initializer, play_deals
 from trappola.train.expert.networks import MlpActorCritic
 from trappola.train.fit.opponent_model import write_model
-from trappola.train.run_config import load_players
-from trappola.train.run_interrupt import StopOnInterrupt
-from trappola.train.run_log import check_run_dir
-from trappola.train.run_recorder import RunRecorder
+from trappola.train.run.config import load_players
+from trappola.train.run.interrupt import StopOnInterrupt
+from trappola.train.run.log import check_run_dir
+from trappola.train.run.recorder import RunRecorder
 from trappola_env.atomic_file import write_text
 
 #: Deals per task given to a worker: small, so that Ctrl-C and max_minutes are seen within seconds.
@@ -97,7 +97,7 @@ PROGRESS_FIELDS = (
 
 def train(cfg: ExpertConfig, log=None) -> dict:
     """Run the expert iteration ``cfg`` describes (module docstring) and
-    return its summary (``trappola.train.run_recorder.RunRecorder.finish``).
+    return its summary (``trappola.train.run.recorder.RunRecorder.finish``).
     A first SIGINT stops it within a few deals, saved; the summary then
     says ``interrupted``."""
     # 1. settings, seeds, the starting network; everything checked before the run folder is written

@@ -26,7 +26,7 @@ import yaml
 
 from trappola.train.expert.config import ExpertConfig
 from trappola.train.rllib.config import RLlibConfig
-from trappola.train.run_config import RunConfig
+from trappola.train.run.config import RunConfig
 from trappola.train.sb3.config import TrainConfig
 
 #: The value of a config's ``trainer`` key -> its config class.
