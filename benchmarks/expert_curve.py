@@ -209,7 +209,7 @@ def main(argv=None) -> int:
     for vs in args.vs:
         for mode in args.modes:
             for row in playing:
-                match(results, row["path"], mode, vs, args.deals, args.seed, args.workers)
+                match(results, str(row["path"]), mode, vs, args.deals, args.seed, args.workers)
                 out.write_text(json.dumps(stored, indent=0))
     print(table(results, rows, args.vs, args.deals, args.seed))
     return 0

@@ -171,7 +171,8 @@ def train(cfg: ExpertConfig, log=None) -> dict:
                 break
             data = {key: np.concatenate([p[key] for p in parts]) for key in FIELDS}
             search_s = float(sum(p["seconds"] for p in parts))
-            np.savez_compressed(run_dir / "labels" / f"round_{k:03d}.npz", **data)
+            # numpy's stub reads the arrays given by name as its allow_pickle flag
+            np.savez_compressed(run_dir / "labels" / f"round_{k:03d}.npz", **data)  # type: ignore[arg-type]
             # 2. the network is fitted to the newest rounds' labels, kept close to itself
             replay = load_rounds(run_dir / "labels", k, cfg.replay_rounds)
             gen = torch.Generator().manual_seed(derive_seed(cfg.seed, "expert-fit", k))
