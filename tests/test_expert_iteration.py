@@ -27,7 +27,6 @@ TINY = [
     "deals_per_round=3",
     "workers=1",
     "eval_deals=0",
-    "progress_bar=false",
     "tensorboard=false",
 ]
 
@@ -61,6 +60,7 @@ def test_history_tokens_say_who_did_what_from_the_movers_side():
 
 
 def test_the_fit_moves_the_network_to_the_targets_and_starts_at_zero_kl():
+    torch.set_num_threads(1)  # as the trainer (torch_threads=1): two threads on busy cores wait for each other
     shipped = MlpActorCritic.from_state_dict(load_state_dict(resolve_model_path(DEFAULT_MODEL)))
     from trappola.agents.model_io.numpy_policy import NumpyPolicy
 
