@@ -136,7 +136,6 @@ def train(cfg: ExpertConfig, log=None) -> dict:
     began = time.time()
     stop = StopOnInterrupt().watch()
     pool = multiprocessing.get_context("fork").Pool(cfg.workers, initializer=initializer)
-    interrupted = False
     try:
         while progress["labels"] < cfg.total_timesteps and not stop.requested:
             minutes = progress["minutes"] + (time.time() - began) / 60
@@ -166,8 +165,7 @@ def train(cfg: ExpertConfig, log=None) -> dict:
                 late = cfg.max_minutes and progress["minutes"] + (time.time() - began) / 60 >= cfg.max_minutes
                 if stop.requested or late:
                     break
-            if stop.requested:
-                interrupted = True
+            if stop.requested:  # the round's games are cut: it is played again on resume
                 break
             data = {key: np.concatenate([p[key] for p in parts]) for key in FIELDS}
             search_s = float(sum(p["seconds"] for p in parts))
@@ -208,6 +206,7 @@ def train(cfg: ExpertConfig, log=None) -> dict:
         pool.terminate()
         pool.join()
         stop.release()
+    interrupted = stop.requested  # during the games, or during a fit (that round is then complete)
     try:
         # every minute spent counts, a round cut by Ctrl-C included: the curve's x is the compute used
         progress["minutes"] = round(progress["minutes"] + (time.time() - began) / 60, 2)
