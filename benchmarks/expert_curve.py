@@ -2,6 +2,7 @@
 
     python benchmarks/expert_curve.py --shipped --runs runs/exit_s0 runs/exit_s1 --rounds 2 4 last --deals 100
     python benchmarks/expert_curve.py --figure          # docs/results/img/expert_iteration.png from the table
+    python benchmarks/expert_curve.py --progress --runs runs/exit_s0 runs/exit_s1   # the runs' rounds
 
 For each run (one seed each) and each budget (a round: its checkpoint
 ``checkpoints/<labels>.zip``, its wall minutes, labels and learner steps
@@ -75,6 +76,25 @@ def budgets(run: Path, rounds: list[str]) -> list[dict]:
             }
         )
     return out
+
+
+def progress_table(runs: list[str]) -> str:
+    """The runs' rounds from their ``progress.csv``: compute, the search's cost, the fit's figures."""
+    lines = [
+        "| run | round | labels | learner steps | wall minutes | search ms per label | agreement with the search "
+        "before the fit | target cross-entropy | KL to the previous network | value error |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for run in runs:
+        with open(Path(run) / "progress.csv", newline="") as f:
+            for r in csv.DictReader(f):
+                ms = 1000 * float(r["search_seconds"]) / int(r["round_labels"])
+                lines.append(
+                    f"| {Path(run).name} | {r['round']} | {int(r['labels']):,} | {r['learner_steps']} | "
+                    f"{float(r['minutes']):.1f} | {ms:.0f} | {float(r['agreement_before']):.3f} | "
+                    f"{float(r['loss_target']):.3f} | {float(r['loss_kl']):.3f} | {float(r['loss_value']):.3f} |"
+                )
+    return "\n".join(lines)
 
 
 def match(results: dict, model: str, mode: str, vs: str, deals: int, seed: int, workers: int) -> dict:
@@ -165,7 +185,7 @@ def figure(results: dict, rows: list[dict], opponents: list[str], deals: int, se
                     ax.errorbar(xs, ys, yerr=[lo, hi], fmt=style, capsize=3, label=f"{run}, {mode}")
         ax.axhline(0.5, color="grey", lw=0.8)
         ax.set_xlabel("wall minutes of expert iteration (0 = the shipped model)")
-        ax.set_ylabel(f"win rate vs {vs} ({deals} duplicate deals)")
+        ax.set_ylabel(f"win rate vs {vs} (decided parties, 95% interval)")
         ax.set_title(f"against {vs}")
         ax.legend(fontsize=7)
     fig.tight_layout()
@@ -185,6 +205,7 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=101, help="the deals' seed (the runs train on seeds 0 and 1)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--out", default=str(ROOT / "docs" / "results" / "expert_iteration.json"))
+    ap.add_argument("--progress", action="store_true", help="print the runs' rounds (progress.csv) and stop")
     ap.add_argument("--shipped", action="store_true", help="play the shipped model's matches too")
     ap.add_argument("--figure", action="store_true", help="draw docs/results/img/expert_iteration.png and stop")
     args = ap.parse_args(argv)
@@ -201,6 +222,9 @@ def main(argv=None) -> int:
                 stored["budgets"].append(b)
                 known.add((b["run"], b["round"]))
     rows = [shipped, *sorted(stored["budgets"], key=lambda r: (r["run"], r["round"]))]
+    if args.progress:
+        print(progress_table(args.runs))
+        return 0
     if args.figure:
         figure(
             results, rows, args.vs, args.deals, args.seed, ROOT / "docs" / "results" / "img" / "expert_iteration.png"
