@@ -156,7 +156,8 @@ def table(results: dict, rows: list[dict], opponents: list[str], deals: int, see
                     cells.append("")
                 else:
                     cells.append(fmt(*paired_difference(m["records"], ref["records"]), sign=True))
-            lines.append("| " + " | ".join(cells) + " |")
+            if any(cells[6:]):  # a budget and mode with no match is left out
+                lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
