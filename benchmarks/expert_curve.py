@@ -186,7 +186,7 @@ def figure(results: dict, rows: list[dict], opponents: list[str], deals: int, se
                     ax.errorbar(xs, ys, yerr=[lo, hi], fmt=style, capsize=3, label=f"{run}, {mode}")
         ax.axhline(0.5, color="grey", lw=0.8)
         ax.set_xlabel("wall minutes of expert iteration (0 = the shipped model)")
-        ax.set_ylabel(f"win rate vs {vs} (decided parties, 95% interval)")
+        ax.set_ylabel("win rate, decided parties (95% CI)")
         ax.set_title(f"against {vs}")
         ax.legend(fontsize=7)
     fig.tight_layout()
