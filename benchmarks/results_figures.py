@@ -25,7 +25,9 @@ PAGES = ROOT / "docs" / "results"
 INTERVAL = re.compile(r"([+-]?\d[\d,]*\.?\d*) \[([+-]?\d[\d,]*\.?\d*), ([+-]?\d[\d,]*\.?\d*)\]")
 NUMBER = re.compile(r"^[+-]?\d[\d,]*\.?\d*%?$")
 #: Pages whose figure another command draws (a curve, not a table's column): skipped here, that command named.
-OWN_FIGURES = {"expert_iteration": "python benchmarks/expert_curve.py --figure --out docs/results/expert_iteration.json"}
+OWN_FIGURES = {
+    "expert_iteration": "python benchmarks/expert_curve.py --figure --out docs/results/expert_iteration.json",
+}
 
 
 def tables(text: str) -> list[list[list[str]]]:
