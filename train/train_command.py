@@ -38,7 +38,8 @@ def help_text(cfg, config_name: str = "ppo_selfplay") -> str:
     about = (
         f"Training with the settings of {cls.__name__} ({cls.__module__}): the config file (here "
         f"{config_name}) sets them, the options below override it. The file's `trainer` key picks the "
-        "trainer: sb3 (the default, e.g. --config ppo_selfplay) or rllib (--config rllib_selfplay); "
+        "trainer: sb3 (the default, e.g. --config ppo_selfplay), rllib (--config rllib_selfplay) or expert "
+        "(--config expert_iteration); "
         "--config NAME --help lists that config's settings. Values are YAML: net_arch=[128,128], "
         "bc=false; a mapping takes one entry as pool.rule=0.5."
     )
