@@ -14,8 +14,10 @@ where every run starts; its matches use the same deals, so each budget's
 figure is compared with it deal by deal (``paired_difference``): the per
 deal score (win 1, Alifer or tie 1/2, loss 0, averaged over the deal's two
 parties) of the new network minus the shipped one's, with a 95% Student-t
-interval over deals. A command that does this pairing (``trappola compare``)
-can replace ``paired_difference`` without changing the table.
+interval over deals. ``trappola compare A B --vs C`` plays the same games and
+pairs the win rate of decided parties; this script keeps its per-deal score
+so that a budget's 100-deal match pairs with the first 100 deals of a larger
+stored one without replaying it.
 
 Results are kept in ``--out`` (JSON, one entry per match, reused when the
 script runs again with more budgets; ``--runs``, ``--rounds``, ``--vs`` and
