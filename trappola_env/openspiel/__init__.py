@@ -16,14 +16,30 @@
 Chance nodes deal the cards in the order the rules give; the information
 state and observation tensors are the environments' observation vectors
 (``observer``); ``serialize``/``deserialize`` and ``clone`` work;
-``resample_from_infostate`` draws the hidden layout with the lab's sampler,
-installed through ``layouts.set_layout_sampler`` (the ``ismcts`` player,
-``trappola.agents.openspiel_players``, installs it). Importing
+``resample_from_infostate`` draws the hidden layout uniformly among those
+the seat's record allows (``layouts.uniform_hand``), with this package alone,
+so OpenSpiel's own ``ISMCTSBot`` runs on it; importing
+``trappola.agents.openspiel_players`` installs the lab's sampler in its place
+(``layouts.set_layout_sampler``, the same distribution). Importing
 ``trappola_env`` alone never imports pyspiel.
+
+Utility bounds: ``python_trappola``'s are +-1 (``win``) or the largest
+point difference the rules allow (``points``); ``python_bulka``'s are the
+largest balance the rules allow in a session of that length
+(``session_game.balance_bound``), exponential in ``max_parties`` because an
+Alifer doubles every later stake of the replay.
 """
 
-from trappola_env.openspiel.layouts import deal_order, set_layout_sampler
+from trappola_env.openspiel.layouts import deal_order, set_layout_sampler, uniform_hand
 from trappola_env.openspiel.partie_game import TrappolaGame, TrappolaState
 from trappola_env.openspiel.session_game import BulkaGame, BulkaState
 
-__all__ = ["BulkaGame", "BulkaState", "TrappolaGame", "TrappolaState", "deal_order", "set_layout_sampler"]
+__all__ = [
+    "BulkaGame",
+    "BulkaState",
+    "TrappolaGame",
+    "TrappolaState",
+    "deal_order",
+    "set_layout_sampler",
+    "uniform_hand",
+]
