@@ -10,8 +10,8 @@ trappola_env.openspiel`` and everything else is OpenSpiel's.
 1. Outcome-sampling MCCFR (Lanctot et al. 2009,
    ``open_spiel.python.algorithms.outcome_sampling_mccfr``) for
    ``--mccfr-iterations`` iterations; its average policy (uniform at the
-   information states it never visited, which with 10^20 and more of them
-   is nearly all) then plays ``--games`` games against a uniform random bot.
+   information states it never visited: nearly all, as the challenger's
+   first move alone has C(36, 9) * 27 = 2.5e9) then plays ``--games`` games against a uniform random bot.
 2. DQN (``open_spiel.python.pytorch.dqn``) for both seats in self-play
    through ``rl_environment`` for ``--dqn-episodes`` episodes; its greedy
    policy then plays ``--games`` games against a uniform random bot.
