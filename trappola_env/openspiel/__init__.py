@@ -28,6 +28,13 @@ point difference the rules allow (``points``); ``python_bulka``'s are the
 largest balance the rules allow in a session of that length
 (``session_game.balance_bound``), exponential in ``max_parties`` because an
 Alifer doubles every later stake of the replay.
+
+Two of OpenSpiel's own tools fail on Python games, this one included:
+``evaluate_bots`` calls ``restart_at``, which ``ISMCTSBot`` does not
+implement, and the C++ ``pyspiel.MCTSBot`` crashes the process at its first
+step (use ``open_spiel.python.algorithms.mcts.MCTSBot``).
+``benchmarks/openspiel_algorithms.py`` has a loop that plays bots without
+``restart_at``.
 """
 
 from trappola_env.openspiel.layouts import deal_order, set_layout_sampler, uniform_hand
