@@ -215,3 +215,27 @@ def test_a_file_that_is_not_a_policy_is_refused_naming_it(tmp_path):
         make_player(f"openspiel:{bad}")
     with pytest.raises(ValueError, match="needs a policy file"):
         make_player("openspiel")
+
+
+def test_openspiels_python_mcts_a_perfect_information_bot_plays_on_a_fresh_guess_each_decision():
+    from open_spiel.python.algorithms import mcts
+
+    seen = []
+
+    class Watching(mcts.MCTSBot):
+        def step(self, state):
+            seen.append(state.partie.hands[1 - state.current_player()])
+            return super().step(state)
+
+    def factory(game, player_id, seed):
+        evaluator = mcts.RandomRolloutEvaluator(1, np.random.RandomState(seed))
+        return Watching(game, 2.0, 10, evaluator, random_state=np.random.RandomState(seed))
+
+    player, rule = BotPlayer.wrapping(factory, kind="mcts")(), make_player("rule")
+    player.reset(1)
+    rule.reset(2)
+    deal = random_deal(random.Random(21))
+    rec = play_partie([rule, player], deal)
+    assert rec.result.outcome in ("decided", "tie", "agreed_alifer")
+    # It searched open hands, but the opponent's hand it saw was a guess drawn afresh at each decision.
+    assert len(seen) >= 2 and len(set(seen)) > 1
