@@ -333,3 +333,24 @@ def test_the_former_name_epimc_is_refused_with_the_name_it_has_now():
         make_player("epimc:depth=1")
     with pytest.raises(ValueError, match="vecpimc1"):
         make_player("policy:endgame_search=epimc1")
+
+
+def test_the_vector_backup_is_greedy_where_alpha_mu_is_exact():
+    """Why the vector backup is not named for an exact method: taking the card of best mean at each of this seat's
+    nodes can miss its best pure strategy below a root card, which alpha-mu's fronts find (win objective, all
+    layouts, to the end of the partie)."""
+    partie, seat = late_position(241, 3)
+    info = partie.info_state(seat)
+    pimc = PimcPlayer(exact=100_000, objective="win")
+    cards = sorted(pimc.card_values(info))
+    opp, _ = pimc.layouts(info)
+    w = np.full(len(opp), 1 / len(opp))
+    pub = public_of(pimc.solver_args(info, seat))
+
+    def tree():
+        return WorldTree(seat, info.hand, opp, w, lambda d: np.sign(d).astype(float), new_table(), max_front=100_000)
+
+    greedy = {c: float(v @ w) for c, v in tree().root_vectors(pub, cards, 9).items()}
+    exact = tree().root_fronts(pub, cards, 9)
+    assert all(greedy[c] <= exact[c] + 1e-9 for c in cards)
+    assert any(greedy[c] < exact[c] - 1e-3 for c in cards)
