@@ -128,13 +128,15 @@ class BotPlayer(Player):
             game = self._games[key] = pyspiel.load_game("python_trappola", params)
         return game
 
+    def _key(self, info: InfoState) -> tuple[int, int]:
+        return id(self.game(info)), info.seat
+
     def bot(self, info: InfoState) -> pyspiel.Bot:
         """The bot of ``info``'s seat and rules (built on first use)."""
-        game = self.game(info)
-        key = (id(game), info.seat)
+        key = self._key(info)
         bot = self._bots.get(key)
         if bot is None:
-            bot = self._bots[key] = self.make_bot(game, info.seat, self._seed + info.seat)
+            bot = self._bots[key] = self.make_bot(self.game(info), info.seat, self._seed + info.seat)
         return bot
 
     def act(self, view: TurnView) -> int:
@@ -143,8 +145,7 @@ class BotPlayer(Player):
         if len(legal) == 1:
             return legal[0]  # the bot is told of it before its next step
         info = view.info
-        bot = self.bot(info)
-        key = (id(self.game(info)), info.seat)
+        bot, key = self.bot(info), self._key(info)
         partie = (info.seat, info.dealt, info.bottom)
         fresh = self._partie.get(key) != partie or self._told.get(key, 0) > len(info.history)
         if fresh:
