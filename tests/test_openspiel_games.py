@@ -18,7 +18,7 @@ pyspiel = pytest.importorskip("pyspiel")
 
 from helpers import make_deal_spec  # noqa: E402
 
-from trappola.agents.openspiel_players import sample_layout  # noqa: E402  (installs the lab's layout sampler)
+from trappola.agents.players.openspiel_bots import sample_layout  # noqa: E402  (installs the lab's layout sampler)
 from trappola.agents.search.sampling import constraints_of, dealt_consistent  # noqa: E402
 from trappola_env import bulka_v0, trappola_v0  # noqa: E402
 from trappola_env.engine import action_id, cards_of, deal_from_names, mask_of  # noqa: E402
@@ -205,7 +205,7 @@ def _manko_state():
 @pytest.fixture(params=["lab", "env"])
 def sampler_installed(request):
     """Each layout sampler in turn: the lab's (installed by importing
-    ``trappola.agents.openspiel_players``) and ``trappola_env``'s own."""
+    ``trappola.agents.players.openspiel_bots``) and ``trappola_env``'s own."""
     if request.param == "env":
         set_layout_sampler(None)
     yield request.param

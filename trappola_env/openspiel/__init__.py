@@ -19,7 +19,7 @@ state and observation tensors are the environments' observation vectors
 ``resample_from_infostate`` draws the hidden layout uniformly among those
 the seat's record allows (``layouts.uniform_hand``), with this package alone,
 so OpenSpiel's own ``ISMCTSBot`` runs on it; importing
-``trappola.agents.openspiel_players`` installs the lab's sampler in its place
+``trappola.agents.players.openspiel_bots`` installs the lab's sampler in its place
 (``layouts.set_layout_sampler``, the same distribution). Importing
 ``trappola_env`` alone never imports pyspiel.
 

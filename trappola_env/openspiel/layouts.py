@@ -15,7 +15,7 @@ correctly with nothing but this package imported.
 ``set_layout_sampler(fn)`` installs another draw, ``fn(info, rng) -> hand``
 (``info`` the ``InfoState`` of the seat to resample for, ``rng`` a
 ``random.Random``, ``hand`` the bit set of the opponent's current hand):
-``trappola.agents.openspiel_players`` installs the lab's sampler
+``trappola.agents.players.openspiel_bots`` installs the lab's sampler
 (``trappola.agents.search.sampling``, the same distribution, drawn from
 precomputed groups) on import.
 """
