@@ -23,11 +23,12 @@ so OpenSpiel's own ``ISMCTSBot`` runs on it; importing
 (``layouts.set_layout_sampler``, the same distribution). Importing
 ``trappola_env`` alone never imports pyspiel.
 
-Utility bounds: ``python_trappola``'s are +-1 (``win``) or the largest
-point difference the rules allow (``points``); ``python_bulka``'s are the
-largest balance the rules allow in a session of that length
-(``session_game.balance_bound``), exponential in ``max_parties`` because an
-Alifer doubles every later stake of the replay.
+Utility bounds: ``python_trappola``'s are +-1 (``win``) or a bound on the
+point difference summed from the rules' tables (``points``,
+``partie_game.MAX_POINTS``); ``python_bulka``'s are the largest balance the
+rules allow in a session of that length (``bounds.balance_bound``),
+exponential in ``max_parties`` because an Alifer doubles every payment of
+its replay.
 
 Two of OpenSpiel's own tools fail on Python games, this one included:
 ``evaluate_bots`` calls ``restart_at``, which ``ISMCTSBot`` does not
