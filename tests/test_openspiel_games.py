@@ -317,7 +317,7 @@ def test_the_env_sampler_keeps_exactly_the_hands_blans_bianka_and_figura_allow()
     assert all(dealt_consistent(info, h) for h in drawn)
 
 
-def test_python_bulka_bounds_are_the_rules_largest_balance_and_hold_in_play():
+def test_python_bulka_bounds_come_from_the_rules_tables_and_hold_in_play():
     from trappola_env.openspiel.bounds import balance_bound, max_multipliers, partie_units
     from trappola_env.openspiel.session_game import EXTRA_REPLAYS
 

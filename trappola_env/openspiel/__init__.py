@@ -25,8 +25,8 @@ so OpenSpiel's own ``ISMCTSBot`` runs on it; importing
 
 Utility bounds: ``python_trappola``'s are +-1 (``win``) or a bound on the
 point difference summed from the rules' tables (``points``,
-``partie_game.MAX_POINTS``); ``python_bulka``'s are the largest balance the
-rules allow in a session of that length (``bounds.balance_bound``),
+``partie_game.MAX_POINTS``); ``python_bulka``'s bound the balance a session of
+that length can reach, from the rules' tables (``bounds.balance_bound``),
 exponential in ``max_parties`` because an Alifer doubles every payment of
 its replay.
 

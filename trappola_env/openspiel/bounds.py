@@ -84,8 +84,10 @@ def max_multipliers(max_parties: int, extra: int) -> list[int]:
 
 
 def balance_bound(max_parties: int, stake_multiple: int, extra: int) -> int:
-    """The largest absolute token balance a player can reach in a session of
-    ``max_parties`` parties and at most ``extra`` Pro replays past them."""
+    """A bound on the absolute token balance a player can reach in a session
+    of ``max_parties`` parties and at most ``extra`` Pro replays past them
+    (every partie at its largest multiplier and payments: a bound, which no
+    single session need reach)."""
     return partie_units() * stake_multiple * sum(max_multipliers(max_parties, extra))
 
 

@@ -20,8 +20,8 @@ equal split), so ``rewards()`` is the change of balance since the last decision
 PettingZoo's ``reset`` does; ``bulka_v0`` adds them to the first step's) and at the
 end the returns are the final balances (``bulka_v0``'s summed rewards).
 Parameters: ``players`` (2-4), ``max_parties``, ``stake_multiple`` and
-``ace_declaration``. The utility bounds are the largest balance the rules
-allow in such a session (``bounds.balance_bound``; 1.1e8 tokens within 20
+``ace_declaration``. The utility bounds bound the balance such a session
+can reach, from the rules' tables (``bounds.balance_bound``; 1.1e8 tokens within 20
 parties at ``stake_multiple=1``, because each Alifer doubles the replay's
 payments, and more for the rare chain of tied Pro replays past them): a
 learner should scale returns by the stake, ``10 * stake_multiple``, not by
