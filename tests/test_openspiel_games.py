@@ -354,3 +354,27 @@ def test_four_twos_blans_and_bianka_make_the_opponent_pay_the_largest_declaratio
         cards = [a for a in legal if a < 36]
         partie.apply(min(cards) if cards else action_id("decline Alifer"))
     assert partie.result().declaration_tokens[0] == max_declaration_payment() == 25
+
+
+def test_the_env_sampler_draws_only_hands_the_labs_constraints_allow_in_random_play():
+    # Random play with declarations, Manko questions and voids: at every decision of 20 parties both
+    # seats' draws are hands the lab's own constraints (and the independent check) allow.
+    rng = random.Random(5)
+    game = pyspiel.load_game("python_trappola")
+    checked = 0
+    for _ in range(20):
+        state = game.new_initial_state()
+        while state.is_chance_node():
+            state.apply_action(rng.choice([a for a, _ in state.chance_outcomes()]))
+        while not state.is_terminal():
+            legal = [a for a in state.legal_actions() if a != action_id("propose Alifer")]
+            for seat in (0, 1):
+                info = InfoState(state.partie, seat)
+                allowed = constraints_of(info)
+                for _ in range(3):
+                    hand = uniform_hand(info, rng)
+                    assert allowed.allows(hand) and dealt_consistent(info, hand)
+                    checked += 1
+            declarations = [a for a in legal if a >= 36]
+            state.apply_action(declarations[0] if declarations and rng.random() < 0.7 else rng.choice(legal))
+    assert checked > 1000
