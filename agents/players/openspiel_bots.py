@@ -5,9 +5,9 @@ player interface (``trappola.agents.base.Player``), so the evaluator, the
 referee's sessions, the web table and ``trappola exploit`` take it like any
 other player. Subclasses set ``make_bot(game, player_id, seed)``;
 ``BotPlayer.wrapping(factory)`` makes a player class from any
-``factory(game, player_id, seed) -> pyspiel.Bot`` in one line, e.g.
-``BotPlayer.wrapping(pyspiel.make_uniform_random_bot ...)`` through a lambda
-that drops the game.
+``factory(game, player_id, seed) -> pyspiel.Bot`` in one line::
+
+    RandomBot = BotPlayer.wrapping(lambda game, player_id, seed: pyspiel.make_uniform_random_bot(player_id, seed))
 
 How the adapter treats a bot, following OpenSpiel's own loop
 (``open_spiel.python.algorithms.evaluate_bots``):
