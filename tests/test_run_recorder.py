@@ -46,7 +46,12 @@ def recorder(cls, tmp_path, lines=None, scalars=None, **changes):
 @pytest.mark.parametrize("cls", [TrainConfig, RLlibConfig])
 def test_best_zip_is_the_best_score_and_the_run_is_recorded(cls, tmp_path):
     lines, scalars = [], {}
-    rec = recorder(cls, tmp_path, lines, lambda k, v, steps: scalars.setdefault(k, []).append((v, steps)))
+
+    def sink(values, steps):
+        for k, v in values.items():
+            scalars.setdefault(k, []).append((v, steps))
+
+    rec = recorder(cls, tmp_path, lines, sink)
     for steps, network in ((100, "random"), (200, "rule"), (300, "random")):
         assert rec.due(steps)
         rec.step(steps, network)

@@ -18,10 +18,19 @@ from __future__ import annotations
 import json
 import sys
 import textwrap
+from typing import Any
 
-from trappola.train.config_file import load_config, resolve_config, trainer_of
+from trappola.train.config_file import (
+    config_class,
+    config_from_dict,
+    load_config,
+    parse_overrides,
+    read_settings,
+    resolve_config,
+)
 from trappola.train.run_config import field_choices, field_help, field_range, type_name
-from trappola.train.run_interrupt import INTERRUPTED_STATUS
+from trappola.train.run_interrupt import INTERRUPTED_STATUS, exit_status
+from trappola.train.run_resume import follow_checkpoint, recorded_config, resumed_settings
 from trappola_env.atomic_file import describe_os_error
 
 #: What the command prints of the summary at the end of a run.
@@ -80,6 +89,36 @@ def split_config(argv: list[str]) -> tuple[str | None, list[str]]:
     return config, rest
 
 
+def build_config(config: str | None, argv: list[str]):
+    """The run's config from ``--config`` (None: none given) and the other
+    arguments. A resume (``resume=PATH``) without ``--config`` starts from
+    the resumed run's recorded settings, not the default config file
+    (``trappola.train.run_resume``); with or without it, a setting the
+    checkpoint fixes that neither the file nor the command line sets
+    follows the checkpoint. The config notes where each setting came from."""
+    overrides = parse_overrides(argv)
+    given = {str(k).partition(".")[0] for k in overrides}
+    resume = overrides.get("resume")
+    if not resume:
+        return load_config(resolve_config(config), overrides)
+    if config is None:
+        recorded = recorded_config(resume)
+        cls: Any = config_class(str(recorded.get("trainer", "sb3")))
+        cfg = config_from_dict(overrides, config_from_dict(resumed_settings(resume, cls.model_fields), cls=cls))
+        sources, explicit = {}, given
+    else:
+        path = resolve_config(config)
+        cfg = load_config(path, overrides)
+        in_file = set(read_settings(path))
+        sources = {k: path.name for k in in_file}
+        explicit = in_file | given
+    values = follow_checkpoint(resume, cfg.to_dict(), explicit)
+    if values != cfg.to_dict():
+        cfg = type(cfg)(**values)
+    cfg.note_sources({**sources, **{k: "command line" for k in given}})
+    return cfg
+
+
 def run_trainer(cfg) -> dict:
     """Run ``cfg`` with its trainer; returns the run's summary."""
     if cfg.trainer == "rllib":
@@ -97,17 +136,16 @@ def cli_main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         config, rest = split_config(argv)
-        path = resolve_config(config)
-        trainer = trainer_of(path)
         if any(a in ("-h", "--help") for a in rest):
+            path = resolve_config(config)
             print(help_text(load_config(path), config or "ppo_selfplay"))
             return 0
-        if trainer == "rllib":
+        cfg = build_config(config, rest)
+        if cfg.trainer == "rllib":
             try:
                 import ray  # noqa: F401
             except ImportError:
                 raise ValueError("an RLlib config needs Ray: pip install 'trappola-lab[ray]'") from None
-        cfg = load_config(path, rest)
         summary = run_trainer(cfg)
     except OSError as exc:  # FileNotFoundError included: a config that is not there
         print(f"error: {describe_os_error(exc)}", file=sys.stderr)
@@ -119,4 +157,4 @@ def cli_main(argv=None) -> int:
         print("interrupted", file=sys.stderr)
         return INTERRUPTED_STATUS
     print(json.dumps({k: summary[k] for k in PRINTED}, indent=1))
-    return INTERRUPTED_STATUS if summary.get("interrupted") else 0
+    return exit_status(summary.get("signal")) if summary.get("interrupted") else 0

@@ -61,8 +61,10 @@ def train(cfg: TrainConfig, log=None, callbacks=(), players: dict | None = None)
     # Refuse an unusable checkpoint, player or run folder before writing or starting anything.
     if cfg.resume or cfg.init_from:
         from trappola.agents.model_io.checkpoint_format import load_policy
+        from trappola.train.run_resume import check_fixed
 
         load_policy(cfg.resume or cfg.init_from)
+        check_fixed(cfg, cfg.resume or cfg.init_from)
     load_players(cfg)
     check_run_dir(cfg)
     with StopOnInterrupt() as stop:
@@ -82,6 +84,7 @@ def _train(cfg: TrainConfig, log, callbacks: list, players: dict | None, stop: S
     from trappola.train.networks import activation_class
     from trappola.train.run_recorder import RunRecorder
     from trappola.train.sb3.privileged_policy import PrivilegedCriticPolicy
+    from trappola.train.sb3.run_logger import write_row
     from trappola.train.sb3.vec import make_vec_env
 
     # 1. settings and seeds ---------------------------------------------
@@ -103,14 +106,13 @@ def _train(cfg: TrainConfig, log, callbacks: list, players: dict | None, stop: S
     activation = activation_class(cfg.activation)
     resumed_from = None
     if cfg.resume:
-        model, meta = load_model(cfg.resume, env=venv, device=device)
+        # Every PPO setting is the config's, not the checkpoint's: SB3 sets these before it builds the learner.
+        model, meta = load_model(cfg.resume, env=venv, device=device, seed=cfg.seed, **ppo_settings(cfg, lr_schedule))
         # A model trained in stages must still say how it was made: its whole lineage travels with it.
         resumed_from = {
             "path": cfg.resume,
             **{k: meta.get(k) for k in ("seed", "num_timesteps", "config", "resumed_from")},
         }
-        model.learning_rate = lr_schedule
-        model._setup_lr_schedule()
     else:
         policy_class = PrivilegedCriticPolicy if cfg.privileged_critic else "MlpPolicy"
         model = MaskablePPO(
@@ -119,17 +121,7 @@ def _train(cfg: TrainConfig, log, callbacks: list, players: dict | None, stop: S
             seed=cfg.seed,
             device=device,
             verbose=0,
-            learning_rate=lr_schedule,
-            n_steps=cfg.n_steps,
-            batch_size=cfg.batch_size,
-            n_epochs=cfg.n_epochs,
-            gamma=cfg.gamma,
-            gae_lambda=cfg.gae_lambda,
-            clip_range=cfg.clip_range,
-            ent_coef=cfg.ent_coef,
-            vf_coef=cfg.vf_coef,
-            max_grad_norm=cfg.max_grad_norm,
-            target_kl=cfg.target_kl or None,
+            **ppo_settings(cfg, lr_schedule),
             policy_kwargs=dict(net_arch=dict(pi=list(cfg.net_arch), vf=list(cfg.net_arch)), activation_fn=activation),
         )
         if cfg.init_from:
@@ -154,9 +146,10 @@ def _train(cfg: TrainConfig, log, callbacks: list, players: dict | None, stop: S
         return PolicyPlayer.from_numpy(NumpyPolicy.from_sb3(model.policy, cfg.activation))
 
     # The run folder is written only now that the environments and the model are up.
-    recorder = RunRecorder(
-        cfg, save, player, log=log, started=t_start, scalars=lambda key, value, steps: model.logger.record(key, value)
-    )
+    def scalars(values: dict, steps: int) -> None:  # at their exact step, not the next rollout's
+        write_row(model.logger, values, steps)
+
+    recorder = RunRecorder(cfg, save, player, log=log, started=t_start, scalars=scalars, stop=stop)
     run_dir, say = recorder.run_dir, recorder.say
     say(
         f"run {run_dir}: {cfg.total_timesteps:,} steps, {cfg.n_envs} envs, pool {cfg.pool}, "
@@ -171,6 +164,24 @@ def _train(cfg: TrainConfig, log, callbacks: list, players: dict | None, stop: S
     finally:
         venv.close()
         recorder.close()
+
+
+def ppo_settings(cfg: TrainConfig, lr_schedule) -> dict:
+    """``MaskablePPO``'s settings of ``cfg`` (with the learning-rate
+    schedule ``lr_schedule``), for a new model and a resumed one alike."""
+    return dict(
+        learning_rate=lr_schedule,
+        n_steps=cfg.n_steps,
+        batch_size=cfg.batch_size,
+        n_epochs=cfg.n_epochs,
+        gamma=cfg.gamma,
+        gae_lambda=cfg.gae_lambda,
+        clip_range=cfg.clip_range,
+        ent_coef=cfg.ent_coef,
+        vf_coef=cfg.vf_coef,
+        max_grad_norm=cfg.max_grad_norm,
+        target_kl=cfg.target_kl or None,
+    )
 
 
 def _learn(cfg: TrainConfig, model, recorder, callbacks: list, stop: StopOnInterrupt, t_start: float) -> dict:
@@ -197,27 +208,19 @@ def _learn_logged(cfg: TrainConfig, model, recorder, callbacks: list, stop: Stop
         StopCallback,
         TimeLimitCallback,
     )
+    from trappola.train.sb3.run_logger import write_row
 
     say = recorder.say
 
     # 4. behaviour cloning warm start -------------------------------------
     bc_stats = None
     if cfg.bc and not cfg.resume and not cfg.init_from:
-        t0 = time.time()
-        data = bc_mod.collect_for_run(cfg, say, privileged=cfg.privileged_critic)
-        bc_stats = bc_mod.clone(
-            model,
-            data,
-            cfg.bc_epochs,
-            cfg.bc_batch_size,
-            cfg.bc_learning_rate,
-            cfg.bc_value_coef,
-            seed=cfg.seed,
-            log=say,
-        )
-        del data
-        say(f"bc done in {time.time() - t0:.0f}s")
-        if cfg.evaluates:
+
+        def bc_row(values: dict, epoch: int) -> None:  # TensorBoard's bc/* by epoch, progress.csv's at step 0
+            write_row(model.logger, {**values, "bc/epoch": epoch}, epoch, csv_steps=model.num_timesteps)
+
+        bc_stats = bc_mod.warm_start(cfg, model, say, stop, bc_row, privileged=cfg.privileged_critic)
+        if cfg.evaluates and not stop.requested:
             recorder.evaluate(model.num_timesteps, model)
 
     # 5. PPO with the opponent pool ---------------------------------------
@@ -242,11 +245,12 @@ def _learn_logged(cfg: TrainConfig, model, recorder, callbacks: list, stop: Stop
     stopped = None  # a dead opponent worker or a failing disk stops the run; its weights are still saved below
     try:
         # total_timesteps is the run's length, so a resumed run learns only what is left of it.
-        model.learn(
-            total_timesteps=max(cfg.total_timesteps - steps_before, 0),
-            callback=callbacks,
-            reset_num_timesteps=not cfg.resume,
-        )
+        if not stop.requested:  # a signal during behaviour cloning: its network is saved as it is
+            model.learn(
+                total_timesteps=max(cfg.total_timesteps - steps_before, 0),
+                callback=callbacks,
+                reset_num_timesteps=not cfg.resume,
+            )
     except (WorkerLostError, OSError) as exc:
         stopped = exc
     learn_s = time.time() - t_learn

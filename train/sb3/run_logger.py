@@ -139,3 +139,17 @@ def run_logger(folder: Path, tensorboard: bool, resumed_at: int | None = None) -
     if tensorboard:
         formats.append(QuietTensorBoard(folder))
     return Logger(folder=str(folder), output_formats=formats)
+
+
+def write_row(logger: Logger, values: dict, steps: int, csv_steps: int | None = None) -> None:
+    """``values`` as one row of ``logger``'s outputs at exactly ``steps``
+    (``progress.csv`` with its step column, TensorBoard at that step),
+    whatever the logger holds for its next rollout row (left untouched):
+    the evaluations and behaviour cloning are logged where they happened.
+    ``csv_steps``: the step column's value when TensorBoard's step is
+    another axis (behaviour cloning's epochs)."""
+    row = {**values, STEPS_KEY: int(steps if csv_steps is None else csv_steps)}
+    excluded: dict = {key: None for key in values}
+    excluded[STEPS_KEY] = ("tensorboard",)  # TensorBoard has its own step axis
+    for output in logger.output_formats:
+        output.write(row, excluded, int(steps))
