@@ -106,8 +106,12 @@ def _call_inherited(task):
 
 def _serve(conn, main_pid: int, initializer, initargs) -> None:
     """A worker: answers ``(fn, arg)`` messages with ``("ok", fn(arg))`` or
-    ``("error", exception, traceback)`` until it receives ``None``."""
+    ``("error", exception, traceback)`` until it receives ``None``. Stop
+    signals are the parent's to act on (a Ctrl-C or a job's SIGTERM reaches
+    the whole process group): the worker ignores them and the parent ends it."""
     global _INHERITED
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_IGN)
     end_with_parent(main_pid)
     if initializer is not None:
         _INHERITED = initializer(*initargs)

@@ -39,6 +39,7 @@ Steps:
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 
 from trappola.agents.evaluation.backend import WorkerLostError
@@ -67,8 +68,38 @@ def train(cfg: TrainConfig, log=None, callbacks=(), players: dict | None = None)
         check_fixed(cfg, cfg.resume or cfg.init_from)
     load_players(cfg)
     check_run_dir(cfg)
+    check_memory(cfg)
     with StopOnInterrupt() as stop:
         return _train(cfg, log, list(callbacks), players, stop)
+
+
+#: Bytes per game held besides the rollout (the batched engine's state, a game's buffers): a generous guess.
+GAME_BYTES = 16_384
+
+
+def memory_estimate(cfg: TrainConfig) -> int:
+    """Bytes the run's rollout needs at least: ``n_envs * n_steps`` rows of
+    observation, legal mask and PPO's own columns (float32), twice (SB3
+    copies the buffer into tensors to train), plus ``GAME_BYTES`` a game."""
+    from trappola_env.engine import N_ACTIONS
+    from trappola_env.observation import OBS_SIZE
+
+    return cfg.n_envs * cfg.n_steps * (OBS_SIZE + N_ACTIONS + 8) * 4 * 2 + cfg.n_envs * GAME_BYTES
+
+
+def check_memory(cfg: TrainConfig) -> None:
+    """Refuse in one line a run whose ``memory_estimate`` exceeds this
+    machine's memory (numpy would fail with a traceback after minutes)."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):  # not a POSIX system: nothing to compare with
+        return
+    need = memory_estimate(cfg)
+    if need > total:
+        raise ValueError(
+            f"n_envs={cfg.n_envs:,} x n_steps={cfg.n_steps:,} needs at least {need / 2**30:,.1f} GiB of memory, "
+            f"this machine has {total / 2**30:,.1f} GiB: lower n_envs or n_steps"
+        )
 
 
 def _train(cfg: TrainConfig, log, callbacks: list, players: dict | None, stop: StopOnInterrupt) -> dict:
