@@ -94,10 +94,13 @@ def changes(recorded: dict, now: dict, sources: dict | None = None) -> list[str]
     for key, value in now.items():
         if key in NOT_COMPARED or key not in recorded or recorded[key] == value:
             continue
-        lines.append(
-            f"{key}: {json.dumps(recorded[key])} (resumed run) -> {json.dumps(value)} ({sources.get(key, 'this run')})"
-        )
+        lines.append(f"{key}: {show(recorded[key])} (resumed run) -> {show(value)} ({sources.get(key, 'this run')})")
     return lines
+
+
+def show(value) -> str:
+    """A setting's value as the command line writes it (``mixed``, ``[64, 64]``)."""
+    return value if isinstance(value, str) else json.dumps(value)
 
 
 def resume_changes(cfg) -> list[str]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import sys
 import textwrap
+from pathlib import Path
 from typing import Any
 
 from trappola.train.config_file import (
@@ -95,7 +96,9 @@ def build_config(config: str | None, argv: list[str]):
     the resumed run's recorded settings, not the default config file
     (``trappola.train.run_resume``); with or without it, a setting the
     checkpoint fixes that neither the file nor the command line sets
-    follows the checkpoint. The config notes where each setting came from."""
+    follows the checkpoint. Without ``--config`` a checkpoint in a run's
+    folder (one with its ``config.yaml``) continues that folder, wherever it
+    was moved. The config notes where each setting came from."""
     overrides = parse_overrides(argv)
     given = {str(k).partition(".")[0] for k in overrides}
     resume = overrides.get("resume")
@@ -104,8 +107,13 @@ def build_config(config: str | None, argv: list[str]):
     if config is None:
         recorded = recorded_config(resume)
         cls: Any = config_class(str(recorded.get("trainer", "sb3")))
-        cfg = config_from_dict(overrides, config_from_dict(resumed_settings(resume, cls.model_fields), cls=cls))
+        base = resumed_settings(resume, cls.model_fields)
         sources, explicit = {}, given
+        folder = Path(resume).expanduser().parent
+        if (folder / "config.yaml").is_file():  # a run's folder, wherever it is now: the resume continues it
+            base.update(out_dir=str(folder.parent), run_name=folder.name)
+            sources = {"out_dir": "the checkpoint's folder", "run_name": "the checkpoint's folder"}
+        cfg = config_from_dict(overrides, config_from_dict(base, cls=cls))
     else:
         path = resolve_config(config)
         cfg = load_config(path, overrides)
