@@ -202,11 +202,7 @@ class WorkerProcesses:
                 conn.send(None)
         for proc in self.procs:
             proc.join(timeout=wait_s)
-            if proc.is_alive():
-                # terminate() only sends the signal: join again so close() returns with the process gone.
-                proc.terminate()
-                proc.join(timeout=5)
-            if proc.is_alive():
+            if proc.is_alive():  # busy with a task, or stuck: workers ignore SIGTERM, so SIGKILL
                 proc.kill()
                 proc.join()
         for conn in self.conns:
@@ -324,11 +320,16 @@ class ProcessBackend(Backend):
             self._pool = None
             self._forked_fn = None
 
-    def close(self):
+    def close(self, wait_s: float = 5.0):
+        """Stop the workers, each given ``wait_s`` seconds to finish its task."""
         if self._pool is not None:
-            self._pool.close()
+            self._pool.close(wait_s)
             self._pool = None
             self._forked_fn = None
+
+    def __exit__(self, exc_type, *exc):
+        # An exception (a Ctrl-C included) ends the block: the workers' tasks are not waited for.
+        self.close(0.0 if exc_type is not None else 5.0)
 
 
 def default_workers() -> int:
