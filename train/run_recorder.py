@@ -243,7 +243,7 @@ class RunRecorder:
         write_text(self.run_dir / "summary.json", json.dumps(summary, indent=1))
         if interrupted:
             by = f" by {self.stop.signal_name}" if self.stop is not None and self.stop.signal_name else ""
-            self.say(f"interrupted{by} at {steps:,} steps: saved {final}; resume={final} continues the run")
+            self.say(f"interrupted at {steps:,} steps{by}: saved {final}; resume={final} continues the run")
         self.say(
             f"done in {summary['minutes']:.1f} min; "
             + (
