@@ -6,11 +6,11 @@
 The config file's ``trainer`` picks the trainer (``sb3``:
 ``trappola.train.sb3.ppo_selfplay``; ``rllib``: ``trappola.train.rllib.selfplay``) and
 so the settings the command takes: every field of its config class is an
-option, its help text the field's (``trappola.train.run_config.setting``),
+option, its help text the field's (``trappola.train.run.config.setting``),
 so ``--help`` lists exactly what the config accepts. A bad setting, an
 unusable run folder, checkpoint or player file, or a file that cannot be
 written ends the command with one line on stderr and exit status 2; a run
-stopped by Ctrl-C (saved, ``trappola.train.run_interrupt``) with status 130.
+stopped by Ctrl-C (saved, ``trappola.train.run.interrupt``) with status 130.
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from trappola.train.config_file import (
+from trappola.train.run.config import field_choices, field_help, field_range, type_name
+from trappola.train.run.config_file import (
     config_class,
     config_from_dict,
     load_config,
@@ -29,9 +30,8 @@ from trappola.train.config_file import (
     read_settings,
     resolve_config,
 )
-from trappola.train.run_config import field_choices, field_help, field_range, type_name
-from trappola.train.run_interrupt import INTERRUPTED_STATUS, exit_status
-from trappola.train.run_resume import follow_checkpoint, recorded_config, resumed_settings
+from trappola.train.run.interrupt import INTERRUPTED_STATUS, exit_status
+from trappola.train.run.resume import follow_checkpoint, recorded_config, resumed_settings
 from trappola_env.atomic_file import describe_os_error
 
 #: What the command prints of the summary at the end of a run.
@@ -94,7 +94,7 @@ def build_config(config: str | None, argv: list[str]):
     """The run's config from ``--config`` (None: none given) and the other
     arguments. A resume (``resume=PATH``) without ``--config`` starts from
     the resumed run's recorded settings, not the default config file
-    (``trappola.train.run_resume``); with or without it, a setting the
+    (``trappola.train.run.resume``); with or without it, a setting the
     checkpoint fixes that neither the file nor the command line sets
     follows the checkpoint. Without ``--config`` a checkpoint in a run's
     folder (one with its ``config.yaml``) continues that folder, wherever it

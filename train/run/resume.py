@@ -8,7 +8,7 @@ resumes (its reward mode, network, evaluation deals...); a config file
 named with ``--config`` and the command line's settings override them.
 Every setting that then differs from the resumed run's is one line of
 ``changes`` (``reward_mode: points (resumed run) -> mixed
-(ppo_selfplay.yaml)``), said in ``train.log`` by ``trappola.train.run_log``
+(ppo_selfplay.yaml)``), said in ``train.log`` by ``trappola.train.run.log``
 and kept in the resume's own ``config.resume-<steps>.yaml`` beside the
 run's ``config.yaml``, which is never written over.
 

@@ -30,7 +30,7 @@ from pathlib import Path
 import yaml
 
 from trappola.agents.model_io.checkpoint_format import read_metadata
-from trappola.train.run_resume import resume_changes
+from trappola.train.run.resume import resume_changes
 from trappola_env.atomic_file import (
     check_can_write,
     describe_os_error,

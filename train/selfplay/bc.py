@@ -92,7 +92,7 @@ def collect_for_run(cfg, say, privileged: bool = False) -> dict:
     reward and Alifer value, workers), saying how many decisions it got
     and in how long; both trainers warm-start with it.
 
-    :param cfg: the run's config (``trappola.train.run_config.RunConfig``)
+    :param cfg: the run's config (``trappola.train.run.config.RunConfig``)
     :param say: where the progress line goes
     :param privileged: also the full-deal vectors (a privileged critic)
     :return: ``collect``'s arrays"""
@@ -118,7 +118,7 @@ def collect_for_run(cfg, say, privileged: bool = False) -> dict:
 def warm_start(cfg, model, say, stop, scalars=None, privileged: bool = False) -> dict | None:
     """Behaviour cloning of a run (``collect_for_run``, then ``clone``
     with its settings) into ``model``, both trainers' step; a stop signal
-    (``stop``, a ``trappola.train.run_interrupt.StopOnInterrupt``) ends it
+    (``stop``, a ``trappola.train.run.interrupt.StopOnInterrupt``) ends it
     within a moment, keeping what was cloned. ``scalars(values, epoch)``
     gets the ``bc/*`` figures of each epoch. Returns the figures (None if
     stopped before the teacher's moves were collected)."""
