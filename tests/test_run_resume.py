@@ -142,3 +142,12 @@ def test_a_changed_network_is_refused_in_one_line_naming_both(trained, tmp_path)
     (line,) = done.stderr.strip().splitlines()
     assert "net_arch" in line and "[32]" in line and "[64]" in line
     assert not list(run.glob("config.resume-*"))  # refused before anything was written
+
+
+def test_init_from_follows_the_checkpoints_network_when_none_is_asked(trained, tmp_path):
+    settings = [s for s in TINY if not s.startswith("net_arch")]
+    argv = [*settings, f"init_from={trained / 'final.zip'}", "total_timesteps=64", f"out_dir={tmp_path}", "run_name=i"]
+    done = trappola("train", *argv)
+    assert done.returncode == 0, done.stderr
+    meta = read_metadata(tmp_path / "i" / "final.zip")
+    assert meta["config"]["net_arch"] == [32] and meta["policy_arch"]["net_arch"]["pi"] == [32]

@@ -200,3 +200,18 @@ def test_inputs_refused_before_the_work(tmp_path):
     assert huge.returncode == 2 and "GiB of memory" in huge.stderr and "Traceback" not in huge.stderr
     assert len(huge.stderr.strip().splitlines()) == 1 and time.time() - t0 < 60
     assert not (tmp_path / "ppo_selfplay").exists()
+
+
+@pytest.mark.parametrize("command", [["evaluate", "--players", "random,random", "--deals", "2"], ["exploit"]])
+def test_a_full_disk_under_json_is_refused_before_the_work(tmp_path, monkeypatch, capsys, command):
+    from trappola.cli.main import main
+    from trappola_env import atomic_file
+
+    full = atomic_file.shutil.disk_usage(tmp_path)._replace(free=1000)
+    monkeypatch.setattr(atomic_file.shutil, "disk_usage", lambda path: full)
+    if command == ["exploit"]:
+        command = ["exploit", "--target", "random", "--minutes", "1"]
+    assert main([*command, "--json", str(tmp_path / "out.json")]) == 2
+    out, err = capsys.readouterr()
+    assert "No space left on device" in err or "no space left on device" in err
+    assert out == "" and not (tmp_path / "out.json").exists()

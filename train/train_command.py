@@ -95,16 +95,17 @@ def build_config(config: str | None, argv: list[str]):
     arguments. A resume (``resume=PATH``) without ``--config`` starts from
     the resumed run's recorded settings, not the default config file
     (``trappola.train.run.resume``); with or without it, a setting the
-    checkpoint fixes that neither the file nor the command line sets
-    follows the checkpoint. Without ``--config`` a checkpoint in a run's
+    checkpoint fixes (``resume``'s or ``init_from``'s) that neither the file
+    nor the command line sets follows the checkpoint. Without ``--config`` a checkpoint in a run's
     folder (one with its ``config.yaml``) continues that folder, wherever it
     was moved. The config notes where each setting came from."""
     overrides = parse_overrides(argv)
     given = {str(k).partition(".")[0] for k in overrides}
     resume = overrides.get("resume")
-    if not resume:
+    start = resume or overrides.get("init_from")  # the checkpoint whose network the run continues
+    if not start:
         return load_config(resolve_config(config), overrides)
-    if config is None:
+    if resume and config is None:
         recorded = recorded_config(resume)
         cls: Any = config_class(str(recorded.get("trainer", "sb3")))
         base = resumed_settings(resume, cls.model_fields)
@@ -119,8 +120,8 @@ def build_config(config: str | None, argv: list[str]):
         cfg = load_config(path, overrides)
         in_file = set(read_settings(path))
         sources = {k: path.name for k in in_file}
-        explicit = in_file | given
-    values = follow_checkpoint(resume, cfg.to_dict(), explicit)
+        explicit = in_file | given if config is not None else given  # the default file asks for nothing
+    values = follow_checkpoint(start, cfg.to_dict(), explicit)
     if values != cfg.to_dict():
         cfg = type(cfg)(**values)
     cfg.note_sources({**sources, **{k: "command line" for k in given}})
