@@ -1,5 +1,9 @@
-"""SB3's logger for a run: ``progress.csv`` and TensorBoard in the run's
-``tb/``, kept across a resume and failing in one line.
+"""A run's scalars, both trainers': an SB3 logger writing ``progress.csv``
+and TensorBoard in the run's ``tb/``, kept across a resume and failing in
+one line. The SB3 trainer's model logs its rollouts to it; the RLlib
+trainer writes one row per PPO iteration; both write the evaluations and
+behaviour cloning's figures as rows of their own at their exact step
+(``write_row``).
 
 SB3's own CSV writer opens ``progress.csv`` with ``w+``, so a resumed run
 erased the learning curve; ``ProgressCSV`` appends under the file's
