@@ -22,6 +22,10 @@ import pytest
 
 from trappola.agents.model_io.checkpoint_format import read_metadata
 
+#: Seconds from a signal to the command's exit: the save and the interpreter's exit take up to ~15 s on a
+#: loaded 2-core machine; the work each test interrupts would go on for minutes (or hours) unstopped.
+STOPS_WITHIN = 30
+
 TINY = [
     "n_envs=2",
     "vec_env=dummy",
@@ -96,7 +100,7 @@ def test_a_signal_during_behaviour_cloning_stops_it_and_keeps_the_cloned_network
     wait_for(proc, run / "train.log", "bc epoch 1/")
     proc.send_signal(signal.SIGINT)
     _, err, took = finish(proc)
-    assert proc.returncode == 130 and took < 10 and "Traceback" not in err, err
+    assert proc.returncode == 130 and took < STOPS_WITHIN and "Traceback" not in err, err
     meta = read_metadata(run / "final.zip")
     assert meta["interrupted"] is True and meta["num_timesteps"] == 0
     assert meta["bc"]["stopped"] is True and meta["bc"]["acc"] > 0  # cloned for at least an epoch, and kept
@@ -119,20 +123,20 @@ def test_a_signal_while_collecting_the_teachers_games_stops_at_once(tmp_path):
     time.sleep(1)
     proc.send_signal(signal.SIGTERM)
     _, err, took = finish(proc)
-    assert proc.returncode == 143 and took < 10 and "Traceback" not in err, err
+    assert proc.returncode == 143 and took < STOPS_WITHIN and "Traceback" not in err, err
     assert "nothing cloned" in (run / "train.log").read_text()
     assert read_metadata(run / "final.zip")["interrupted"] is True and (run / "summary.json").is_file()
 
 
 def test_a_signal_during_the_final_evaluation_ends_it_and_says_so(tmp_path):
     run = tmp_path / "a"
-    evaluating = ["eval_deals=5000", "eval_every=0", "eval_search_deals=0", "eval_opponent=rule"]
+    evaluating = ["eval_deals=100000", "eval_every=0", "eval_search_deals=0", "eval_opponent=rule"]
     proc = start("train", *TINY, *evaluating, "total_timesteps=64", f"out_dir={tmp_path}", "run_name=a")
     wait_for(proc, run / "train.log", "learned 64 steps")
     time.sleep(0.5)
     proc.send_signal(signal.SIGINT)
     _, err, took = finish(proc)
-    assert proc.returncode == 130 and took < 10 and "Traceback" not in err, err
+    assert proc.returncode == 130 and took < STOPS_WITHIN and "Traceback" not in err, err
     log = (run / "train.log").read_text()
     assert "stopped by SIGINT: not evaluated" in log and "final evaluation stopped" in log
     summary = json.loads((run / "summary.json").read_text())

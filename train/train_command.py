@@ -21,6 +21,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+from trappola.train.rllib.address import check_reachable
 from trappola.train.run.config import field_choices, field_help, field_range, type_name
 from trappola.train.run.config_file import (
     config_class,
@@ -151,6 +152,8 @@ def cli_main(argv=None) -> int:
             return 0
         cfg = build_config(config, rest)
         if cfg.trainer == "rllib":
+            if cfg.address:  # before Ray and the trainer are even imported: a wrong address is a typo's cost
+                check_reachable(cfg.address)
             try:
                 import ray  # noqa: F401
             except ImportError:

@@ -75,6 +75,7 @@ import numpy as np
 
 from trappola.agents.model_io.checkpoint_format import read_metadata
 from trappola.train.devices import resolve_device
+from trappola.train.rllib.address import check_reachable
 from trappola.train.rllib.config import RLlibConfig
 from trappola.train.rllib.learner_state import MAIN, get_optimizer, get_weights, set_weights, start, trained_module
 from trappola.train.run.config import load_players
@@ -278,23 +279,6 @@ def last_save(recorder, steps: int, network, exc: OSError, **meta) -> None:
     except OSError as again:  # the disk is full: the previous final.zip, if any, is kept whole
         with contextlib.suppress(OSError):
             recorder.say(f"stopped at {steps:,} steps: {why}; final.zip not saved: {describe_os_error(again)}")
-
-
-def check_reachable(address: str, timeout: float = 10.0) -> None:
-    """Refuse in one line a Ray ``address`` (``host:port``, ``ray://host:port``)
-    where nothing answers within ``timeout`` seconds (``ray.init`` would wait
-    for minutes); ``auto`` and ``local`` are Ray's to resolve."""
-    import socket
-
-    if address in ("auto", "local"):
-        return
-    host, _, port = address.removeprefix("ray://").rpartition(":")
-    if not host or not port.isdigit():
-        return  # a form Ray reads its own way
-    try:
-        socket.create_connection((host, int(port)), timeout=timeout).close()
-    except OSError as exc:
-        raise ValueError(f"cannot reach a Ray cluster at {address!r}: {exc.strerror or exc}") from None
 
 
 def train(cfg: RLlibConfig, log=None, callbacks=()) -> dict:
