@@ -4,7 +4,8 @@
     trappola train [--config FILE|NAME] --help
 
 The config file's ``trainer`` picks the trainer (``sb3``:
-``trappola.train.sb3.ppo_selfplay``; ``rllib``: ``trappola.train.rllib.selfplay``) and
+``trappola.train.sb3.ppo_selfplay``; ``rllib``: ``trappola.train.rllib.selfplay``;
+``expert``: ``trappola.train.expert.iteration``) and
 so the settings the command takes: every field of its config class is an
 option, its help text the field's (``trappola.train.run.config.setting``),
 so ``--help`` lists exactly what the config accepts. A bad setting, an
@@ -48,7 +49,8 @@ def help_text(cfg, config_name: str = "ppo_selfplay") -> str:
     about = (
         f"Training with the settings of {cls.__name__} ({cls.__module__}): the config file (here "
         f"{config_name}) sets them, the options below override it. The file's `trainer` key picks the "
-        "trainer: sb3 (the default, e.g. --config ppo_selfplay) or rllib (--config rllib_selfplay); "
+        "trainer: sb3 (the default, e.g. --config ppo_selfplay), rllib (--config rllib_selfplay) or expert "
+        "(--config expert_iteration); "
         "--config NAME --help lists that config's settings. Values are YAML: net_arch=[128,128], "
         "bc=false; a mapping takes one entry as pool.rule=0.5."
     )
@@ -135,6 +137,10 @@ def run_trainer(cfg) -> dict:
         from trappola.train.rllib.selfplay import train as train_rllib
 
         return train_rllib(cfg)
+    if cfg.trainer == "expert":
+        from trappola.train.expert.iteration import train as train_expert
+
+        return train_expert(cfg)
     from trappola.train.sb3 import ppo_selfplay
 
     return ppo_selfplay.train(cfg)

@@ -106,7 +106,8 @@ class RunConfig(BaseModel):
     # --- run -------------------------------------------------------------
     trainer: str = setting(
         "sb3",
-        "Which trainer reads this config: sb3 (trappola.train.sb3.config) or rllib (trappola.train.rllib.config).",
+        "Which trainer reads this config: sb3 (trappola.train.sb3.config), rllib (trappola.train.rllib.config) "
+        "or expert (trappola.train.expert.config).",
     )
     run_name: str = setting("run", "Folder of this run inside out_dir: one name, no path separator.")
     out_dir: str = setting("runs", "The run writes to out_dir/run_name/.")

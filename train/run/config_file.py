@@ -24,12 +24,13 @@ from typing import Any
 
 import yaml
 
+from trappola.train.expert.config import ExpertConfig
 from trappola.train.rllib.config import RLlibConfig
 from trappola.train.run.config import RunConfig
 from trappola.train.sb3.config import TrainConfig
 
 #: The value of a config's ``trainer`` key -> its config class.
-CONFIG_CLASSES = {"sb3": TrainConfig, "rllib": RLlibConfig}
+CONFIG_CLASSES = {"sb3": TrainConfig, "rllib": RLlibConfig, "expert": ExpertConfig}
 TRAINERS = tuple(CONFIG_CLASSES)
 DEFAULT_CONFIG_NAME = "ppo_selfplay"
 
