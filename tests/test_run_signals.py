@@ -11,6 +11,7 @@ fresh run folder each time."""
 
 from __future__ import annotations
 
+import collections
 import json
 import os
 import signal
@@ -158,7 +159,8 @@ def test_ctrl_c_to_the_process_group_with_opponent_workers_exits_cleanly(tmp_pat
     assert summary["interrupted"] is True and read_metadata(run / "final.zip")["interrupted"] is True
 
 
-@pytest.mark.parametrize("delay", [0.5, 1.0, 2.0])
+# From the first line of the package on (a Ctrl-C before it, in the interpreter's own start-up, is Python's).
+@pytest.mark.parametrize("delay", [1.0, 2.0, 4.0])
 def test_ctrl_c_while_the_command_starts_prints_no_traceback(tmp_path, delay):
     proc = start("train", *TINY, "total_timesteps=1000000", f"out_dir={tmp_path}", "run_name=a")
     time.sleep(delay)
@@ -211,7 +213,7 @@ def test_a_full_disk_under_json_is_refused_before_the_work(tmp_path, monkeypatch
     from trappola.cli.main import main
     from trappola_env import atomic_file
 
-    full = atomic_file.shutil.disk_usage(tmp_path)._replace(free=1000)
+    full = collections.namedtuple("usage", "total used free")(2**30, 2**30 - 1000, 1000)
     monkeypatch.setattr(atomic_file.shutil, "disk_usage", lambda path: full)
     if command == ["exploit"]:
         command = ["exploit", "--target", "random", "--minutes", "1"]
