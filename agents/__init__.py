@@ -73,12 +73,19 @@ def parse_spec(spec: str) -> tuple[str, list[str], dict[str, str]]:
     return name, bare, settings
 
 
+#: Former names -> (the name now, why it changed).
+RENAMED = {"epimc": ("vecpimc", "it is not the EPIMC of Arjonilla, Saffidine and Cazenave 2024")}
+
+
 def player_class(name: str) -> type[Player]:
     """The class registered under ``name`` (imported on first use), or the
     class a ``path/file.py:Class`` spec names."""
     if registry.is_file_spec(name):
         return registry.file_class(name)[0]
     key = name.strip().lower()
+    if key in RENAMED:
+        now, reason = RENAMED[key]
+        raise ValueError(f"player {key!r} is now {now!r}: {reason} (CHANGELOG)")
     row = registry.find_row(key)
     if row is None:
         why = registry.missing_message(key)

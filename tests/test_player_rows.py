@@ -70,7 +70,7 @@ def test_the_web_offers_the_same_players_and_bounds_as_before():
 
 
 def test_endgame_searches_are_the_rows_of_the_search_players():
-    assert list(registry.endgame_searches()) == ["pimc", "epimc1", "epimc2", "alphamu", "infopimc"]
+    assert list(registry.endgame_searches()) == ["pimc", "vecpimc1", "vecpimc2", "alphamu", "infopimc"]
 
 
 @pytest.mark.parametrize("name", ["random", "rule"])

@@ -1,7 +1,7 @@
 """One module per player, each a subclass of ``trappola.agents.base.Player``
 that declares its own registry row (``kind``, ``HELP``, ``SETTINGS``,
-``ENDGAME``, ``WEB``): ``random``, ``rule``, ``human``, ``pimc``, ``epimc``
-(``epimc``, ``alphamu``), ``infopimc``, ``cfrdecl``, ``policy``,
+``ENDGAME``, ``WEB``): ``random``, ``rule``, ``human``, ``pimc``,
+``tree_search`` (``vecpimc``, ``alphamu``), ``infopimc``, ``cfrdecl``, ``policy``,
 ``openspiel_bots`` (``ismcts``) and ``openspiel_policy`` (``openspiel``).
 What the search players think with is ``trappola.agents.search``."""
 
@@ -13,7 +13,7 @@ MODULES = (
     "rule",
     "human",
     "pimc",
-    "epimc",
+    "tree_search",
     "infopimc",
     "cfrdecl",
     "policy",

@@ -27,8 +27,8 @@ weighted by the learned belief about the opponent's hand
 (``endgame_belief``, default the shipped ``agents/models/belief.npz``;
 empty for uniform layouts, ``trappola.agents.search.belief``): it reads from the
 opponent's play what the uniform layouts of plain ``pimc`` ignore.
-``endgame_search`` names the search (``pimc``, default; ``epimc1``/``epimc2``, ``alphamu``, ``infopimc``:
-``trappola.agents.players.epimc``, ``trappola.agents.players.infopimc``; measured in docs/results/beyond_pimc.md).
+``endgame_search`` names the search (``pimc``, default; ``vecpimc1``/``vecpimc2``, ``alphamu``, ``infopimc``:
+``trappola.agents.players.tree_search``, ``trappola.agents.players.infopimc``; measured in docs/results/beyond_pimc.md).
 ``endgame_infer`` (off by default) also weighs them by the likelihood of the
 opponent's past decisions under an opponent model (``pimc``'s ``infer``,
 ``trappola.agents.search.inference``), with ``endgame_infer_draws``, ``endgame_infer_temp``
@@ -128,7 +128,7 @@ class PolicyPlayer(Player):
         "endgame_search": Setting(
             ENDGAME_SEARCHES,
             "pimc",
-            "endgame: the search that decides those turns: pimc, epimc1 / epimc2 (EPIMC at depth 1 / 2), "
+            "endgame: the search that decides those turns: pimc, vecpimc1 / vecpimc2 (vecpimc at depth 1 / 2), "
             "alphamu (alpha-mu over the last 3 cards, pimc before), infopimc (pimc pricing what its cards reveal)",
         ),
         "endgame_samples": Setting(

@@ -124,7 +124,9 @@ def train(cfg: ExpertConfig, log=None) -> dict:
     def player(network):
         return PolicyPlayer.from_numpy(numpy_policy(network, activation), name="network")
 
-    recorder = RunRecorder(cfg, save, player, log=log)
+    # watched from here to the end, so a stop signal during the final evaluation ends it too
+    stop = StopOnInterrupt().watch()
+    recorder = RunRecorder(cfg, save, player, log=log, stop=stop)
     run_dir, say = recorder.run_dir, recorder.say
     (run_dir / "labels").mkdir(exist_ok=True)
     progress_rows = read_progress(run_dir / "progress.csv", progress["round"])
@@ -134,7 +136,6 @@ def train(cfg: ExpertConfig, log=None) -> dict:
         f"{cfg.deals_per_round} deals a round on {cfg.workers} workers, learner on {device}"
     )
     began = time.time()
-    stop = StopOnInterrupt().watch()
     pool = multiprocessing.get_context("fork").Pool(cfg.workers, initializer=initializer)
     try:
         while progress["labels"] < cfg.total_timesteps and not stop.requested:
@@ -205,7 +206,6 @@ def train(cfg: ExpertConfig, log=None) -> dict:
     finally:
         pool.terminate()
         pool.join()
-        stop.release()
     interrupted = stop.requested  # during the games, or during a fit (that round is then complete)
     try:
         # every minute spent counts, a round cut by Ctrl-C included: the curve's x is the compute used
@@ -219,6 +219,7 @@ def train(cfg: ExpertConfig, log=None) -> dict:
         )
     finally:
         recorder.close()
+        stop.release()
 
 
 def numpy_policy(net: MlpActorCritic, activation: str) -> NumpyPolicy:
