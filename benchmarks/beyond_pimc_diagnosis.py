@@ -403,6 +403,7 @@ def main() -> None:
     ap.add_argument("--positions", type=int, default=200)
     ap.add_argument("--tricks-left", type=int, default=3, choices=(2, 3, 4, 5, 6))
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--start", type=int, default=0, help="first deal index (to split a run into parts)")
     ap.add_argument("--declarations", type=int, default=0, help="first-card declarations priced (0: none)")
     ap.add_argument(
         "--max-front",
@@ -428,7 +429,7 @@ def main() -> None:
         return
     done = _load([args.records]) if args.records else []
     records = list(done)
-    start = max((r["index"] for r in done), default=-1) + 1
+    start = max((r["index"] + 1 for r in done), default=args.start)
     todo = args.positions - sum("pre" in r for r in done)
     table = new_table()
     for index, partie, seat in late_positions(max(todo, 0), args.tricks_left, args.seed, start):
