@@ -17,8 +17,9 @@ against.
 The summary pools every record file given (a rerun adds to the sessions, it never replaces them) and reports,
 for the offers where the chart says wait (predicted advantage below 0) and where it says declare: the number of
 offers, the measured and predicted mean advantage, and measured minus predicted with a 95% interval clustered
-by session; the sd of one offer's paired difference; and the number of offers and sessions a check would need
-to tell the chart's mean difference in the waiting cells from 0 (two-sided 5%, power 80%).
+by session; the sd of one offer's paired difference (all offers, and those where the chart says wait); and the
+number of offers and sessions a check would need to tell the chart's mean difference in the waiting cells from 0
+(two-sided 5%, power 80%).
 """
 
 from __future__ import annotations
@@ -160,13 +161,17 @@ def summary(records: list[dict], parties: int, print_=print) -> dict:
             f"; measured - predicted {d[0]:+.3f} [{d[1]:+.3f}, {d[2]:+.3f}]"
         )
     wait = out.get("chart says wait")
-    if wait and sd == sd:
+    if wait and wait["offers"] > 1:
+        # the spread of the offers the check is about: those where the chart says wait
+        sd = float(meas[pred < 0].std(ddof=1))
+        wait["sd_offer"] = sd
         need = ((Z95 + Z80) * sd / abs(wait["predicted"])) ** 2
         per_session = wait["offers"] / len(records)
         out["power"] = {"offers_needed": need, "wait_offers_per_session": per_session}
         out["power"]["sessions_needed"] = need / per_session if per_session else math.inf
         print_(
-            f"sd of one offer's paired difference {sd:.2f} stakes; to tell the chart's mean difference in its "
+            f"sd of one waiting-cell offer's paired difference {sd:.2f} stakes; to tell the chart's mean difference "
+            f"in its "
             f"waiting cells ({wait['predicted']:+.3f}) from 0 (5%, power 80%) a check needs {need:,.0f} such offers,"
             f" about {out['power']['sessions_needed']:,.0f} sessions at {per_session:.2f} a session"
         )
