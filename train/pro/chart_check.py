@@ -17,9 +17,10 @@ against.
 The summary pools every record file given (a rerun adds to the sessions, it never replaces them) and reports,
 for the offers where the chart says wait (predicted advantage below 0) and where it says declare: the number of
 offers, the measured and predicted mean advantage, and measured minus predicted with a 95% interval clustered
-by session; the sd of one offer's paired difference (all offers, and those where the chart says wait); and the
-number of offers and sessions a check would need to tell the chart's mean difference in the waiting cells from 0
-(two-sided 5%, power 80%).
+by session; the slope of measured on predicted over all offers (1 where the chart's differences are the real
+ones), with a bootstrap over sessions; the sd of one offer's paired difference (all offers, and those where the
+chart says wait); and the number of offers and sessions a check would need to tell the chart's mean difference
+in the waiting cells from 0 (two-sided 5%, power 80%).
 """
 
 from __future__ import annotations
@@ -111,6 +112,21 @@ def _clustered(values: np.ndarray, clusters: np.ndarray) -> tuple[float, float, 
     return m, m - Z95 * se, m + Z95 * se
 
 
+def _slope(x: np.ndarray, y: np.ndarray, clusters: np.ndarray, reps: int = 2000) -> tuple[float, float, float]:
+    """Least-squares slope of ``y`` on ``x`` with a 95% percentile bootstrap over the clusters (sessions)."""
+    ids, inv = np.unique(clusters, return_inverse=True)
+    members = [np.flatnonzero(inv == k) for k in range(len(ids))]
+    rng = np.random.default_rng(0)
+
+    def fit(idx):
+        xs, ys = x[idx], y[idx]
+        return float(np.polyfit(xs, ys, 1)[0]) if xs.std() > 0 else math.nan
+
+    draws = [fit(np.concatenate([members[k] for k in rng.integers(len(ids), size=len(ids))])) for _ in range(reps)]
+    lo, hi = np.nanpercentile(draws, [2.5, 97.5])
+    return fit(np.arange(len(x))), float(lo), float(hi)
+
+
 def summary(records: list[dict], parties: int, print_=print) -> dict:
     """The pooled check (see the module docstring), printed and returned."""
     from trappola.agents.evaluation.pro_equity import SessionModel
@@ -159,6 +175,13 @@ def summary(records: list[dict], parties: int, print_=print) -> dict:
             f"{label}: {group['offers']} offers in {group['sessions_with']} sessions; advantage of declaring, "
             f"stakes per session: predicted {group['predicted']:+.3f}, measured {m[0]:+.3f} [{m[1]:+.3f}, {m[2]:+.3f}]"
             f"; measured - predicted {d[0]:+.3f} [{d[1]:+.3f}, {d[2]:+.3f}]"
+        )
+    if len(np.unique(session)) > 2 and pred.std() > 0:
+        slope = _slope(pred, meas, session)
+        out["slope"] = slope
+        print_(
+            f"measured on predicted, over all offers: slope {slope[0]:.2f} [{slope[1]:.2f}, {slope[2]:.2f}] "
+            f"(1: the chart's differences are the real ones; bootstrap over sessions)"
         )
     wait = out.get("chart says wait")
     if wait and wait["offers"] > 1:
