@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from trappola.agents.evaluation.pro_equity import SessionModel
-from trappola.train.pro.chart_check import _clustered, bench_of, session_record, summary, win_matrix
+from trappola.train.pro.chart_check import _clustered, _slope, bench_of, session_record, summary, win_matrix
 
 
 def _record(parties, offers=()):
@@ -62,3 +62,11 @@ def test_a_strong_focal_player_gets_offers_and_the_branches_differ():
     bench = bench_of("rule:alifer=never", "random:alifer=false", "random:alifer=false", 10)
     offers = [o for s in range(4) for o in session_record(bench, s)["offers"]]
     assert offers and any(o["declare"] != o["wait"] for o in offers)
+
+
+def test_slope_recovers_a_known_scale_and_its_interval_holds_it():
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=300)
+    y = 2.0 * x + rng.normal(scale=0.5, size=300)
+    slope, lo, hi = _slope(x, y, np.arange(300) // 3)
+    assert abs(slope - 2.0) < 0.15 and lo < 2.0 < hi and hi - lo < 0.5
