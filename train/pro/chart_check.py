@@ -55,7 +55,7 @@ def session_record(bench: SessionBench, seed: int) -> dict:
     main = bench.seated(always, seed, "main", 0)
     session = Session(max_parties=bench.max_parties, seed=seed, names=bench.names)
     unit = 10 * session.stake_multiple
-    offers = []
+    offers: list[dict] = []
     referee = Referee.for_session(main, session)
     while not referee.over:
         if session.phase == PRO_DECISION and session.dealer == FOCAL:
