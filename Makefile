@@ -57,7 +57,7 @@ MODEL_DIR := runs/model
 model: $(VENV)/.installed
 	$(PY) -m trappola.cli train --config ppo_selfplay reward_mode=win out_dir=$(MODEL_DIR) run_name=selfplay
 	$(PY) -m trappola.cli train --config ppo_vs_search out_dir=$(MODEL_DIR) resume=$(MODEL_DIR)/selfplay/final.zip
-	$(PY) -m trappola.train.model_checkpoint export $(MODEL_DIR)/vs_search/final.zip $(MODEL_DIR)/default.zip
+	$(PY) -m trappola.train.run.checkpoint export $(MODEL_DIR)/vs_search/final.zip $(MODEL_DIR)/default.zip
 	$(PY) -m trappola.train.pro --model $(MODEL_DIR)/default.zip --write --rate-parties 1000 --test-sessions 400 \
 	  --baseline-sessions 200 --scan-sessions 10 --thresholds 5 --workers 2
 

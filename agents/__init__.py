@@ -4,7 +4,7 @@ builds them from a name.
     from trappola.agents import make_player
     make_player("rule")                       # defaults
     make_player("random:alifer=false")        # name:key=value,key=value
-    make_player("pimc:samples=32")            # agents/pimc.py
+    make_player("pimc:samples=32")            # agents/players/pimc.py
     make_player("policy:path/to/model.zip")   # a bare first value is the positional setting
 
 A spec is ``name`` or ``name:item,item,...`` where each item is
@@ -16,10 +16,10 @@ so ``make_player(player.name)`` rebuilds an equivalent player; the
 evaluator relies on that to build players inside worker processes.
 
 Players are registered as ``"module:Class"`` and imported on first use, so
-``random`` and ``rule`` never pay for numba (``pimc``, ``agents/pimc.py``)
-or the policy network (``policy``, ``agents/policy_player.py``); an
+``random`` and ``rule`` never pay for numba (``pimc``, ``agents/players/pimc.py``)
+or the policy network (``policy``, ``agents/players/policy.py``); an
 install without their optional dependency answers with a clear ``ValueError``.
-To add a player: subclass ``trappola.agents.base.Player``, set ``kind`` and
+To add a player: write a module in ``agents/players/``, subclass ``trappola.agents.base.Player``, set ``kind`` and
 ``SETTINGS``, and add a line to ``REGISTRY``.
 """
 
@@ -31,50 +31,50 @@ from trappola.agents.base import Player
 
 #: name -> ("module:Class", one-line description, message when an optional dependency is missing)
 REGISTRY: dict[str, tuple[str, str, str | None]] = {
-    "random": ("trappola.agents.random_player:RandomPlayer", "uniform over legal actions", None),
+    "random": ("trappola.agents.players.random:RandomPlayer", "uniform over legal actions", None),
     "rule": (
-        "trappola.agents.rule_player:RulePlayer",
+        "trappola.agents.players.rule:RulePlayer",
         "hand-written heuristics (declares, tracks voids, plays for Twos)",
         None,
     ),
-    "human": ("trappola.agents.human_player:HumanPlayer", "you, in the terminal", None),
+    "human": ("trappola.agents.players.human:HumanPlayer", "you, in the terminal", None),
     "pimc": (
-        "trappola.agents.pimc:PimcPlayer",
+        "trappola.agents.players.pimc:PimcPlayer",
         "perfect-information Monte Carlo over the double-dummy solver",
         "player 'pimc' needs numba (the search extra: pip install 'trappola-lab[search]')",
     ),
     "epimc": (
-        "trappola.agents.epimc:EpimcPlayer",
+        "trappola.agents.players.epimc:EpimcPlayer",
         "pimc whose next decisions are one card per information set before the double-dummy leaf (EPIMC)",
         "player 'epimc' needs numba (the search extra: pip install 'trappola-lab[search]')",
     ),
     "alphamu": (
-        "trappola.agents.epimc:AlphaMuPlayer",
+        "trappola.agents.players.epimc:AlphaMuPlayer",
         "pimc, then alpha-mu (Pareto fronts over the layouts) for the last cards",
         "player 'alphamu' needs numba (the search extra: pip install 'trappola-lab[search]')",
     ),
     "infopimc": (
-        "trappola.agents.infopimc:InfoPimcPlayer",
+        "trappola.agents.players.infopimc:InfoPimcPlayer",
         "pimc that prices what its declarations tell the opponent by playing the partie out both ways",
         "player 'infopimc' needs numba (the search extra: pip install 'trappola-lab[search]')",
     ),
     "cfrdecl": (
-        "trappola.agents.cfr_declare:CfrDeclarePlayer",
+        "trappola.agents.players.cfrdecl:CfrDeclarePlayer",
         "pimc whose declarations and Manko questions come from external-sampling MCCFR over solved layouts",
         "player 'cfrdecl' needs numba (the search extra: pip install 'trappola-lab[search]')",
     ),
     "policy": (
-        "trappola.agents.policy_player:PolicyPlayer",
+        "trappola.agents.players.policy:PolicyPlayer",
         "a trained MaskablePPO policy checkpoint, pimc with a learned belief for its last cards",
         "player 'policy' needs torch to read checkpoints (pip install 'trappola-lab[train]')",
     ),
     "ismcts": (
-        "trappola.agents.openspiel_players:IsmctsPlayer",
+        "trappola.agents.players.openspiel_bots:IsmctsPlayer",
         "OpenSpiel's information-set MCTS over the python_trappola game",
         "player 'ismcts' needs open-spiel (the openspiel extra: pip install 'trappola-lab[openspiel]')",
     ),
     "openspiel": (
-        "trappola.agents.openspiel_learner:OpenSpielPolicyPlayer",
+        "trappola.agents.players.openspiel_policy:OpenSpielPolicyPlayer",
         "a policy trained by OpenSpiel's learner (python -m trappola.train.openspiel.policy_gradient)",
         "player 'openspiel' needs open-spiel and torch (pip install 'trappola-lab[openspiel,train]')",
     ),

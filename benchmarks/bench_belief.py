@@ -46,8 +46,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import trappola_env.referee as referee
 from trappola.agents.evaluation import head_to_head
 from trappola.agents.evaluation.backend import ProcessBackend, SerialBackend
-from trappola.agents.pimc import PimcPlayer
-from trappola.agents.policy_player import PolicyPlayer
+from trappola.agents.players.pimc import PimcPlayer
+from trappola.agents.players.policy import PolicyPlayer
 from trappola.agents.search.sampling import constraints_of
 from trappola_env.engine.cards import cards_of, mask_of
 

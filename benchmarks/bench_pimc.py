@@ -1,4 +1,4 @@
-"""Speed and strength of the ``pimc`` player (agents/pimc.py).
+"""Speed and strength of the ``pimc`` player (agents/players/pimc.py).
 
 Run:  .venv/bin/python benchmarks/bench_pimc.py [--spec pimc] [--deals 2000] [--timing-deals 40]
                                                  [--opponent rule] [--workers 1] [--seed 0] [--json out.json]

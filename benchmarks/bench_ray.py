@@ -86,9 +86,9 @@ def bench_eval(deals: int, repeats: int, workers: int) -> None:
 
 
 def bench_train(steps: int, repeats: int, workers: int) -> None:
-    from trappola.train.config_file import load_config, resolve_config
     from trappola.train.rllib.config import RLlibConfig
     from trappola.train.rllib.selfplay import train as train_rllib
+    from trappola.train.run.config_file import load_config, resolve_config
     from trappola.train.sb3.ppo_selfplay import train as train_sb3
 
     shared = {"total_timesteps": steps, "eval_deals": 0, "checkpoint_every": 0, "progress_bar": False, "max_minutes": 0}

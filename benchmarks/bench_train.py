@@ -65,7 +65,7 @@ from trappola.agents.model_io.model_files import shipped_model_path
 def bench_env(seconds: float = 3.0) -> None:
     import numpy as np
 
-    from trappola.train.sb3.selfplay_env import SelfPlayEnv
+    from trappola.train.selfplay.env import SelfPlayEnv
 
     for opp in ("random", "rule"):
         env = SelfPlayEnv(pool={opp: 1.0}, seed=1)
@@ -104,9 +104,9 @@ def bench_ppo(
     import torch
     from sb3_contrib import MaskablePPO
 
-    from trappola.train.config_file import load_config
     from trappola.train.devices import resolve_device
     from trappola.train.networks import activation_class
+    from trappola.train.run.config_file import load_config
     from trappola.train.sb3.callbacks import SelfPlayCallback
     from trappola.train.sb3.vec import make_vec_env
 
@@ -318,7 +318,7 @@ def bench_workers(steps: int) -> None:
     """The search pool's per-game opponents here, then in 2 worker processes."""
     import yaml
 
-    from trappola.train.config_file import load_config
+    from trappola.train.run.config_file import load_config
 
     search = load_config(Path(__file__).resolve().parents[1] / "configs" / "ppo_vs_search.yaml", [])
     pool = "pool=" + yaml.safe_dump(dict(search.pool), default_flow_style=True, sort_keys=False).strip()

@@ -50,8 +50,8 @@ import numpy as np
 
 from trappola.agents import make_player
 from trappola.agents.evaluation.stats import mean_ci
-from trappola.agents.infopimc import InfoPimcPlayer
-from trappola.agents.pimc import PimcPlayer
+from trappola.agents.players.infopimc import InfoPimcPlayer
+from trappola.agents.players.pimc import PimcPlayer
 from trappola.agents.search.sampling import constraints_of
 from trappola.agents.search.solver import new_table, solve_raw
 from trappola.agents.search.worldtree import Public, WorldTree, legal_cards, play, public_of

@@ -25,8 +25,8 @@ import json
 from pathlib import Path
 
 from trappola.agents.evaluation import head_to_head
-from trappola.train.config_file import load_config, resolve_config
-from trappola.train.run_recorder import duplicate_figures
+from trappola.train.run.config_file import load_config, resolve_config
+from trappola.train.run.recorder import duplicate_figures
 
 ROLLOUT = 4096
 SHARED = [

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from trappola.agents.evaluation import head_to_head
 from trappola.agents.evaluation.stats import wilson
-from trappola.train.config_file import load_config, resolve_config
+from trappola.train.run.config_file import load_config, resolve_config
 from trappola.train.sb3.ppo_selfplay import train
 from trappola_env.atomic_file import write_text
 

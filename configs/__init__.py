@@ -1,1 +1,1 @@
-"""The shipped training configs (YAML), package data read by ``trappola.train.config_file.resolve_config``."""
+"""The shipped training configs (YAML), package data read by ``trappola.train.run.config_file.resolve_config``."""

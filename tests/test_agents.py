@@ -14,10 +14,10 @@ from hypothesis import strategies as st
 
 from trappola.agents import REGISTRY, make_player, parse_spec, split_player_list
 from trappola.agents.base import Player
-from trappola.agents.human_player import HumanPlayer, HumanQuit, parse_choice, render_view
-from trappola.agents.knowledge import opponent_cards, public_points
+from trappola.agents.players.human import HumanPlayer, HumanQuit, parse_choice, render_view
 from trappola.agents.pro_rules import ProRule
 from trappola.agents.search.endgame import WIN, card_values
+from trappola.agents.search.knowledge import opponent_cards, public_points
 from trappola_env.engine import Deal, Partie, action_id, random_deal
 from trappola_env.engine.actions import ACCEPT_ALIFER, BIANKA, BLANS, DECLINE_ALIFER, FIGURA_RE, MANKO, PROPOSE_ALIFER
 from trappola_env.engine.bonuses import trick_bonuses
@@ -112,7 +112,7 @@ def test_a_missing_optional_dependency_names_the_extra(monkeypatch, name, depend
     real = importlib.import_module
 
     def without_dependency(module_name, *args):
-        if module_name == f"trappola.agents.{'policy_player' if name == 'policy' else name}":
+        if module_name == f"trappola.agents.players.{name}":
             raise ModuleNotFoundError(f"No module named {dependency!r}", name=dependency)
         return real(module_name, *args)
 
@@ -463,7 +463,7 @@ def brute_force_values(info, opp_hand):
 
     hands = [0, 0]
     hands[me], hands[1 - me] = info.hand, opp_hand
-    from trappola.agents.knowledge import aces_failed
+    from trappola.agents.search.knowledge import aces_failed
 
     failed = [aces_failed(info, 0), aces_failed(info, 1)]
     return {

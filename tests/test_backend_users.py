@@ -12,7 +12,7 @@ import pytest
 
 from trappola.agents import REGISTRY
 from trappola.agents.evaluation.backend import ProcessBackend, WorkerLostError
-from trappola.agents.random_player import RandomPlayer
+from trappola.agents.players.random import RandomPlayer
 
 
 class DyingSpec(str):
@@ -50,7 +50,7 @@ def test_a_task_error_is_raised_as_it_was():
 
 
 def test_behaviour_cloning_data_with_a_killed_worker():
-    from trappola.train.sb3 import bc
+    from trappola.train.selfplay import bc
 
     with pytest.raises(WorkerLostError, match="worker process died"):
         bc.collect(DyingSpec("rule"), 600, seed=0, workers=2)

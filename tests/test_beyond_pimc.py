@@ -1,5 +1,5 @@
-"""The searches beyond PIMC (agents/search/worldtree.py, agents/epimc.py, agents/infopimc.py,
-agents/cfr_declare.py): the tree's rules against the engine, alpha-mu against a brute force over pure
+"""The searches beyond PIMC (agents/search/worldtree.py, agents/players/epimc.py, agents/players/infopimc.py,
+agents/players/cfrdecl.py): the tree's rules against the engine, alpha-mu against a brute force over pure
 strategies, EPIMC at depth 0 against pimc, and the players' choices where the right answer is known."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from helpers import make_partie
 pytest.importorskip("numba")
 
 from trappola.agents import make_player
-from trappola.agents.pimc import PimcPlayer
+from trappola.agents.players.pimc import PimcPlayer
 from trappola.agents.search.solver import new_table, solve_batch_raw
 from trappola.agents.search.worldtree import (
     WorldTree,
@@ -243,7 +243,7 @@ def test_cfr_declares_what_double_dummy_leaves_reward():
 
 def test_infopimc_rebuilds_the_partie_it_reasons_about():
     """Replayed from the public record with the opponent's true hand, the rebuilt partie is the real one."""
-    from trappola.agents.infopimc import rebuild_partie
+    from trappola.agents.players.infopimc import rebuild_partie
 
     for seed in range(8):
         partie, seat = late_position(seed, 4)
@@ -269,8 +269,8 @@ def test_infopimc_prices_a_declaration_and_keeps_to_its_margin():
 
 
 def test_policy_endgame_search_setting_builds_the_remedy():
-    from trappola.agents.epimc import AlphaMuPlayer, EpimcPlayer
-    from trappola.agents.infopimc import InfoPimcPlayer
+    from trappola.agents.players.epimc import AlphaMuPlayer, EpimcPlayer
+    from trappola.agents.players.infopimc import InfoPimcPlayer
 
     for name, cls in (("pimc", PimcPlayer), ("epimc1", EpimcPlayer), ("alphamu", AlphaMuPlayer)):
         searcher = make_player(f"policy:endgame_search={name}").endgame_searcher

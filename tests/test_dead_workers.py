@@ -17,7 +17,7 @@ import pytest
 
 from trappola.agents.evaluation.backend import ProcessBackend, WorkerLostError
 from trappola.agents.model_io.checkpoint_format import read_metadata
-from trappola.train.config_file import load_config
+from trappola.train.run.config_file import load_config
 from trappola.train.train_command import cli_main
 
 ROOT = Path(__file__).resolve().parent.parent

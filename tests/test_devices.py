@@ -22,9 +22,9 @@ from trappola.agents.model_io.checkpoint_format import load_policy
 from trappola.agents.model_io.numpy_policy import NumpyPolicy
 from trappola.cli.main import main as cli_main
 from trappola.train.devices import resolve_device
-from trappola.train.model_checkpoint import build_metadata, load_model, save_checkpoint
 from trappola.train.rllib.config import RLlibConfig
 from trappola.train.rllib.selfplay import learner_settings
+from trappola.train.run.checkpoint import build_metadata, load_model, save_checkpoint
 from trappola.train.sb3.batched_vec_env import TorchActor
 from trappola.train.sb3.config import TrainConfig
 

@@ -47,9 +47,9 @@ def test_a_relative_import_counts():
 
 def test_a_circle_within_a_layer_is_caught():
     sources = module_sources(ROOT)
-    sources["trappola.train.sb3.config"] += "\nfrom trappola.train.sb3.bc import clone\n"
-    sources["trappola.train.sb3.bc"] += "\nimport trappola.train.sb3.config\n"
-    assert any({"trappola.train.sb3.config", "trappola.train.sb3.bc"} <= set(c) for c in circles(sources))
+    sources["trappola.train.sb3.config"] += "\nfrom trappola.train.selfplay.bc import clone\n"
+    sources["trappola.train.selfplay.bc"] += "\nimport trappola.train.sb3.config\n"
+    assert any({"trappola.train.sb3.config", "trappola.train.selfplay.bc"} <= set(c) for c in circles(sources))
 
 
 def test_no_bare_import_of_a_mapped_folder():
@@ -75,7 +75,7 @@ def test_no_bare_import_of_a_mapped_folder():
 
 
 def test_a_bare_import_would_be_caught(tmp_path):
-    node = ast.parse("import train.sb3.bc\nfrom agents import make_player\n")
+    node = ast.parse("import train.selfplay.bc\nfrom agents import make_player\n")
     names = [a.name for n in ast.walk(node) if isinstance(n, ast.Import) for a in n.names]
     names += [n.module for n in ast.walk(node) if isinstance(n, ast.ImportFrom)]
     assert [n.split(".")[0] for n in names] == ["train", "agents"]

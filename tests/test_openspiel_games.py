@@ -18,7 +18,7 @@ pyspiel = pytest.importorskip("pyspiel")
 
 from helpers import make_deal_spec  # noqa: E402
 
-import trappola.agents.openspiel_players  # noqa: E402, F401  (installs the lab's layout sampler)
+import trappola.agents.players.openspiel_bots  # noqa: E402, F401  (installs the lab's layout sampler)
 from trappola.agents.search.sampling import constraints_of, dealt_consistent  # noqa: E402
 from trappola_env import bulka_v0, trappola_v0  # noqa: E402
 from trappola_env.engine import action_id, cards_of, deal_from_names, mask_of  # noqa: E402
@@ -266,4 +266,4 @@ def test_without_a_layout_sampler_resampling_says_how_to_install_one():
         "    print(e)\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert "import trappola.agents.openspiel_players" in proc.stdout, proc.stdout + proc.stderr
+    assert "import trappola.agents.players.openspiel_bots" in proc.stdout, proc.stdout + proc.stderr

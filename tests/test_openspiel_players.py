@@ -1,5 +1,5 @@
 """OpenSpiel's bots as players: ``ismcts`` in the registry and the
-``BotPlayer`` adapter (agents/openspiel_players.py)."""
+``BotPlayer`` adapter (agents/players/openspiel_bots.py)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ pytest.importorskip("pyspiel")
 import pyspiel
 
 from trappola.agents import check_spec, make_player
-from trappola.agents.openspiel_players import BotPlayer
+from trappola.agents.players.openspiel_bots import BotPlayer
 from trappola_env.engine import Partie, random_deal
 from trappola_env.openspiel.partie_game import state_from_info
 from trappola_env.referee import play_partie

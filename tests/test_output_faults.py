@@ -75,7 +75,7 @@ def test_a_full_disk_while_writing_the_json_keeps_the_old_file(tmp_path, monkeyp
 
 
 def test_a_full_disk_during_training_is_one_line_and_leaves_no_temporary_file(tmp_path, monkeypatch, capsys):
-    from trappola.train import model_checkpoint as checkpoint
+    from trappola.train.run import checkpoint as checkpoint
 
     def full(path, data):
         # the temporary file is written, then the disk fills at its fsync

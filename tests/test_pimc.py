@@ -13,7 +13,7 @@ from helpers import act, make_deal_spec, make_partie
 from trappola.agents import make_player
 from trappola.agents.base import Player
 from trappola.agents.evaluation import head_to_head
-from trappola.agents.pimc import PimcPlayer, opponent_pending
+from trappola.agents.players.pimc import PimcPlayer, opponent_pending
 from trappola_env.engine import RuleConfig, card_id, deal_from_names, mask_of, random_deal
 from trappola_env.engine.actions import (
     ACCEPT_ALIFER,

@@ -117,7 +117,7 @@ def test_without_numba_the_search_is_refused_at_once_and_the_network_still_plays
 
 def test_training_time_evaluation_plays_the_network_alone():
     # A run's evaluations measure the network it trains, whatever the player's defaults.
-    from trappola.agents.policy_player import PolicyPlayer
+    from trappola.agents.players.policy import PolicyPlayer
 
     shipped = make_player("policy:endgame=0")
     me = PolicyPlayer.from_numpy(shipped.policy)

@@ -12,8 +12,8 @@ import pytest
 from trappola.agents import make_player
 from trappola.agents.model_io.checkpoint_format import read_metadata
 from trappola.agents.model_io.model_files import shipped_model_path
-from trappola.agents.policy_player import PolicyPlayer, pro_view_from_bulka_obs
-from trappola.train.model_checkpoint import build_metadata, save_checkpoint, write_metadata
+from trappola.agents.players.policy import PolicyPlayer, pro_view_from_bulka_obs
+from trappola.train.run.checkpoint import build_metadata, save_checkpoint, write_metadata
 from trappola.train.sb3.config import TrainConfig
 from trappola_env.engine import Partie, random_deal
 from trappola_env.interface import TurnView
@@ -29,7 +29,7 @@ def ckpt(tmp_path_factory):
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from trappola.train.sb3.selfplay_env import SelfPlayEnv
+    from trappola.train.selfplay.env import SelfPlayEnv
 
     env = DummyVecEnv([lambda: SelfPlayEnv(pool={"random": 1.0}, seed=0)])
     model = MaskablePPO(

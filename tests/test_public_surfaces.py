@@ -176,12 +176,12 @@ def test_a_private_name_in_a_string_is_caught():
     source = (
         "def test(monkeypatch, bc):\n"
         "    monkeypatch.setattr(bc, '_collect_chunk', None)\n"
-        "    monkeypatch.setattr('trappola.train.sb3.bc._collect_chunk', None)\n"
+        "    monkeypatch.setattr('trappola.train.selfplay.bc._collect_chunk', None)\n"
         "    getattr(bc, '_x')\n"
     )
     assert violations(source) == [
         "2: setattr(..., '_collect_chunk')",
-        "3: setattr(..., 'trappola.train.sb3.bc._collect_chunk')",
+        "3: setattr(..., 'trappola.train.selfplay.bc._collect_chunk')",
         "4: getattr(..., '_x')",
     ]
     assert violations("import importlib\nimportlib.import_module('trappola.agents.search.solver._numba_cache')\n") == [
@@ -205,7 +205,7 @@ def test_self_in_a_subclass_of_a_project_class_counts():
     )
     assert violations(source) == ["4: ._procs"]
     source = (
-        "from trappola.agents.random_player import RandomPlayer\n"
+        "from trappola.agents.players.random import RandomPlayer\n"
         "class Base(RandomPlayer):\n"
         "    pass\n"
         "class Leaf(Base):\n"

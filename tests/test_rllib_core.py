@@ -13,14 +13,14 @@ import pytest
 pytest.importorskip("ray.rllib")
 
 from trappola.agents.model_io.numpy_policy import NumpyPolicy
-from trappola.train.config_file import load_config, resolve_config
 from trappola.train.rllib.config import RLlibConfig
 from trappola.train.rllib.env import MASK_KEY, OBS_KEY
 from trappola.train.rllib.export import save_rllib_checkpoint
 from trappola.train.rllib.learner_state import checkpoint_state
 from trappola.train.rllib.pool_env import PoolEnv
 from trappola.train.rllib.selfplay import check_resources, lr_schedule, scalars
-from trappola.train.sb3.selfplay_env import SelfPlayEnv
+from trappola.train.run.config_file import load_config, resolve_config
+from trappola.train.selfplay.env import SelfPlayEnv
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -110,9 +110,9 @@ def test_every_help_field_is_used_by_the_rllib_trainer_or_refused():
     """A field nothing reads would be accepted and silently ignored: every
     field must be read by the trainer's code (train/rllib/, the shared run
     recorder, log and behaviour cloning) or by a refusal in ``RLlibConfig.check``."""
-    sources = [*sorted((ROOT / "train" / "rllib").glob("*.py")), ROOT / "train" / "run_recorder.py"]
-    sources += [ROOT / "train" / "run_log.py", ROOT / "train" / "run_config.py"]
-    sources += [ROOT / "train" / "sb3" / "bc.py"]  # behaviour cloning, which both trainers call
+    sources = [*sorted((ROOT / "train" / "rllib").glob("*.py")), ROOT / "train" / "run" / "recorder.py"]
+    sources += [ROOT / "train" / "run" / "log.py", ROOT / "train" / "run" / "config.py"]
+    sources += [ROOT / "train" / "selfplay" / "bc.py"]  # behaviour cloning, which both trainers call
     text = "\n".join(p.read_text() for p in sources)
     unread = [name for name in RLlibConfig.model_fields if not re.search(rf"\.{name}\b|\"{name}\"", text)]
     assert unread == []

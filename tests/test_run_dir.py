@@ -12,11 +12,11 @@ import shutil
 import pytest
 
 from trappola.agents.model_io.checkpoint_format import read_metadata
-from trappola.train.config_file import load_config
-from trappola.train.model_checkpoint import write_metadata
 from trappola.train.rllib.config import RLlibConfig
-from trappola.train.run_config import field_help
-from trappola.train.run_log import RunDirError, check_run_dir, open_run
+from trappola.train.run.checkpoint import write_metadata
+from trappola.train.run.config import field_help
+from trappola.train.run.config_file import load_config
+from trappola.train.run.log import RunDirError, check_run_dir, open_run
 from trappola.train.sb3.config import TrainConfig
 from trappola.train.sb3.ppo_selfplay import train
 from trappola.train.train_command import cli_main

@@ -2,7 +2,7 @@
 ``train.log``) stops it with one line naming the file, no traceback (none
 from TensorBoard's writer thread either), after a last try at
 ``final.zip``; when that fails too, the previous ``final.zip`` is kept.
-``model_checkpoint export`` onto a full disk is one line as well."""
+``trappola.train.run.checkpoint export`` onto a full disk is one line as well."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ import pytest
 
 from trappola.agents.model_io.checkpoint_format import read_metadata
 from trappola.agents.model_io.model_files import shipped_model_path
-from trappola.train.config_file import load_config
-from trappola.train.model_checkpoint import main as checkpoint_main
+from trappola.train.run.checkpoint import main as checkpoint_main
+from trappola.train.run.config_file import load_config
 from trappola.train.sb3.ppo_selfplay import train
 
 TINY = [

@@ -13,8 +13,8 @@ import time
 import pytest
 
 from trappola.agents.model_io.checkpoint_format import read_metadata
-from trappola.train.config_file import load_config
 from trappola.train.rllib.config import RLlibConfig
+from trappola.train.run.config_file import load_config
 from trappola.train.sb3.ppo_selfplay import train
 
 TINY = [

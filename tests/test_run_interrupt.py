@@ -17,8 +17,8 @@ import torch
 from stable_baselines3.common.callbacks import BaseCallback
 
 from trappola.agents.model_io.checkpoint_format import load_state_dict, read_metadata
-from trappola.train.config_file import load_config
-from trappola.train.run_interrupt import StopOnInterrupt
+from trappola.train.run.config_file import load_config
+from trappola.train.run.interrupt import StopOnInterrupt
 from trappola.train.sb3.ppo_selfplay import train
 
 TINY = [

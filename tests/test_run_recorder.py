@@ -13,9 +13,9 @@ import pytest
 
 from trappola.agents import make_player
 from trappola.agents.model_io.checkpoint_format import META_NAME, POLICY_NAME, read_metadata
-from trappola.train.config_file import config_from_dict
 from trappola.train.rllib.config import RLlibConfig
-from trappola.train.run_recorder import RunRecorder
+from trappola.train.run.config_file import config_from_dict
+from trappola.train.run.recorder import RunRecorder
 from trappola.train.sb3.config import TrainConfig
 
 SETTINGS = {

@@ -138,8 +138,8 @@ def test_missing_player_for_an_existing_session_raises():
 
 
 def test_agents_players_get_turn_views_pro_views_and_results():
-    pytest.importorskip("trappola.agents.random_player")
-    from trappola.agents.random_player import RandomPlayer
+    pytest.importorskip("trappola.agents.players.random")
+    from trappola.agents.players.random import RandomPlayer
     from trappola_env.interface import ProView, TurnView
 
     class Recording(RandomPlayer):

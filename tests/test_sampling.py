@@ -270,7 +270,7 @@ def test_rule_players_summary_never_contradicts_the_exact_constraints():
     # knowledge.OpponentCards reads the same facts (sampling.excluded_by_play, declared_ranks)
     # more coarsely: every exactly consistent hand lies inside its `possible`, holds its
     # `known` cards and its declared counts.
-    from trappola.agents.knowledge import opponent_cards
+    from trappola.agents.search.knowledge import opponent_cards
 
     rng = random.Random(7)
     seen = 0

@@ -17,8 +17,8 @@ from scripted import DEAL, WINNER_POINTS, Accepts, Lowest
 from stable_baselines3.common.vec_env import DummyVecEnv
 
 from trappola.train.sb3.batched_vec_env import BatchedSelfPlayVecEnv
-from trappola.train.sb3.selfplay_env import SelfPlayEnv
 from trappola.train.selfplay.alifer import AliferValue, replay_mean
+from trappola.train.selfplay.env import SelfPlayEnv
 from trappola.train.selfplay.forced import forced_action, forced_actions
 from trappola.train.selfplay.pool import OpponentPool, pool_member
 from trappola.train.selfplay.reward import RewardShaping, scale_reward

@@ -14,8 +14,8 @@ from trappola.agents.model_io import zip_members
 from trappola.agents.model_io.checkpoint_format import CheckpointError, load_policy
 from trappola.agents.model_io.model_files import shipped_model_path
 from trappola.agents.search.belief import BeliefModel, shipped_belief_path
-from trappola.train.config_file import load_config
-from trappola.train.sb3.selfplay_env import SelfPlayEnv
+from trappola.train.run.config_file import load_config
+from trappola.train.selfplay.env import SelfPlayEnv
 from trappola_env import bulka_v0, trappola_v0
 
 

@@ -94,7 +94,7 @@ def test_vec_env_api_and_short_maskable_ppo_run(tmp_path):
 
 
 def test_train_runs_on_the_batched_vec_env_by_default(tmp_path):
-    from trappola.train.config_file import load_config
+    from trappola.train.run.config_file import load_config
     from trappola.train.sb3.config import TrainConfig
     from trappola.train.sb3.ppo_selfplay import train
     from trappola.train.sb3.vec import make_vec_env

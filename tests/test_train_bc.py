@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from trappola.train.sb3.bc import clone, collect
+from trappola.train.selfplay.bc import clone, collect
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +41,7 @@ def test_clone_fits_the_teacher(data):
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from trappola.train.sb3.selfplay_env import SelfPlayEnv
+    from trappola.train.selfplay.env import SelfPlayEnv
 
     model = MaskablePPO(
         "MlpPolicy",

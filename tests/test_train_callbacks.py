@@ -7,7 +7,7 @@ import pytest
 
 from trappola.agents import make_player
 from trappola.agents.evaluation import head_to_head
-from trappola.train.run_recorder import duplicate_figures
+from trappola.train.run.recorder import duplicate_figures
 from trappola.train.selfplay.pool import pool_member
 
 

@@ -19,7 +19,7 @@ from trappola.agents.model_io.checkpoint_format import (
     read_metadata,
 )
 from trappola.agents.model_io.numpy_policy import NumpyPolicy
-from trappola.train.model_checkpoint import build_metadata, load_model, save_checkpoint, write_metadata
+from trappola.train.run.checkpoint import build_metadata, load_model, save_checkpoint, write_metadata
 from trappola.train.sb3.config import TrainConfig
 
 
@@ -28,7 +28,7 @@ def tiny_model():
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from trappola.train.sb3.selfplay_env import SelfPlayEnv
+    from trappola.train.selfplay.env import SelfPlayEnv
 
     env = DummyVecEnv([lambda: SelfPlayEnv(pool={"random": 1.0}, seed=0)])
     model = MaskablePPO(
@@ -166,7 +166,7 @@ def test_numpy_policy_weights_round_trip(saved):
 
 
 def test_export_for_play_is_smaller_plays_the_same_and_refuses_resume(saved, tmp_path):
-    from trappola.train.model_checkpoint import export_for_play
+    from trappola.train.run.checkpoint import export_for_play
 
     out = export_for_play(saved, tmp_path / "play.zip", pro_policy={"kind": "linear"})
     assert out.stat().st_size < saved.stat().st_size
@@ -180,7 +180,7 @@ def test_export_for_play_is_smaller_plays_the_same_and_refuses_resume(saved, tmp
 
 
 def test_command_line_info_and_export(saved, tmp_path, capsys):
-    from trappola.train.model_checkpoint import main
+    from trappola.train.run.checkpoint import main
 
     assert main(["info", str(saved)]) == 0
     assert json.loads(capsys.readouterr().out)["seed"] == 7

@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 
 from trappola.cli.main import main
-from trappola.train.config_file import load_config, resolve_config
 from trappola.train.rllib.config import RLlibConfig
-from trappola.train.run_config import field_help
+from trappola.train.run.config import field_help
+from trappola.train.run.config_file import load_config, resolve_config
 from trappola.train.sb3.config import TrainConfig
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from trappola.train.config_file import load_config, parse_overrides
+from trappola.train.run.config_file import load_config, parse_overrides
 from trappola.train.sb3.config import TrainConfig
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -12,11 +12,11 @@ from test_train_smoke import TINY
 
 from trappola.agents.model_io.checkpoint_format import load_policy
 from trappola.agents.model_io.numpy_policy import NumpyPolicy
-from trappola.train.config_file import load_config
+from trappola.train.run.config_file import load_config
 from trappola.train.sb3.batched_vec_env import BatchedSelfPlayVecEnv
 from trappola.train.sb3.ppo_selfplay import train
 from trappola.train.sb3.privileged_policy import PrivilegedCriticPolicy
-from trappola.train.sb3.selfplay_env import SelfPlayEnv
+from trappola.train.selfplay.env import SelfPlayEnv
 from trappola_env.engine import cards_of
 from trappola_env.full_deal import FULL_DEAL_SIZE, encode_full_deal
 from trappola_env.observation import OBS_SIZE

@@ -86,7 +86,7 @@ def test_measured_win_rates_order_the_opponents():
 
 
 def test_runner_tells_the_decider_its_next_opponent():
-    from trappola.agents.random_player import RandomPlayer
+    from trappola.agents.players.random import RandomPlayer
 
     class Recording(RandomPlayer):
         def __init__(self, **kw):

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scripted import DEAL, Lowest
 
-from trappola.train.sb3.selfplay_env import SelfPlayEnv
+from trappola.train.selfplay.env import SelfPlayEnv
 
 
 def test_step_after_end_is_refused():

@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from trappola.agents.model_io.checkpoint_format import load_policy, read_metadata
-from trappola.train.config_file import load_config
+from trappola.train.run.config_file import load_config
 from trappola.train.sb3.ppo_selfplay import train
 from trappola.train.train_command import cli_main
 

@@ -24,7 +24,7 @@ def loaded(name: str) -> bool:
 @pytest.mark.skipif("forkserver" not in multiprocessing.get_all_start_methods(), reason="no fork server here")
 def test_workers_start_with_torch_and_the_players_loaded():
     with ProcessBackend(2) as backend:
-        assert backend.map(loaded, [PRELOAD, "torch", "trappola.agents.pimc"] * 2) == [True] * 6
+        assert backend.map(loaded, [PRELOAD, "torch", "trappola.agents.players.pimc"] * 2) == [True] * 6
 
 
 def test_blocks_keep_every_worker_busy_to_the_end():

@@ -87,7 +87,7 @@ def test_the_shipped_configs_are_found(installed):
     proc = run(
         installed,
         "-c",
-        "from trappola.train.config_file import load_config, resolve_config;"
+        "from trappola.train.run.config_file import load_config, resolve_config;"
         "print(resolve_config()); print(load_config(resolve_config('demo')).run_name)",
     )
     assert proc.returncode == 0, proc.stderr
@@ -102,7 +102,7 @@ def test_a_config_named_by_its_repository_path_is_found_from_the_wheel(installed
     proc = run(
         installed,
         "-c",
-        "from trappola.train.config_file import resolve_config;print(resolve_config('configs/ppo_selfplay.yaml'))",
+        "from trappola.train.run.config_file import resolve_config;print(resolve_config('configs/ppo_selfplay.yaml'))",
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().startswith(str(installed[0])) and proc.stdout.strip().endswith("ppo_selfplay.yaml")

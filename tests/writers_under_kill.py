@@ -26,7 +26,7 @@ from trappola.agents.evaluation.game_record import GAMES_FILE, write_games
 from trappola.agents.evaluation.report import write_csv, write_json
 from trappola.agents.model_io.checkpoint_format import CheckpointError, load_policy
 from trappola.agents.search.belief import BeliefModel
-from trappola.train.model_checkpoint import build_metadata, save_checkpoint
+from trappola.train.run.checkpoint import build_metadata, save_checkpoint
 from trappola_env.atomic_file import write_text
 
 
@@ -34,7 +34,7 @@ def tiny_model():
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from trappola.train.sb3.selfplay_env import SelfPlayEnv
+    from trappola.train.selfplay.env import SelfPlayEnv
 
     env = DummyVecEnv([lambda: SelfPlayEnv(pool={"random": 1.0}, seed=0)])
     return MaskablePPO(

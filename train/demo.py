@@ -31,7 +31,7 @@ def run_demo(
     table; returns both summaries."""
     from trappola.agents.evaluation import session_tournament
     from trappola.agents.evaluation.report import format_tournament
-    from trappola.train.config_file import load_config, resolve_config
+    from trappola.train.run.config_file import load_config, resolve_config
     from trappola.train.sb3.ppo_selfplay import train
 
     start = time.time()

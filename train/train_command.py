@@ -6,11 +6,11 @@
 The config file's ``trainer`` picks the trainer (``sb3``:
 ``trappola.train.sb3.ppo_selfplay``; ``rllib``: ``trappola.train.rllib.selfplay``) and
 so the settings the command takes: every field of its config class is an
-option, its help text the field's (``trappola.train.run_config.setting``),
+option, its help text the field's (``trappola.train.run.config.setting``),
 so ``--help`` lists exactly what the config accepts. A bad setting, an
 unusable run folder, checkpoint or player file, or a file that cannot be
 written ends the command with one line on stderr and exit status 2; a run
-stopped by Ctrl-C (saved, ``trappola.train.run_interrupt``) with status 130.
+stopped by Ctrl-C (saved, ``trappola.train.run.interrupt``) with status 130.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ import json
 import sys
 import textwrap
 
-from trappola.train.config_file import load_config, resolve_config, trainer_of
-from trappola.train.run_config import field_choices, field_help, field_range, type_name
-from trappola.train.run_interrupt import INTERRUPTED_STATUS
+from trappola.train.run.config import field_choices, field_help, field_range, type_name
+from trappola.train.run.config_file import load_config, resolve_config, trainer_of
+from trappola.train.run.interrupt import INTERRUPTED_STATUS
 from trappola_env.atomic_file import describe_os_error
 
 #: What the command prints of the summary at the end of a run.

@@ -65,7 +65,7 @@ def result_dict(result) -> dict:
 class GameRecorder:
     """Collects the actions of one partie played by the referee: pass
     ``recorder.on_decision`` as its ``on_decision`` callback. The card values a player
-    reports (its ``last_card_values``, ``trappola.agents.pimc``) are attached to the
+    reports (its ``last_card_values``, ``trappola.agents.players.pimc``) are attached to the
     next card that player plays: a search made in a turn decides that
     turn's card, even when a declaration comes first."""
 

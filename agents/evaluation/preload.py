@@ -25,7 +25,7 @@ def warm_up() -> None:
     import torch  # noqa: F401  (checkpoints are read with it)
 
     from trappola.agents import make_player
-    from trappola.agents.policy_player import PolicyPlayer  # noqa: F401
+    from trappola.agents.players.policy import PolicyPlayer  # noqa: F401
     from trappola_env.engine import random_deal
     from trappola_env.referee import play_partie
 

@@ -22,7 +22,7 @@ with a ``CheckpointError`` (a ``ValueError``) saying why, when
 ``read_metadata`` and ``check_compatible`` work without torch;
 ``load_policy`` returns the fast numpy actor (for playing). Writing
 checkpoints and loading a full ``MaskablePPO`` for resuming are training's
-business (``trappola.train.model_checkpoint``).
+business (``trappola.train.run.checkpoint``).
 """
 
 from __future__ import annotations

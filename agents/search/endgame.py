@@ -17,7 +17,7 @@ four cards a hand; the tree grows as the factorial of the cards left.
 
 from __future__ import annotations
 
-from trappola.agents.knowledge import aces_failed
+from trappola.agents.search.knowledge import aces_failed
 from trappola_env.engine.actions import ACES
 from trappola_env.engine.bonuses import trick_bonuses
 from trappola_env.engine.cards import ACE, CARD_POINTS, SUIT_MASK, TEN, cards_of

@@ -33,7 +33,7 @@ from trappola.agents.evaluation.seeding import derive_seed
 from trappola.agents.model_io.checkpoint_format import load_state_dict, read_metadata
 from trappola.agents.model_io.model_files import DEFAULT_MODEL, resolve_model_path
 from trappola.agents.model_io.numpy_policy import NumpyPolicy
-from trappola.agents.policy_player import PolicyPlayer
+from trappola.agents.players.policy import PolicyPlayer
 from trappola.train.fit.opponent_model import fit, write_model
 from trappola_env.engine import random_deal
 from trappola_env.interface import TurnView

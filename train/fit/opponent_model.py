@@ -5,7 +5,7 @@ the opponent's decisions were under a model of the opponent. The shipped
 network models the shipped network well, and other players badly: it is sure
 of moves that ``pimc`` or ``rule`` would not make, and then rules out their
 true hands (``benchmarks/bench_inference.py``). This module fits a model of a
-given player: it records the player's decisions against itself (``trappola.train.sb3.bc``:
+given player: it records the player's decisions against itself (``trappola.train.selfplay.bc``:
 the ``trappola_v0`` observation, the legal mask and the action at every
 decision with a choice) and fine-tunes the shipped network's actor on them by
 masked cross-entropy, from its weights (the same architecture, so that the
@@ -34,7 +34,7 @@ import numpy as np
 
 from trappola.agents.model_io.checkpoint_format import META_NAME, POLICY_NAME, load_state_dict, read_metadata
 from trappola.agents.model_io.model_files import DEFAULT_MODEL, resolve_model_path
-from trappola.train.sb3 import bc
+from trappola.train.selfplay import bc
 
 _ACTOR_KEYS = ("mlp_extractor.policy_net.", "action_net.")
 

@@ -12,12 +12,12 @@ import time
 from pathlib import Path
 
 from trappola.agents.model_io.model_files import shipped_model_path
-from trappola.train.model_checkpoint import read_metadata, write_metadata
 from trappola.train.pro.bench import SessionBench
 from trappola.train.pro.cem import train_pro_policy
 from trappola.train.pro.compare import best_threshold, compare, threshold_rule
 from trappola.train.pro.lookahead import learn_lookahead
 from trappola.train.pro.rollouts import fit_pro_policy
+from trappola.train.run.checkpoint import read_metadata, write_metadata
 from trappola_env.atomic_file import write_text
 
 COUNTS = ("parties", "rate_parties", "train_sessions", "scan_sessions", "test_sessions", "baseline_sessions", "workers")

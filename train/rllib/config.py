@@ -1,11 +1,11 @@
 """Every setting of an RLlib self-play run (``configs/rllib_selfplay.yaml``).
 
-``RLlibConfig`` adds to the shared settings (``trappola.train.run_config``:
+``RLlibConfig`` adds to the shared settings (``trappola.train.run.config``:
 names shared with the SB3 path mean the same, the opponent pool, behaviour
 cloning, the Alifer value, ``resume`` and ``init_from`` included) Ray's,
 the learners', the bulka_v0 league's and the environments' (``trappola_v0``,
 or ``bulka_v0`` sessions). Read like the SB3 config
-(``trappola.train.config_file.load_config``: unknown keys are errors,
+(``trappola.train.run.config_file.load_config``: unknown keys are errors,
 ``key=value`` overrides); the file says ``trainer: rllib``, which is how
 ``trappola train`` picks this path. The SB3 settings that cannot carry over
 are refused with their reason (``NOT_CARRIED``), and so are the shared ones
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from trappola.train.run_config import AT_LEAST_1, FRACTION, NON_NEGATIVE, POSITIVE, RunConfig, redefine, setting
+from trappola.train.run.config import AT_LEAST_1, FRACTION, NON_NEGATIVE, POSITIVE, RunConfig, redefine, setting
 from trappola.train.selfplay.reward import TOKENS_SCALE
 
 ENVS = ("trappola_v0", "bulka_v0")

@@ -4,10 +4,10 @@ An RLlib run (``trappola.train.rllib.selfplay``) trains a ``MaskedActorCritic``
 (``trappola.train.rllib.module``), whose layers are those of SB3's
 ``MaskableActorCriticPolicy``. ``save_rllib_checkpoint`` renames its
 weights (``sb3_state_dict``), loads them into a ``MaskablePPO`` of the same
-``net_arch`` and activation, and saves that with ``trappola.train.model_checkpoint``:
+``net_arch`` and activation, and saves that with ``trappola.train.run.checkpoint``:
 the same zip, metadata and signature as an SB3 run, so the evaluator plays
 it as ``policy:PATH`` (``trappola.agents.model_io.checkpoint_format.load_policy``) and
-``trappola.train.model_checkpoint.load_model`` can even continue it with SB3 (with a fresh
+``trappola.train.run.checkpoint.load_model`` can even continue it with SB3 (with a fresh
 optimizer, RLlib's is not carried over, and SB3's default PPO settings,
 which the zip holds). With ``optimizer`` (RLlib's Adam state) the zip
 also holds the optimizer state, under the SB3 policy's parameter order
@@ -25,8 +25,8 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from trappola.train.model_checkpoint import build_metadata, save_checkpoint
 from trappola.train.networks import activation_class
+from trappola.train.run.checkpoint import build_metadata, save_checkpoint
 from trappola_env.engine import N_ACTIONS
 
 _NAMES = {

@@ -6,7 +6,7 @@ than a fresh network, as on the SB3 path.
   optimizer state (``trappola.train.rllib.export.remap_optimizer``) and
   the step count the run continues from;
 * ``init_from``: a checkpoint's weights, with a fresh optimizer;
-* ``bc``: behaviour cloning, ``trappola.train.sb3.bc`` on a ``MaskablePPO``
+* ``bc``: behaviour cloning, ``trappola.train.selfplay.bc`` on a ``MaskablePPO``
   holding the learner's network (``trappola.train.rllib.export.sb3_model``),
   whose weights then go back into the learner.
 
@@ -71,7 +71,7 @@ def checkpoint_state(path: str, order: list[str]) -> tuple[dict, dict, dict]:
     """(weights, optimizer ``state_dict``, metadata) of a lab checkpoint,
     under the ``MaskedActorCritic``'s names, its parameters in ``order``
     (the module's own: the keys of its ``state_dict``)."""
-    from trappola.train.model_checkpoint import load_model
+    from trappola.train.run.checkpoint import load_model
 
     model, meta = load_model(path)
     weights = rllib_state_dict(model.policy.state_dict())
@@ -104,7 +104,7 @@ def start(cfg: RLlibConfig, algo, say) -> dict:
         set_weights(algo, module, rllib_state_dict(load_state_dict(cfg.init_from)))
         say(f"network weights from {cfg.init_from}")
     elif cfg.bc:
-        from trappola.train.sb3 import bc as bc_mod
+        from trappola.train.selfplay import bc as bc_mod
 
         t0 = time.time()
         data = bc_mod.collect_for_run(cfg, say)

@@ -5,7 +5,7 @@ the opponent pool.
     env = PoolEnv({"pool": {"self": 0.8, "random": 0.2}, "alifer_value": "replay"})
     obs, info = env.reset(seed=0)         # {"observations": ..., "action_mask": ...}
 
-``PoolEnv`` is ``trappola.train.sb3.selfplay_env.SelfPlayEnv`` (the learner's
+``PoolEnv`` is ``trappola.train.selfplay.env.SelfPlayEnv`` (the learner's
 episode, the opponent drawn from ``trappola.train.selfplay.pool``, its
 reward shaping, forced moves and Alifer value), with the observation and
 the legal actions in one dict (the keys of ``trappola.train.rllib.env``),
@@ -26,7 +26,7 @@ import numpy as np
 from gymnasium import spaces
 
 from trappola.train.rllib.env import MASK_KEY, OBS_KEY
-from trappola.train.sb3.selfplay_env import SelfPlayEnv
+from trappola.train.selfplay.env import SelfPlayEnv
 
 
 class PoolEnv(gymnasium.Env):

@@ -52,7 +52,7 @@ How the run is put together:
   snapshot.
 
 Evaluation, ``best.zip``, the checkpoints and ``summary.json`` are the run
-recorder's (``trappola.train.run_recorder``), as on the SB3 path: every
+recorder's (``trappola.train.run.recorder``), as on the SB3 path: every
 ``eval_every`` decisions a duplicate match of the trained module against
 ``eval_opponent`` by the project's evaluator; for ``bulka_v0`` runs there
 is none (the checkpoints carry the ``bulka_v0`` signature and ``best.zip``
@@ -76,9 +76,9 @@ from trappola.agents.model_io.checkpoint_format import read_metadata
 from trappola.train.devices import resolve_device
 from trappola.train.rllib.config import RLlibConfig
 from trappola.train.rllib.learner_state import MAIN, get_optimizer, get_weights, set_weights, start, trained_module
-from trappola.train.run_config import load_players
-from trappola.train.run_interrupt import StopOnInterrupt
-from trappola.train.run_log import check_run_dir
+from trappola.train.run.config import load_players
+from trappola.train.run.interrupt import StopOnInterrupt
+from trappola.train.run.log import check_run_dir
 
 
 def snapshot_ids(cfg: RLlibConfig) -> list[str]:
@@ -229,7 +229,7 @@ def scalars(result: dict, module: str) -> dict:
 
 def player_of(cfg: RLlibConfig, weights: dict):
     """The weights of the trained module as a player for the evaluator."""
-    from trappola.agents.policy_player import PolicyPlayer
+    from trappola.agents.players.policy import PolicyPlayer
 
     return PolicyPlayer.from_numpy(numpy_policy(cfg, weights))
 
@@ -267,13 +267,13 @@ def train(cfg: RLlibConfig, log=None, callbacks=()) -> dict:
     ``callbacks``: functions called as ``callback(algo, steps)`` after
     every PPO iteration (RLlib's ``Algorithm``, the run's step count).
     A first SIGINT stops the run after the PPO iteration under way, saved
-    (``trappola.train.run_interrupt``); the summary then says ``interrupted``."""
+    (``trappola.train.run.interrupt``); the summary then says ``interrupted``."""
     import ray
     import torch
 
     from trappola.train.rllib.export import save_rllib_checkpoint
     from trappola.train.rllib.pool_env import sync_snapshots
-    from trappola.train.run_recorder import RunRecorder
+    from trappola.train.run.recorder import RunRecorder
 
     load_players(cfg)  # every player and file the run reads, before Ray starts
     # Refuse an unusable checkpoint or run folder before Ray starts or anything is written.

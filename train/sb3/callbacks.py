@@ -5,11 +5,11 @@
   one at the start), and logs per pool member the learner's win rate,
   its mean points difference and the episode count, plus steps/second.
 * ``RecorderCallback``: hands the step count to the run's recorder
-  (``trappola.train.run_recorder``: evaluation, ``best.zip``, ``last.zip``).
+  (``trappola.train.run.recorder``: evaluation, ``best.zip``, ``last.zip``).
 * ``ProgressBarCallback``: a plain tqdm bar (SB3's own needs ``rich``).
 * ``TimeLimitCallback``: stops learning after ``max_minutes``.
 * ``StopCallback``: stops learning at the step after a Ctrl-C
-  (``trappola.train.run_interrupt``).
+  (``trappola.train.run.interrupt``).
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ class SelfPlayCallback(BaseCallback):
 
 
 class RecorderCallback(BaseCallback):
-    """The SB3 side of the run's ``trappola.train.run_recorder.RunRecorder``:
+    """The SB3 side of the run's ``trappola.train.run.recorder.RunRecorder``:
     at each step it hands the step count and the model to ``recorder``,
     which evaluates, keeps the best and writes checkpoints when due."""
 
@@ -133,7 +133,7 @@ class TimeLimitCallback(BaseCallback):
 
 class StopCallback(BaseCallback):
     """Stops learning once ``stop.requested`` (a
-    ``trappola.train.run_interrupt.StopOnInterrupt``), saying so through ``log``."""
+    ``trappola.train.run.interrupt.StopOnInterrupt``), saying so through ``log``."""
 
     def __init__(self, stop, log=print):
         super().__init__()

@@ -1,18 +1,18 @@
 """Every setting of an SB3 self-play run (``trappola.train.sb3.ppo_selfplay``).
 
-``TrainConfig`` adds to the shared settings (``trappola.train.run_config``)
+``TrainConfig`` adds to the shared settings (``trappola.train.run.config``)
 the vector environment, the opponent pool, behaviour cloning, resuming and
 SB3's PPO settings. The defaults here are those of
 ``configs/ppo_selfplay.yaml`` except the run's length and evaluation
 schedule (``total_timesteps``, ``max_minutes``, ``eval_every``,
 ``eval_search_deals``), which the file sets; the YAML file exists so that a
 run is reproducible from a file on disk. Reading it:
-``trappola.train.config_file.load_config``.
+``trappola.train.run.config_file.load_config``.
 """
 
 from __future__ import annotations
 
-from trappola.train.run_config import (
+from trappola.train.run.config import (
     AT_LEAST_1,
     NON_NEGATIVE,
     RunConfig,

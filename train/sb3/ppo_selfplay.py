@@ -6,10 +6,10 @@
 The run writes to ``out_dir/run_name/``: ``config.yaml`` (the settings
 used), ``train.log``, TensorBoard logs in ``tb/``, ``best.zip`` (best
 duplicate score against ``eval_opponent``), ``last.zip`` (periodic) and
-``final.zip`` (end of the run, or a Ctrl-C: ``trappola.train.run_interrupt``).
+``final.zip`` (end of the run, or a Ctrl-C: ``trappola.train.run.interrupt``).
 Every checkpoint carries its metadata
-(``trappola.train.model_checkpoint``); the run's recorder
-(``trappola.train.run_recorder``) writes them, evaluates and keeps the best,
+(``trappola.train.run.checkpoint``); the run's recorder
+(``trappola.train.run.recorder``) writes them, evaluates and keeps the best,
 as on the RLlib path. ``resume=path/to.zip`` continues a run from a
 checkpoint (its optimizer state and step count included) up to
 ``total_timesteps`` in all, appending to ``tb/progress.csv``
@@ -42,9 +42,9 @@ import contextlib
 import time
 
 from trappola.agents.evaluation.backend import WorkerLostError
-from trappola.train.run_config import load_players
-from trappola.train.run_interrupt import StopOnInterrupt
-from trappola.train.run_log import check_run_dir
+from trappola.train.run.config import load_players
+from trappola.train.run.interrupt import StopOnInterrupt
+from trappola.train.run.log import check_run_dir
 from trappola.train.sb3.config import TrainConfig
 from trappola_env.atomic_file import describe_os_error
 
@@ -56,7 +56,7 @@ def train(cfg: TrainConfig, log=None, callbacks=(), players: dict | None = None)
     (default ``print``); ``callbacks``: further SB3 callbacks, run after
     the run's own; ``players``: pool name -> ``trappola.agents.base.Player`` for
     pool members already built (the batched VecEnv only). A first SIGINT
-    stops the run at its next step, saved (``trappola.train.run_interrupt``);
+    stops the run at its next step, saved (``trappola.train.run.interrupt``);
     the summary then says ``interrupted``."""
     # Refuse an unusable checkpoint, player or run folder before writing or starting anything.
     if cfg.resume or cfg.init_from:
@@ -76,11 +76,11 @@ def _train(cfg: TrainConfig, log, callbacks: list, players: dict | None, stop: S
     from stable_baselines3.common.utils import set_random_seed
 
     from trappola.agents.model_io.numpy_policy import NumpyPolicy
-    from trappola.agents.policy_player import PolicyPlayer
+    from trappola.agents.players.policy import PolicyPlayer
     from trappola.train.devices import resolve_device
-    from trappola.train.model_checkpoint import build_metadata, load_model, save_checkpoint
     from trappola.train.networks import activation_class
-    from trappola.train.run_recorder import RunRecorder
+    from trappola.train.run.checkpoint import build_metadata, load_model, save_checkpoint
+    from trappola.train.run.recorder import RunRecorder
     from trappola.train.sb3.privileged_policy import PrivilegedCriticPolicy
     from trappola.train.sb3.vec import make_vec_env
 
@@ -189,7 +189,6 @@ def _learn(cfg: TrainConfig, model, recorder, callbacks: list, stop: StopOnInter
 
 def _learn_logged(cfg: TrainConfig, model, recorder, callbacks: list, stop: StopOnInterrupt, t_start: float) -> dict:
     """``_learn`` once the model's logger is set."""
-    from trappola.train.sb3 import bc as bc_mod
     from trappola.train.sb3.callbacks import (
         ProgressBarCallback,
         RecorderCallback,
@@ -197,6 +196,7 @@ def _learn_logged(cfg: TrainConfig, model, recorder, callbacks: list, stop: Stop
         StopCallback,
         TimeLimitCallback,
     )
+    from trappola.train.selfplay import bc as bc_mod
 
     say = recorder.say
 

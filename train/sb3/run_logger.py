@@ -9,7 +9,7 @@ the stretch after the checkpoint, which the resumed run trains again).
 TensorBoard's scalars are written at the model's step count, which a
 resume continues. A write that fails (a full disk) raises an ``OSError``
 naming the file or folder, and TensorBoard's writer thread prints no
-traceback (``trappola.train.run_log.quiet_tensorboard_threads``).
+traceback (``trappola.train.run.log.quiet_tensorboard_threads``).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pathlib import Path
 
 from stable_baselines3.common.logger import KVWriter, Logger, TensorBoardOutputFormat, filter_excluded_keys
 
-from trappola.train.run_log import naming, quiet_tensorboard_threads
+from trappola.train.run.log import naming, quiet_tensorboard_threads
 from trappola_env.atomic_file import write_text
 
 #: The column of ``progress.csv`` holding the step count of each row.

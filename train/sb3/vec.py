@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnvWrapper, VecMonitor
 
-from trappola.train.sb3.selfplay_env import SelfPlayEnv
+from trappola.train.selfplay.env import SelfPlayEnv
 
 
 class MaskCacheVecEnv(VecEnvWrapper):

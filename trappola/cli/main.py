@@ -324,7 +324,7 @@ def cmd_play(args) -> int:
     doubles the next partie's stakes)."""
     from trappola.agents import make_player
     from trappola.agents.evaluation.seeding import derive_seed
-    from trappola.agents.human_player import HumanQuit
+    from trappola.agents.players.human import HumanQuit
     from trappola_env.engine import random_deal
     from trappola_env.engine.cards import names_of
     from trappola_env.referee import play_partie
@@ -363,7 +363,7 @@ def cmd_evaluate(args) -> int:
     """``trappola evaluate``: a head-to-head, a session tournament or ratings of the players given."""
     from trappola.agents import split_player_list
     from trappola.agents.evaluation.report import format_summary, write_csv, write_json
-    from trappola.agents.human_player import HumanQuit
+    from trappola.agents.players.human import HumanQuit
     from trappola_env.engine import RuleConfig
 
     players = split_player_list(args.players)

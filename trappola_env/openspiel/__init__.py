@@ -18,7 +18,7 @@ state and observation tensors are the environments' observation vectors
 (``observer``); ``serialize``/``deserialize`` and ``clone`` work;
 ``resample_from_infostate`` draws the hidden layout with the lab's sampler,
 installed through ``layouts.set_layout_sampler`` (the ``ismcts`` player,
-``trappola.agents.openspiel_players``, installs it). Importing
+``trappola.agents.players.openspiel_bots``, installs it). Importing
 ``trappola_env`` alone never imports pyspiel.
 """
 

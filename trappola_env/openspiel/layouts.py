@@ -7,7 +7,7 @@ which lives above this layer. It is plugged in here as a callable:
 ``set_layout_sampler(fn)`` with ``fn(info, rng) -> hand``, where ``info`` is
 the ``InfoState`` of the seat to resample for, ``rng`` a ``random.Random``
 and ``hand`` the bit set of the opponent's current hand (the rest of the
-unseen cards are the hidden stock). ``trappola.agents.openspiel_players``
+unseen cards are the hidden stock). ``trappola.agents.players.openspiel_bots``
 sets it on import, which building the ``ismcts`` player does; a script
 using the pyspiel games directly imports that module (or sets its own).
 """
@@ -44,7 +44,7 @@ def layout_sampler() -> Callable[[InfoState, random.Random], int]:
     """The installed sampler; ``RuntimeError`` saying how to install one if none is."""
     if _sampler is None:
         raise RuntimeError(
-            "resample_from_infostate needs the lab's layout sampler: import trappola.agents.openspiel_players "
+            "resample_from_infostate needs the lab's layout sampler: import trappola.agents.players.openspiel_bots "
             "(or call trappola_env.openspiel.set_layout_sampler)"
         )
     return _sampler

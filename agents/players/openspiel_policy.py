@@ -22,7 +22,7 @@ from open_spiel.python.pytorch.policy_gradient import MLPTorso
 from torch import nn
 
 from trappola.agents.base import pro_settings
-from trappola.agents.openspiel_players import BotPlayer
+from trappola.agents.players.openspiel_bots import BotPlayer
 from trappola.agents.settings import Setting
 
 FORMAT = "trappola-openspiel-policy/1"

@@ -1,6 +1,6 @@
 """What a training run records, the same for both trainers (SB3 and RLlib).
 
-``RunRecorder`` opens the run folder (``trappola.train.run_log.open_run``:
+``RunRecorder`` opens the run folder (``trappola.train.run.log.open_run``:
 ``config.yaml``, ``train.log``) and, as the trainer reports its step count,
 
 * evaluates the network every ``eval_every`` steps: a duplicate match
@@ -37,7 +37,7 @@ from typing import Any
 
 from trappola.agents.evaluation.stats import mean_ci
 from trappola.agents.model_io.checkpoint_format import CheckpointError, read_metadata
-from trappola.train.run_log import naming, open_run, quiet_tensorboard_threads, resumes_into
+from trappola.train.run.log import naming, open_run, quiet_tensorboard_threads, resumes_into
 from trappola_env.atomic_file import write_text
 
 #: The figures of an evaluation kept in a checkpoint's metadata.

@@ -21,14 +21,14 @@ the ``trappola_v0`` vector, built from the seat's ``InfoState`` alone.
 Endgame search (``endgame=K``, default 6; ``endgame=0`` turns it off):
 once the seat's hand holds ``K`` cards or fewer, every turn in which it may
 play a card is decided by ``pimc`` with ``endgame_samples`` layouts
-(``trappola.agents.pimc``: the card, the declarations still open, Manko, an Alifer
+(``trappola.agents.players.pimc``: the card, the declarations still open, Manko, an Alifer
 proposal); answers to a proposal stay the network's. The layouts are
 weighted by the learned belief about the opponent's hand
 (``endgame_belief``, default the shipped ``agents/models/belief.npz``;
 empty for uniform layouts, ``trappola.agents.search.belief``): it reads from the
 opponent's play what the uniform layouts of plain ``pimc`` ignore.
 ``endgame_search`` names the search (``pimc``, default; ``epimc1``/``epimc2``, ``alphamu``, ``infopimc``:
-``trappola.agents.epimc``, ``trappola.agents.infopimc``; measured in docs/results/beyond_pimc.md).
+``trappola.agents.players.epimc``, ``trappola.agents.players.infopimc``; measured in docs/results/beyond_pimc.md).
 ``endgame_infer`` (off by default) also weighs them by the likelihood of the
 opponent's past decisions under an opponent model (``pimc``'s ``infer``,
 ``trappola.agents.search.inference``), with ``endgame_infer_draws``, ``endgame_infer_temp``
@@ -53,10 +53,10 @@ import importlib.util
 import numpy as np
 
 from trappola.agents.base import Player
-from trappola.agents.epimc import AlphaMuPlayer, EpimcPlayer
-from trappola.agents.infopimc import InfoPimcPlayer
 from trappola.agents.model_io.model_files import DEFAULT_MODEL, load_checkpoint_policy
-from trappola.agents.pimc import PimcPlayer
+from trappola.agents.players.epimc import AlphaMuPlayer, EpimcPlayer
+from trappola.agents.players.infopimc import InfoPimcPlayer
+from trappola.agents.players.pimc import PimcPlayer
 from trappola.agents.pro_learned import pro_policy_from_dict
 from trappola.agents.pro_rules import PRO_MODES, ProRule
 from trappola.agents.settings import Setting

@@ -92,7 +92,7 @@ def collect_for_run(cfg, say, privileged: bool = False) -> dict:
     reward and Alifer value, workers), saying how many decisions it got
     and in how long; both trainers warm-start with it.
 
-    :param cfg: the run's config (``trappola.train.run_config.RunConfig``)
+    :param cfg: the run's config (``trappola.train.run.config.RunConfig``)
     :param say: where the progress line goes
     :param privileged: also the full-deal vectors (a privileged critic)
     :return: ``collect``'s arrays"""

@@ -1,6 +1,6 @@
 """``rule``: a hand-written player that uses only its seat's knowledge.
 
-Card play (``trappola.agents.knowledge`` tracks seen cards, the opponent's shown
+Card play (``trappola.agents.search.knowledge`` tracks seen cards, the opponent's shown
 voids and what its declarations reveal):
 
 * Following a suit it can win: capture with its highest card that could
@@ -54,8 +54,8 @@ from __future__ import annotations
 
 from trappola.agents.advice import advice_settings, heeded, honest_advice
 from trappola.agents.base import AdviceView, Player, TurnView, pro_settings
-from trappola.agents.knowledge import OpponentCards, aces_failed, opponent_cards, public_points
 from trappola.agents.search.endgame import card_values, win_chance
+from trappola.agents.search.knowledge import OpponentCards, aces_failed, opponent_cards, public_points
 from trappola.agents.search.worlds import determinize
 from trappola.agents.settings import Setting
 from trappola_env.engine.actions import (

@@ -158,8 +158,8 @@ def load_model(path: str | Path, env=None, device: str = "cpu", **kwargs):
 
 
 def main(argv=None) -> int:
-    """``python -m trappola.train.model_checkpoint info PATH`` prints the metadata (after
-    validation); ``python -m trappola.train.model_checkpoint export SRC DST`` writes a
+    """``python -m trappola.train.run.checkpoint info PATH`` prints the metadata (after
+    validation); ``python -m trappola.train.run.checkpoint export SRC DST`` writes a
     play-only copy (no optimizer state), as shipped in ``models/``. A bad
     checkpoint or a file that cannot be written: one line, status 2."""
     import sys
@@ -186,7 +186,7 @@ def _command(args: list[str]) -> int:
     if len(args) == 3 and args[0] == "export":
         print(export_for_play(args[1], args[2]))
         return 0
-    usage = "usage: python -m trappola.train.model_checkpoint info PATH | export SRC DST"
+    usage = "usage: python -m trappola.train.run.checkpoint info PATH | export SRC DST"
     if args in (["-h"], ["--help"]):
         print(usage)
         return 0

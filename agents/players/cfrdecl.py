@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from trappola.agents.pimc import PimcPlayer
+from trappola.agents.players.pimc import PimcPlayer
 from trappola.agents.settings import Setting
 from trappola_env.engine.actions import ACES, BIANKA, BLANS, FIGURA_RE, FIGURA_TWOS, MANKO
 from trappola_env.engine.cards import RANK_MASK

@@ -19,7 +19,7 @@ from __future__ import annotations
 import sys
 
 from trappola.agents.base import Player, ProView, TurnView
-from trappola.agents.knowledge import public_points
+from trappola.agents.search.knowledge import public_points
 from trappola.agents.settings import Setting
 from trappola_env.engine.actions import ACCEPT_ALIFER, ACTION_NAMES, action_id
 from trappola_env.engine.cards import CARD_NAMES, RANK_NAMES, SUIT_MASK, SUIT_NAMES, SUITS, cards_of

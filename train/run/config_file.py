@@ -25,7 +25,7 @@ from typing import Any
 import yaml
 
 from trappola.train.rllib.config import RLlibConfig
-from trappola.train.run_config import RunConfig
+from trappola.train.run.config import RunConfig
 from trappola.train.sb3.config import TrainConfig
 
 #: The value of a config's ``trainer`` key -> its config class.

@@ -98,9 +98,9 @@ import numpy as np
 
 from trappola.agents.advice import advice_settings, heeded, honest_advice
 from trappola.agents.base import AdviceView, Player, TurnView, pro_settings
-from trappola.agents.knowledge import aces_failed
 from trappola.agents.search.belief import load_belief
 from trappola.agents.search.inference import load_inference, normalise
+from trappola.agents.search.knowledge import aces_failed
 from trappola.agents.search.sampling import constraints_of
 from trappola.agents.settings import Setting
 from trappola_env.engine.actions import (

@@ -49,7 +49,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from trappola.agents.policy_player import PolicyPlayer
+from trappola.agents.players.policy import PolicyPlayer
 from trappola.train.selfplay.alifer import AliferValue
 from trappola.train.selfplay.forced import forced_action
 from trappola.train.selfplay.pool import LEARNER_NAME, OpponentPool, PlayerOpponent, pool_member

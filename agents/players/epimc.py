@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from trappola.agents.pimc import PimcPlayer
+from trappola.agents.players.pimc import PimcPlayer
 from trappola.agents.search.worldtree import WorldTree, legal_cards, public_of
 from trappola.agents.settings import Setting
 from trappola_env.engine.infostate import InfoState

@@ -15,7 +15,7 @@ is one ``ValueError`` line naming the field ("n_envs must be >= 1, got 0").
 A name in both trainers means the same thing (``total_timesteps``,
 ``out_dir``, ``run_name``, ``net_arch``, ``learning_rate``...). Reading a
 YAML file and command-line overrides into a config is
-``trappola.train.config_file``.
+``trappola.train.run.config_file``.
 """
 
 from __future__ import annotations
@@ -253,7 +253,7 @@ class RunConfig(BaseModel):
         if self.trainer != self.TRAINER:
             raise ValueError(
                 f"trainer must be {self.TRAINER!r} in a {type(self).__name__} "
-                f"(trappola.train.config_file.load_config reads each trainer's), got {self.trainer!r}"
+                f"(trappola.train.run.config_file.load_config reads each trainer's), got {self.trainer!r}"
             )
         name = self.run_name
         if name in ("", ".", "..") or any(c in name for c in ("/", "\\", "\0")) or (os.altsep and os.altsep in name):
