@@ -12,8 +12,10 @@ reads the whole public record (declarations made and not made); and the shipped 
 reads the record and whose endgame search is belief-weighted too. Per deal, a row's score is the mean over
 its two parties of wins minus losses (+1, -1, 0 for an Alifer) and of the point difference. Reported per
 opponent: the paired difference (holding back minus declaring at once) with a 95% interval clustered by deal
-(a t interval over the deals' differences), how many deals ended differently, and the difference of those
-differences between each reader and ``pimc`` (paired too: every opponent plays the same deals).
+(a t interval over the deals' differences; for wins minus losses only when at least ``MIN_CHANGED`` deals
+changed outcome, else the bound that the changed share's exact interval puts on it), how many deals ended
+differently (with its Clopper-Pearson interval), and the difference of those differences between each reader
+and ``pimc`` (paired too: every opponent plays the same deals).
 
 Each (row, opponent) match appends its per-partie records to ``--records`` as one JSON line, so a run that
 stops keeps its finished matches and resumes with the rest.
@@ -29,9 +31,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywhere, installed or not
 
 import numpy as np
+from beyond_pimc_diagnosis import clopper_pearson  # the exact binomial interval, written once
 
 from trappola.agents.evaluation import head_to_head
 from trappola.agents.evaluation.stats import mean_ci
+
+MIN_CHANGED = 20  # below this many deals with a changed outcome, no t interval: the exact bound instead
 
 ROWS = ("pimc:samples=32", "pimc:samples=32,declare=last")
 OPPONENTS = ("pimc:samples=32", "pimc:samples=32,belief=default", "policy")
@@ -64,6 +69,10 @@ def summary(matches: list[dict]) -> dict:
         d = {k: (b[k][0] - a[k][0], b[k][1] - a[k][1]) for k in deals}
         delta[opp] = d
         changed = sum(1 for k in deals if d[k][0] != 0)
+        lo, hi = clopper_pearson(changed, len(deals))
+        # A deal's wins-losses difference lies in [-2, 2] and is 0 unless its outcome changed, so the mean
+        # difference lies within 2 x the changed share: with few changes that bound is the honest interval.
+        bound = [-2 * hi, 2 * hi]
         row = {
             "deals": len(deals),
             "declare_now_wl": mean_ci([a[k][0] for k in deals]),
@@ -71,26 +80,40 @@ def summary(matches: list[dict]) -> dict:
             "diff_wl": mean_ci([d[k][0] for k in deals]),
             "diff_points": mean_ci([d[k][1] for k in deals]),
             "deals_changed": changed,
+            "deals_changed_ci": [lo, hi],
+            "diff_wl_bound": bound,
         }
         out[opp] = row
+        wl = (
+            _fmt(d[k][0] for k in deals)
+            if changed >= MIN_CHANGED
+            else f"{np.mean([d[k][0] for k in deals]):+.3f}, within [{bound[0]:+.3f}, {bound[1]:+.3f}] (the changed "
+            f"share's bound)"
+        )
         print(
             f"against {opp}: {len(deals)} deals; holding back minus declaring at once: wins-losses per partie "
-            f"{_fmt(d[k][0] for k in deals)}, points {_fmt(d[k][1] for k in deals)}; "
-            f"{changed} deals ended differently in wins-losses"
+            f"{wl}, points {_fmt(d[k][1] for k in deals)}; deals that ended differently in wins-losses: {changed} of "
+            f"{len(deals)} = {changed / len(deals):.3f} [{lo:.3f}, {hi:.3f}] (Clopper-Pearson)"
         )
     base = delta.get(OPPONENTS[0])
     for opp in OPPONENTS[1:]:
         if base is None or opp not in delta:
             continue
         deals = sorted(set(base) & set(delta[opp]))
+        moved = sum(1 for k in deals if delta[opp][k][0] != base[k][0])
+        hi = clopper_pearson(moved, len(deals))[1]
+        dd = [delta[opp][k][0] - base[k][0] for k in deals]
+        # per deal within [-4, 4] and 0 unless the two differences differ: the same bound as above
+        wl = _fmt(dd) if moved >= MIN_CHANGED else f"{np.mean(dd):+.3f}, within [{-4 * hi:+.3f}, {4 * hi:+.3f}]"
         out[f"{opp} minus pimc"] = {
+            "deals_moved": moved,
+            "wl_bound": [-4 * hi, 4 * hi],
             "deals": len(deals),
             "wl": mean_ci([delta[opp][k][0] - base[k][0] for k in deals]),
             "points": mean_ci([delta[opp][k][1] - base[k][1] for k in deals]),
         }
         print(
-            f"  the difference against {opp} minus against pimc:samples=32: wins-losses "
-            f"{_fmt(delta[opp][k][0] - base[k][0] for k in deals)}, "
+            f"  the difference against {opp} minus against pimc:samples=32: wins-losses {wl} ({moved} deals differ), "
             f"points {_fmt(delta[opp][k][1] - base[k][1] for k in deals)} ({len(deals)} deals)"
         )
     return out
