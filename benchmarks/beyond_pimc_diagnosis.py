@@ -380,7 +380,14 @@ def summary(records: list[dict]) -> dict:
         out["fusion"][key] = {"worse": k, "of": n, "ci": [lo, hi], "mean_loss": mean_ci([f[key] for f in fus])}
         if unsolved:
             out["fusion"][key]["all_tried_bounds"] = [k / len(tried), (k + unsolved) / len(tried)]
-        print(f"{label}: {_rate(k, n)}; loss per position {_ci(f[key] for f in fus)}")
+        loss = _ci(f[key] for f in fus)
+        if key.endswith("sign_loss") and k < 20:
+            # a position's loss in wins-losses lies in [0, 2] and is 0 unless PIMC's card is worse: with few
+            # such positions the exact interval of their share bounds the mean, where a t interval would not
+            loss = f"{np.mean([f[key] for f in fus]):+.3f}, within [0, {2 * hi:.3f}]"
+            out["fusion"][key]["loss_bound"] = [0.0, 2 * hi]
+        tried_note = f" (over all {len(tried)} tried: {k / len(tried):.3f} to {(k + unsolved) / len(tried):.3f})"
+        print(f"{label}: {_rate(k, n)}{tried_note if unsolved else ''}; loss per position {loss}")
     for key in ("illusion_sign", "illusion_points", "illusion_blend"):
         out["fusion"][key] = mean_ci([f[key] for f in fus])
         print(f"{key}: {_ci(f[key] for f in fus)}")
