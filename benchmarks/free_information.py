@@ -113,7 +113,8 @@ def summary(matches: list[dict]) -> dict:
             "points": mean_ci([delta[opp][k][1] - base[k][1] for k in deals]),
         }
         print(
-            f"  the difference against {opp} minus against pimc:samples=32: wins-losses {wl} ({moved} deals differ), "
+            f"  the difference against {opp} minus against pimc:samples=32: wins-losses {wl} "
+            f"(deals that differ: {moved}), "
             f"points {_fmt(delta[opp][k][1] - base[k][1] for k in deals)} ({len(deals)} deals)"
         )
     return out
