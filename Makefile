@@ -8,13 +8,13 @@ PY := $(VENV)/bin/python
 # open range so other installs can choose their own build.
 TORCH := torch==2.13.0
 
-.PHONY: demo test check typecheck fix bench model belief opponent clean
+.PHONY: demo test check typecheck docs fix bench model belief opponent clean
 
 $(VENV)/.installed: pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --upgrade pip
 	$(PY) -m pip install $(TORCH)
-	$(PY) -m pip install -e '.[search,train,eval,web,ray,openspiel,notebooks,dev]'
+	$(PY) -m pip install -e '.[search,train,eval,web,ray,openspiel,notebooks,docs,dev]'
 	touch $@
 
 demo: $(VENV)/.installed
@@ -41,6 +41,11 @@ typecheck: $(VENV)/.installed
 	for f in trappola/* agents train configs; do ln -sfn ../../../$$f $(TYPES)/trappola/$${f#trappola/}; done
 	find $(TYPES) -xtype l -delete
 	MYPYPATH=$(TYPES) $(PY) -m mypy $(TYPES)/trappola $(TYPES)/trappola_env benchmarks
+
+# The documentation site (mkdocs.yml) into site/, strict and offline: a broken link, a missing page or an
+# unresolved reference fails it. `$(PY) -m mkdocs serve` shows it while you edit.
+docs: $(VENV)/.installed
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict
 
 # The formatter and the fixes ruff applies safely; what is left, `make check` names.
 fix: $(VENV)/.installed

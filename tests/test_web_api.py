@@ -318,12 +318,49 @@ def test_the_partie_tokens_add_up_to_the_balance_with_pro(client):
         final = led["final_share"] or 0
         assert sum(changes) + final == pytest.approx(led["balances"]["you"])
         assert st["last_partie"]["change"]["you"] == changes[-1]
+        # The end box's named parts add up to each player's change, the number it shows.
+        for side in st["last_partie"]["tokens"]:
+            parts = {p["part"]: p["tokens"] for p in side["parts"]}
+            assert list(parts) == ["stake", "declarations", "bonuses", "Pro", "Bulka"]
+            assert sum(parts.values()) == side["total"] == st["last_partie"]["change"][side["name"]]
         assert led["history"][-1]["balance"]["you"] == pytest.approx(sum(changes))
         if st["paused"]:
             st = client.post(f"/api/tables/{st['id']}/next", json={}).json()
     assert offered
     pro_rows = [r for r in st["ledger"]["history"] if r["pro"] == "you" and r["pro_stake"]]
     assert pro_rows and pro_rows[0]["change"]["you"] == pro_rows[0]["tokens"]["you"] - 10 + pro_rows[0]["bulka_won"]
+
+
+def test_the_end_box_parts_add_up_when_the_opponent_wins_pro():
+    """Seed 9, the person playing its highest action: random declares Pro
+    and wins it, taking the Bulka. Every partie's named parts add up to the
+    change shown, for both players; the Pro winner's Bulka is its own part."""
+    from trappola.agents import make_player
+    from trappola.web.play import PlayTable
+
+    table = PlayTable(make_player("random:alifer=false"), parties=4, seed=9)
+    won = None
+    while table.session.phase != "over":
+        st = table.state()
+        if st["paused"]:
+            table.next_partie()
+            continue
+        if not st["your_turn"]:
+            continue  # the opponent thinks in this thread (no pool): it has already moved
+        if st["phase"] == "pro":
+            table.act(47)
+            continue
+        legal = st["legal"]["cards"] or [b["action"] for b in st["legal"]["buttons"] if b["action"] != 44]
+        table.act(max(legal) if st["legal"]["cards"] else legal[0])
+        lp = table.state()["last_partie"]
+        for side in lp["tokens"] if lp else ():
+            parts = {p["part"]: p["tokens"] for p in side["parts"]}
+            assert sum(parts.values()) == side["total"] == lp["change"][side["name"]], lp
+            if lp["pro"] == side["name"] and lp["pro_result"] == "won":
+                won = parts
+    assert won is not None
+    # -10 stake, -10 extra Pro stake, and the Bulka taken: the change is far above a lost stake.
+    assert won["stake"] == won["Pro"] == -10 and won["Bulka"] == 115 and sum(won.values()) > 80
 
 
 def test_declaration_buttons_say_what_they_are_worth(client):

@@ -21,6 +21,7 @@ from web_browser import (  # noqa: F401 (fixtures)
     NO_BROWSER,
     PHONE,
     app,
+    axe_violations,
     base_url,
     browser,
     card_names,
@@ -55,12 +56,17 @@ def test_play_a_whole_partie_by_clicking(browser, base_url, shots):
     browser.set_window_size(1400, 1000)
     try:
         start_game(browser, base_url, "rule", 21, speed="normal")
+        # Nothing to download before a partie has ended.
+        assert not browser.find_element(By.ID, "download").is_enabled()
         held = []
         clicks = play_on(
             browser, shot=lambda: (shots / "play.png").write_bytes(browser.get_screenshot_as_png()), tricks_held=held
         )
-        # A trick the person completes stays on the felt a moment, with its winner.
-        assert held and all("trick to " in t for t in held), held
+        # A trick the person completes stays on the felt a moment, with its winner, shown once (not again as
+        # "last trick"), and the person is not told "Your turn" while the hand is still shut.
+        assert held and all("trick to " in t for t, _, _, _ in held), held
+        for _, status, last, shown in held:
+            assert last == "" and "Your turn" not in status and shown == "none", held
         assert "Alifer" in browser.find_element(By.ID, "stakes-row").get_attribute("title")
         end = browser.find_element(By.ID, "partie-end")
         text = end.text
@@ -71,6 +77,12 @@ def test_play_a_whole_partie_by_clicking(browser, base_url, shots):
         bottom = browser.execute_script("return arguments[0].getBoundingClientRect().bottom", button)
         assert button.is_displayed() and bottom < browser.execute_script("return window.innerHeight")
         (shots / "play-end.png").write_bytes(browser.get_screenshot_as_png())
+        assert axe_violations(browser) == [], "the end box"
+        # Over a dimmed page, the set-up form folded until the box is closed; the game can be downloaded.
+        assert visible(browser, "backdrop") and not visible(browser, "setup") and not visible(browser, "pro-banner")
+        assert browser.find_element(By.ID, "download").is_enabled()
+        browser.find_element(By.ID, "see-table").click()
+        assert not visible(browser, "backdrop") and not visible(browser, "partie-end") and visible(browser, "setup")
         assert browser.find_element(By.ID, "status").text == "The game is over."
         assert js_errors(browser) == []
     finally:
@@ -104,14 +116,25 @@ def test_the_end_box_and_pro_offered_to_you(browser, base_url, app, shots):
     assert "you declared Pro" in browser.find_element(By.ID, "pro-banner").text
     play_on(browser, pick=lambda cards: max(cards, key=rank))
     end = browser.find_element(By.ID, "partie-end").text
-    assert "You declared Pro" in end and "your Pro stake into the Bulka: -10" in end
+    assert "You declared Pro" in end
     # The box says why, and its tokens are the ledger's: the board behind it is the ended partie.
     tokens = browser.find_element(By.ID, "end-tokens").text
     assert "Your tokens from this partie" in tokens and "Why" in end
-    assert browser.find_elements(By.CSS_SELECTOR, "#partie-end .details li")
+    why = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#partie-end .details li")]
+    assert why and not any("random:alifer=false" in w for w in why), why  # the short name, as on the rest of the page
+    # Each player's change is a sum of named parts; the Pro declarer's extra stake and the Bulka it took are parts.
+    parts = browser.execute_script(
+        "return [...document.querySelectorAll('#end-parts tr')].slice(1).map((r) =>"
+        " [r.dataset.part || 'total', ...[...r.querySelectorAll('td')].map((c) => Number(c.textContent))])"
+    )
+    by = {p[0]: p[1:] for p in parts}
+    assert by["Pro"][0] == -10 and by["Bulka"][0] > 0 and by["stake"] == [-10, -10], parts
+    assert [sum(p[k] for p in parts if p[0] != "total") for k in (1, 2)] == by["total"]
+    (shots / "pro-end.png").write_bytes(browser.get_screenshot_as_png())
     # The stake is named: a won partie can cost tokens.
     assert "stake of 10" in browser.find_element(By.ID, "end-stake").text
-    balance = float(tokens.rsplit("Balance: ", 1)[1].rstrip("."))
+    assert f"Your tokens from this partie: +{by['total'][0]:g}" in tokens
+    balance = float(tokens.rsplit("balance: ", 1)[1].rstrip("."))
     players = browser.execute_script(
         "return [...document.querySelectorAll('#ledger table tr')].map((r) => r.innerText.trim())"
     )
@@ -124,6 +147,12 @@ def test_the_end_box_and_pro_offered_to_you(browser, base_url, app, shots):
     # Every token change is a row: they add up to the balance.
     changes = [float(r.split()[-2]) for r in rows]
     assert sum(changes) == float(rows[-1].split()[-1]) == balance
+    # The ledger's "what" column is wide enough to read: no row wraps over more than two lines.
+    heights = browser.execute_script(
+        "return [...document.querySelectorAll('#ledger td.what')].map((c) =>"
+        " c.getBoundingClientRect().height / parseFloat(getComputedStyle(c).lineHeight))"
+    )
+    assert heights and max(heights) < 2.7, heights  # two lines and the padding
     assert browser.find_elements(By.ID, "next-partie"), end
     assert js_errors(browser) == []
 
@@ -212,6 +241,7 @@ def test_the_phone_width(browser, base_url, shots, saved_games):
         assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE[0]
         assert browser.find_element(By.ID, "rematch").is_displayed()
         (shots / "end-phone.png").write_bytes(browser.get_screenshot_as_png())
+        assert axe_violations(browser) == [], "the end box on a phone"
         path, games = saved_games
         open_page(browser, base_url + "/#replay")
         browser.find_element(By.ID, "replay-file").send_keys(str(path))
@@ -219,6 +249,16 @@ def test_the_phone_width(browser, base_url, shots, saved_games):
         for _ in range(6):
             browser.find_element(By.ID, "next").click()
         assert page_width(browser) <= PHONE[0], wide_elements(browser)
+        # Replay's hands: cards a finger's width, the corner suit clear of the central one.
+        cards = rects(browser, "#r-hand-0 .card")
+        assert cards and all(c["width"] >= 44 for c in cards), cards
+        clear = browser.execute_script(
+            "return [...document.querySelectorAll('#r-hand-0 .card, #r-hand-1 .card')].every((c) => {"
+            " const a = c.querySelector('svg.corner-pip').getBoundingClientRect(),"
+            " b = c.querySelector('svg.pip').getBoundingClientRect();"
+            " return a.right <= b.left || a.bottom <= b.top; })"
+        )
+        assert clear
         (shots / "replay-phone.png").write_bytes(browser.get_screenshot_as_png())
         assert js_errors(browser) == []
     finally:
@@ -296,6 +336,9 @@ def test_replay_a_saved_game_to_its_end(browser, base_url, shots, saved_games):
                 browser.find_element(By.ID, "next").click()
                 steps += 1
             assert browser.find_elements(By.CSS_SELECTOR, "#r-values tr.chosen")
+            # What pimc considered stays within the side panel at 1366 px.
+            panel, considered = rects(browser, ".replay-board aside.side"), rects(browser, "#r-values table.values")
+            assert considered[0]["x"] + considered[0]["width"] <= panel[0]["x"] + panel[0]["width"] + 0.5
             # The hands stay as dealt, the cards played greyed.
             played = browser.find_elements(By.CSS_SELECTOR, "#r-hand-0 .card.played, #r-hand-1 .card.played")
             assert len(browser.find_elements(By.CSS_SELECTOR, "#r-hand-0 .card")) == 9 and played
@@ -340,6 +383,8 @@ def test_leaderboard_and_bad_input_in_the_page(browser, base_url, shots, tmp_pat
     assert [r.text for r in rows[:4]] == [e["player"] for e in summary["ratings"]]
     links = browser.find_elements(By.CSS_SELECTOR, ".leader-table a.games-link")
     assert len(links) == len(summary["pairs"]) == 6, (js_errors(browser), browser.find_element(By.ID, "board").text)
+    # The page's own link colour, not the browser's default blue.
+    assert links[0].value_of_css_property("color") not in ("rgba(0, 0, 238, 1)", "rgb(0, 0, 238)")
     (shots / "leaderboard.png").write_bytes(browser.get_screenshot_as_png())
     pair = summary["pairs"][1]
     links[1].click()

@@ -400,3 +400,82 @@ def test_a_number_too_long_gets_a_plain_message(client):
     # Python's limit is 4300 digits; a long number that Python reads is refused by its range.
     r = client.post(f"/api/tables/{st['id']}/action", json={"action": 10**4000})
     assert r.status_code == 400 and "far outside" in r.json()["detail"] and "0000" not in r.text
+
+
+def test_head_answers_and_a_long_table_id_is_not_echoed(client):
+    r = client.head("/")
+    assert r.status_code == 200 and r.text == ""
+    long_id = "a" * 5000
+    r = client.get(f"/api/tables/{long_id}")
+    assert r.status_code == 404 and len(r.text) < 200 and long_id[:100] not in r.text
+
+
+@pytest.mark.parametrize(
+    "kind, text, what",
+    [
+        ("declarations", '{"kind": "declarations", "players": ["rule"], "groups": [{"kind": 1}]}', "groups[0].kind"),
+        ("declarations", '{"kind": "ratings"}', "expected 'declarations'"),
+        (
+            "declarations",
+            '{"kind": "declarations", "players": ["a"], "groups": [{"kind": "aces", "contrast": "x", '
+            '"n": 3, "tokens": 1, "tokens_ci": [2, 1]}]}',
+            "low 2 above high 1",
+        ),
+        (
+            "declarations",
+            '{"kind": "declarations", "players": ["a"], "groups": [{"kind": "aces", "contrast": "x", '
+            '"n": 3, "tokens": NaN}]}',
+            "finite number",
+        ),
+        ("pro-chart", '{"chart": {"p": [0.5, 0.2], "threshold": [[1, 1], [1, 1]]}}', "increasing order"),
+        ("pro-chart", '{"chart": {"p": [0.2, 0.5], "threshold": [[1, 1]]}}', "2 rows of 2"),
+        ("pro-chart", "[1, 2]", "expected a JSON object"),
+        ("pro-chart", "[" * 100000 + "]" * 100000, "nested too deeply"),
+    ],
+)
+def test_analysis_files_are_checked_field_by_field(client, kind, text, what):
+    r = client.post(f"/api/analysis/{kind}", content=text, headers=JSON)
+    assert r.status_code == 400 and what in r.json()["detail"], r.text
+
+
+def test_analysis_files_are_size_limited_and_name_no_path(client, monkeypatch):
+    monkeypatch.setattr(web_app, "MAX_BYTES", 1000)
+    r = client.post("/api/analysis/declarations", content="x" * 2000, headers=JSON)
+    assert r.status_code == 413
+    # Only the two kinds: a path in the address is a 404, nothing is read from disk.
+    r = client.post("/api/analysis/..%2F..%2Fetc%2Fpasswd", content="{}", headers=JSON)
+    assert r.status_code == 404
+
+
+def test_a_declarations_file_from_a_newer_analysis_is_read_tolerantly(client):
+    """A row with a decider and a minimum-count row without an interval (or
+    without an estimate at all) are read, not refused."""
+    text = json.dumps(
+        {
+            "kind": "declarations",
+            "players": ["rule", "pimc"],
+            "groups": [
+                {
+                    "kind": "aces",
+                    "turn": 1,
+                    "contrast": "now - never",
+                    "n": 40,
+                    "decider": "pimc",
+                    "tokens": 1.5,
+                    "tokens_ci": [0.5, 2.5],
+                    "points": 3.0,
+                    "points_ci": [1.0, 5.0],
+                },
+                {"kind": "blans", "turn": None, "contrast": "now - never", "n": 2, "tokens": 4.0, "tokens_ci": None},
+                {"kind": "bianka", "turn": None, "contrast": "now - never", "n": 0},
+            ],
+            "settings": {"deals": 10, "seed": 3},
+            "new_key": {"anything": [1, 2]},
+        }
+    )
+    r = client.post("/api/analysis/declarations", content=text, headers=JSON)
+    assert r.status_code == 200, r.text
+    rows = r.json()["rows"]
+    assert rows[0]["decider"] == "pimc" and rows[0]["tokens_ci"] == [0.5, 2.5]
+    assert rows[1]["tokens_ci"] is None and "decider" not in rows[1] and rows[2]["tokens"] is None
+    assert rows[0]["command"] == "trappola analyze declarations --players rule,pimc --deals 10 --seed 3 --json PATH"

@@ -18,6 +18,7 @@ from web_browser import (  # noqa: F401 (fixtures)
     NO_BROWSER,
     PHONE,
     app,
+    axe_violations,
     base_url,
     browser,
     card_names,
@@ -65,7 +66,7 @@ def plays(browser):
     )
 
 
-def test_a_double_click_plays_one_card_and_input_waits_for_the_trick(browser, base_url):
+def test_a_double_click_plays_one_card_and_input_waits_for_the_trick(browser, base_url, shots):
     # Seed 8, the person dealing: rule leads, the person's highest card wins the trick and the person leads next.
     start_game(browser, base_url, "rule", 8, seat="dealer", speed="normal")
     cards = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#hand button.legal:not([disabled])"))
@@ -82,6 +83,14 @@ def test_a_double_click_plays_one_card_and_input_waits_for_the_trick(browser, ba
     wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#tricks li"))
     assert "trick to you" in browser.find_element(By.ID, "trick").text  # the finished trick is on show
     assert browser.find_elements(By.CSS_SELECTOR, "#hand button.legal:not([disabled])") == []
+    # Shown once, on the felt (not again as "last trick"), and no "Your turn" while the hand is shut (all read at
+    # once: the hold ends by itself).
+    trick, last, status, badge = browser.execute_script(
+        "return ['trick', 'last-trick', 'status'].map((id) => document.getElementById(id).textContent)"
+        ".concat([getComputedStyle(document.getElementById('my-turn')).display])"
+    )
+    assert "trick to you" in trick and last == "" and "Your turn" not in status and badge == "none", (trick, status)
+    (shots / "trick-held.png").write_bytes(browser.get_screenshot_as_png())
     # The cards moved into the trick (an animation at the speed set).
     assert browser.find_elements(By.CSS_SELECTOR, "#trick .played-card.arrive")
     time.sleep(1.5)
@@ -90,9 +99,23 @@ def test_a_double_click_plays_one_card_and_input_waits_for_the_trick(browser, ba
     # Once the trick has been seen, the person leads: marked as the seat to play.
     wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#hand button.legal:not([disabled])"))
     assert "to-play" in browser.find_element(By.ID, "my-panel").get_attribute("class")
-    # Alifer is offered in its own colour, its meaning printed on the button.
-    alifer = browser.find_element(By.CSS_SELECTOR, "#buttons button[data-action='44']")
-    assert "secondary" in alifer.get_attribute("class") and "double stakes" in alifer.text
+    # Proposing Alifer is no button beside the cards: a small control under the hand, which asks first.
+    assert browser.find_elements(By.CSS_SELECTOR, "#buttons button[data-action='44']") == []
+    ask = browser.find_element(By.ID, "alifer-open")
+    assert ask.rect["height"] < 0.6 * rects(browser, "#hand .card")[0]["height"]
+    ask.click()
+    confirm = wait(browser, lambda d: visible(d, "alifer-confirm") and d.find_element(By.ID, "alifer-confirm"))
+    # What accepting would leave each side with: its stake, nothing more, and a replay at double stakes.
+    sides = [li.text for li in confirm.find_elements(By.CSS_SELECTOR, "#alifer-sides li")]
+    assert sorted(s.split(":")[0] for s in sides) == ["rule", "you"] and all("-10 tokens" in s for s in sides), sides
+    assert "double stakes" in confirm.text and all("stake: 20" in s for s in sides)
+    (shots / "alifer-confirm.png").write_bytes(browser.get_screenshot_as_png())
+    browser.find_element(By.ID, "alifer-no").click()  # keep playing: nothing was sent
+    assert not visible(browser, "alifer-confirm")
+    assert not any("Alifer" in li.text for li in browser.find_elements(By.CSS_SELECTOR, "#log li"))
+    ask.click()
+    click_and_wait(browser, wait(browser, lambda d: d.find_element(By.ID, "alifer-yes")))
+    assert "you: propose Alifer" in [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#log li")]
     assert js_errors(browser) == []
 
 
@@ -160,7 +183,7 @@ def _tap_targets(browser):
     )
 
 
-def test_a_phone_taps_then_confirms_and_every_target_is_44_px(browser, base_url, app, tmp_path):
+def test_a_phone_taps_then_confirms_and_every_target_is_44_px(browser, base_url, app, tmp_path, shots):
     from trappola.agents import make_player
     from trappola.web.play import PlayTable
 
@@ -186,6 +209,15 @@ def test_a_phone_taps_then_confirms_and_every_target_is_44_px(browser, base_url,
         assert "at least" in browser.find_element(By.ID, "pro-offer").text
         bottom = browser.execute_script("return arguments[0].getBoundingClientRect().bottom", button)
         assert 0 < bottom <= browser.execute_script("return window.innerHeight")
+        # Its label sits in the middle of the (44 px) button, not at its top.
+        middle = browser.execute_script(
+            "const b = arguments[0], r = document.createRange(); r.selectNodeContents(b);"
+            "const t = r.getBoundingClientRect(), o = b.getBoundingClientRect();"
+            "return [(t.top + t.bottom) / 2, (o.top + o.bottom) / 2]",
+            button,
+        )
+        assert abs(middle[0] - middle[1]) <= 2, middle
+        (shots / "pro-offer-phone.png").write_bytes(browser.get_screenshot_as_png())
         assert _tap_targets(browser) == []
         for view in ("replay", "leaderboard", "rules"):
             open_page(browser, base_url + f"/#{view}")
@@ -196,31 +228,23 @@ def test_a_phone_taps_then_confirms_and_every_target_is_44_px(browser, base_url,
     assert js_errors(browser) == []
 
 
-def _serious(browser):
-    from axe_selenium_python import Axe
-
-    axe = Axe(browser)
-    axe.inject()
-    found = axe.run()["violations"]
-    return [
-        (v["id"], v["impact"], [n["target"] for n in v["nodes"]][:3])
-        for v in found
-        if v["impact"] in ("critical", "serious")
-    ]
-
-
-def test_axe_finds_nothing_serious_on_any_view(browser, base_url, tmp_path, shots):
+def test_axe_finds_nothing_on_any_view(browser, base_url, tmp_path, shots):
+    """No violation of any impact on Play (the set-up, a game), Replay,
+    Leaderboard and Rules at both sizes (the end box, where a test plays
+    to it at each size: ``test_web_browser``; Analysis:
+    ``test_web_analysis``)."""
     pytest.importorskip("axe_selenium_python")
+    _serious = axe_violations
     games, board = _long_name_files(tmp_path)
     for size in ("desktop", "phone"):
         (phone if size == "phone" else desktop)(browser)
         try:
+            open_page(browser, base_url + "/#play")
+            wait(browser, lambda d: visible(d, "setup"))
+            assert _serious(browser) == [], ("set-up", size)
             start_game(browser, base_url, "rule", 21, parties=2)
             wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#hand button.legal:not([disabled])"))
             assert _serious(browser) == [], ("play", size)
-            if size == "desktop":
-                play_on(browser)
-                assert _serious(browser) == [], ("end of a partie", size)
             open_page(browser, base_url + "/#replay")
             browser.find_element(By.ID, "replay-file").send_keys(str(games))
             wait(browser, lambda d: visible(d, "replay"))
@@ -238,7 +262,19 @@ def test_axe_finds_nothing_serious_on_any_view(browser, base_url, tmp_path, shot
             desktop(browser)
 
 
-def test_the_table_can_be_played_with_the_keyboard_alone(browser, base_url):
+def contrast(a, b):
+    """WCAG's contrast ratio of two CSS colours ``rgb(r, g, b)``."""
+
+    def luminance(css):
+        channels = [int(x) / 255 for x in css[css.index("(") + 1 : css.index(")")].split(",")[:3]]
+        lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def test_the_table_can_be_played_with_the_keyboard_alone(browser, base_url, shots):
     open_page(browser, base_url + "/#play")
     wait(browser, lambda d: visible(d, "setup"))
     choose(browser, "play-speed", "fast")
@@ -257,6 +293,13 @@ def test_the_table_can_be_played_with_the_keyboard_alone(browser, base_url):
         time.sleep(0.05)
     else:
         pytest.fail("Tab never reached a card")
+    # The focus ring contrasts 3:1 or more with the felt around it (WCAG 2.2 focus appearance).
+    ring, felt = browser.execute_script(
+        "const c = document.activeElement; return [getComputedStyle(c).outlineColor,"
+        " getComputedStyle(c.closest('.board')).backgroundColor]"
+    )
+    assert contrast(ring, felt) >= 3, (ring, felt)
+    (shots / "focus-ring.png").write_bytes(browser.get_screenshot_as_png())
     for k in range(3):
         wait(
             browser,
@@ -321,7 +364,10 @@ def test_download_this_game_opens_in_replay_and_a_rematch_starts_again(browser, 
     browser.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(folder)})
     start_game(browser, base_url, "rule", 11, seat="dealer")
     first = browser.current_url
+    # Nothing to download until a partie has ended: the button says so instead of answering with an error.
+    assert not browser.find_element(By.ID, "download").is_enabled()
     play_on(browser)
+    assert browser.find_element(By.ID, "download").is_enabled()
     # The end box puts the person's column first, as the side panel does.
     heads = [th.text for th in browser.find_elements(By.CSS_SELECTOR, "#partie-end table.result tr:first-child th")]
     side = [th.text for th in browser.find_elements(By.CSS_SELECTOR, "#score tr:first-child th")]
@@ -346,7 +392,7 @@ def test_download_this_game_opens_in_replay_and_a_rematch_starts_again(browser, 
     assert js_errors(browser) == []
 
 
-def test_a_waiting_player_watches_the_other_partie_at_a_pace(browser, base_url):
+def test_a_waiting_player_watches_the_other_partie_at_a_pace(browser, base_url, shots):
     # Three players: the person loses a partie, waits, and watches rule and random play it, a move at a time.
     start_game(browser, base_url, "random:alifer=false", 2, parties=6, advisers="rule:alifer=never", speed="fast")
     for _ in range(6):
@@ -356,6 +402,20 @@ def test_a_waiting_player_watches_the_other_partie_at_a_pace(browser, base_url):
         click_and_wait(browser, browser.find_element(By.ID, "next-partie"))
     banner = browser.find_element(By.ID, "watch-banner").text
     assert "You wait in the queue" in banner and "0.25 s" in banner
+    # An onlooker sees both players alike: card backs on either side, no faces.
+    backs = [len(browser.find_elements(By.CSS_SELECTOR, f"#{side} .back")) for side in ("my-backs", "opp-backs")]
+    assert min(backs) >= 8 and abs(backs[0] - backs[1]) <= 1
+    assert browser.find_elements(By.CSS_SELECTOR, "#hand .card") == []
+    (shots / "watch.png").write_bytes(browser.get_screenshot_as_png())
+    # The ledger's headings stay in view while its rows scroll.
+    # (The box is made short here, so that the rows of the parties so far overflow it; the page redraws the
+    # ledger as the partie goes on, so it is measured in the same script.)
+    top = browser.execute_script(
+        "const b = document.querySelector('#ledger .rows-box'); b.style.maxHeight = '30px';"
+        "b.scrollTop = b.scrollHeight; return [b.scrollTop, b.getBoundingClientRect().top,"
+        " b.querySelector('th').getBoundingClientRect().top]"
+    )
+    assert top[0] > 0 and abs(top[2] - top[1]) <= 1, top
     assert browser.find_element(By.ID, "my-name").text != "you"
     seen, start = set(), time.monotonic()
     while not visible(browser, "partie-end") and time.monotonic() - start < 30:

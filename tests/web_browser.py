@@ -192,7 +192,9 @@ def play_on(
     """Click legal cards (``pick`` of them; an Alifer proposal is declined)
     until the end box shows or ``until(driver)``; returns the clicks made.
     ``tricks_held``: a list to which each completed trick's text on the
-    felt is added, as the click that completed it left it."""
+    felt is added, as the click that completed it left it, with the
+    status line, the last-trick line and whether "to play" shows (its
+    ``display``)."""
     clicks = 0
     while True:
         found = wait(
@@ -220,7 +222,24 @@ def play_on(
             and len(browser.find_elements(By.CSS_SELECTOR, "#tricks li")) > done
             and not visible(browser, "partie-end")
         ):
-            tricks_held.append(browser.find_element(By.ID, "trick").text)
+            tricks_held.append(
+                browser.execute_script(
+                    "return ['trick', 'status', 'last-trick'].map((id) => document.getElementById(id).textContent)"
+                    ".concat([getComputedStyle(document.getElementById('my-turn')).display])"
+                )
+            )
+
+
+def axe_violations(browser):
+    """Every violation axe-core finds on the page, of any impact (skipped
+    without axe-selenium-python)."""
+    axe_module = pytest.importorskip("axe_selenium_python")
+    axe = axe_module.Axe(browser)
+    if not browser.execute_script("return Boolean(window.axe)"):  # once per page load
+        axe.inject()
+    # Every rule runs; only the violations' details are gathered and sent back (much the slowest part).
+    found = axe.run(options={"resultTypes": ["violations"]})["violations"]
+    return [(v["id"], v["impact"], [n["target"] for n in v["nodes"]][:3]) for v in found]
 
 
 def page_width(browser):

@@ -13,6 +13,8 @@
     GET    /api/replays/{id}       the game list of an open file
     GET    /api/replays/{id}/{k}   the frames of game k
     POST   /api/leaderboard        an evaluate --json summary (application/json) -> tables
+    POST   /api/analysis/declarations  an analyze declarations --json file -> its rows (Analysis)
+    POST   /api/analysis/pro-chart     an analyze pro --json file -> the take-point chart (Analysis)
     GET    /api/players            the players the web table offers
 
 Every refusal (a foreign page or host, an opponent the web does not
@@ -35,6 +37,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
+from trappola.web import analysis
 from trappola.web.body import json_object, read_limited
 from trappola.web.errors import WebError
 from trappola.web.guard import Guard, media_type
@@ -82,7 +85,7 @@ def create_app(make_player=None, *, hosts=(), workers: int | None = None, tables
     async def refused(request, exc: WebError):
         return JSONResponse({"detail": str(exc)}, status_code=exc.status)
 
-    @app.get("/", include_in_schema=False)
+    @app.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)
     def index():
         return FileResponse(STATIC / "index.html")
 
@@ -206,5 +209,18 @@ def create_app(make_player=None, *, hosts=(), workers: int | None = None, tables
             raise WebError("not an evaluation summary: the file is not UTF-8 text") from None
         except ValueError as e:
             raise WebError(f"not an evaluation summary: {e}") from None
+
+    @app.post("/api/analysis/{kind}")
+    async def open_analysis(kind: str, request: Request):
+        readers = {"declarations": analysis.declarations, "pro-chart": analysis.pro_chart}
+        if kind not in readers:
+            raise WebError("the Analysis view opens 'declarations' or 'pro-chart' files", 404)
+        data = await _upload(request, "application/json", upload_lock)
+        try:
+            return await anyio.to_thread.run_sync(lambda: readers[kind](data.decode("utf-8")))
+        except UnicodeDecodeError:
+            raise WebError("not an analysis file: the file is not UTF-8 text") from None
+        except ValueError as e:
+            raise WebError(f"not an analysis file: {e}") from None
 
     return app

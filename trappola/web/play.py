@@ -51,13 +51,14 @@ from trappola.agents.evaluation.seeding import derive_seed
 from trappola.agents.evaluation.session_record import SessionRecorder
 from trappola.web.errors import WebError
 from trappola_env.engine import ACTION_NAMES, N_ACTIONS, InfoState, cards_of
-from trappola_env.engine.actions import NO_PRO
+from trappola_env.engine.actions import NO_PRO, PROPOSE_ALIFER
 from trappola_env.engine.actions import PRO as DECLARE_PRO
 from trappola_env.engine.advice import NO_ADVICE, advice_id
 from trappola_env.engine.session import ADVICE, OVER, PLAYING, PRO_DECISION, ProDecision, Session
 from trappola_env.referee import ACT, PRO, Referee
 
 from . import render
+from .tokens import alifer_if_accepted, partie_change, token_parts
 
 HUMAN = "you"
 MAX_PARTIES = 200
@@ -78,16 +79,6 @@ def _distinct(name: str, taken: list) -> str:
 def _inline(task):
     """Run a task at once (tables built without a pool: tests, scripts)."""
     task()
-
-
-def partie_change(rec, name: str):
-    """What partie record ``rec`` changed in ``name``'s balance: its tokens
-    (stake, declarations, bonuses), less the extra Pro stake it paid, plus
-    the Bulka it took by winning Pro (docs/rules.md section 8)."""
-    change = rec.tokens.get(name, 0)
-    if rec.pro_declarer == name:
-        change += rec.bulka_won - rec.pro_stake
-    return change
 
 
 class PlayTable:
@@ -264,6 +255,11 @@ class PlayTable:
                             "name": ACTION_NAMES[a],
                             "worth": render.action_worth(a, info),
                             "help": render.action_help(a, info, other),
+                            **(
+                                {"if_accepted": alifer_if_accepted(s.partie, (s.challenger, s.dealer))}
+                                if a == PROPOSE_ALIFER and s.partie is not None
+                                else {}
+                            ),
                         }
                         for a in legal
                         if a >= 36
@@ -449,6 +445,7 @@ class PlayTable:
         if s.parties_played > before and partie is not None:
             self.recorder.on_partie(partie)
             rec = s.history[-1]
+            res = partie.result()
             names = (rec.challenger, rec.dealer)
             me = names.index(HUMAN) if HUMAN in names else None
             self.last_partie = {
@@ -456,9 +453,10 @@ class PlayTable:
                 "names": list(names),
                 "dealt": [render.cards(partie.dealt[0]), render.cards(partie.dealt[1])],
                 "bottom": render.card(partie.bottom),
-                "result": render.result(partie.result(), names),
+                "result": render.result(res, names),
                 "declarations": [render.declarations(InfoState(partie, 0), k) for k in (0, 1)],
                 "change": {n: float(partie_change(rec, n)) for n in names},
+                "tokens": [token_parts(res, rec, k) for k in (0, 1)],
                 "pro": rec.pro_declarer,
                 "pro_result": rec.pro_result,
                 "pro_stake": rec.pro_stake,
@@ -661,7 +659,8 @@ class Tables:
             reason = self._closed.get(table_id)
         if reason is not None:
             raise WebError(f"this game has expired: {reason}", 410)
-        raise WebError(f"no table {table_id!r} on this server (it may have been closed before a restart)", 404)
+        shown = table_id if len(table_id) <= 40 else table_id[:16] + "..."  # never echo a long id whole
+        raise WebError(f"no table {shown!r} on this server (it may have been closed before a restart)", 404)
 
     def close(self, table_id: str, reason: str = "its player closed it") -> None:
         """Close an open table (its opponent stops thinking); unknown ids are ignored."""

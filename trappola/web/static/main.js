@@ -1,11 +1,13 @@
-// Trappola lab in the browser: four views over the JSON API (trappola/web/app.py).
-// The address says what is shown: #play/<table>, #replay/<file>/<game>/<step>, #leaderboard, #rules.
+// Trappola lab in the browser: five views over the JSON API (trappola/web/app.py).
+// The address says what is shown: #play/<table>, #replay/<file>/<game>/<step>, #leaderboard, #analysis, #rules.
 import { $, el, api, showError, suitIcon } from "./util.js";
 import { setupPlay, resume, currentTableId } from "./play.js";
 import { setupReplay, resumeReplay } from "./replay.js";
 import { setupLeaderboard, drawBoard } from "./leaderboard.js";
+import { setupAnalysis } from "./analysis.js";
 
-const VIEWS = ["play", "replay", "leaderboard", "rules"];
+const VIEWS = ["play", "replay", "leaderboard", "analysis", "rules"];
+let shownView = null;
 let rulesLoaded = false;
 
 // The rules panel: built from docs/rules.md (trappola/web/rules_page.py), a file of the page itself.
@@ -24,6 +26,8 @@ async function showRules() {
 function route() {
   const [view0, ...rest] = (location.hash || "#play").slice(1).split("/");
   const view = VIEWS.includes(view0) ? view0 : "play";
+  if (view !== shownView) window.scrollTo(0, 0);  // a view's heading is the link's target: the page is not scrolled to it
+  shownView = view;
   for (const name of VIEWS) {
     $(`view-${name}`).hidden = name !== view;
     const link = document.querySelector(`nav a[data-view=${name}]`);
@@ -38,9 +42,12 @@ function route() {
 }
 
 window.addEventListener("hashchange", route);
+// The skip link moves the focus to the view without changing the address (which names the view).
+document.querySelector(".skip-link").addEventListener("click", (ev) => { ev.preventDefault(); $("main").focus(); });
 setupPlay();
 setupReplay();
 setupLeaderboard();
+setupAnalysis();
 route();
 (async () => {
   try {

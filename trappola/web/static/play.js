@@ -30,6 +30,8 @@ let selected = null;    // a card tapped once on a phone, waiting for its confir
 let setupOpen = false;  // the set-up form shown while a game runs
 let keyboard = false;   // the person plays with the keyboard: focus follows the turn
 let names = new Map();  // full player names (specs) -> the short names shown
+let dismissed = null;   // "<table>/<version>" of an end box the person closed to see the table
+let aliferOpen = false; // the Alifer proposal's confirmation is shown
 const arrived = new Set();  // cards already drawn in the trick (each moves in once)
 
 export function currentTableId() { return table ? table.id : null; }
@@ -133,6 +135,7 @@ function inputOpen() {
 async function play(action) {
   if (!inputOpen()) return;
   selected = null;
+  aliferOpen = false;
   lockUntil = Infinity;  // until the answer is drawn
   const state = await request("POST", `/api/tables/${table.id}/action`, { action });
   lockUntil = Date.now() + Math.max(SETTLE_MS, speed().move + 60);
@@ -154,6 +157,7 @@ function scheduleUnlock() {
     const focusInTable = $("table").contains(document.activeElement);
     drawTrick(table);
     drawHand(table);
+    drawStatus(table);
     followFocus(table, focusInTable);
     scheduleUnlock();
   }, Math.max(0, until - Date.now()) + 20);
@@ -169,7 +173,7 @@ async function nextPartie() {
 async function rematch() {
   if (!table) return;
   const setup = table.setup;
-  $("partie-end").hidden = true;
+  $("partie-end").hidden = $("backdrop").hidden = true;
   table = null;
   await create({ opponent: setup.opponent, parties: setup.parties, seat: setup.seat, seed: null, advisers: setup.advisers });
 }
@@ -209,7 +213,7 @@ function gone(message) {
   clearTimeout(pollTimer);
   table = null;
   $("table").hidden = true;
-  $("partie-end").hidden = true;
+  $("partie-end").hidden = $("backdrop").hidden = true;
   drawSetup();
   const box = $("gone");
   box.replaceChildren(el("b", {}, "This game is no longer on the server. "), message, " Start a new game above.");
@@ -232,8 +236,13 @@ function schedulePoll(state) {
 }
 
 // --------------------------------------------------------------- drawing
+// The end box shows a finished partie until the person goes on (or, at game over, closes it).
+function endShown(state) {
+  return Boolean(state && state.last_partie && (state.paused || state.phase === "over") && dismissed !== `${state.id}/${state.version}`);
+}
+
 function drawSetup() {
-  const collapsed = Boolean(running()) && !setupOpen;
+  const collapsed = Boolean(running() || endShown(table)) && !setupOpen;
   $("setup").hidden = collapsed;
   $("setup-summary").hidden = !collapsed;
   if (!collapsed || !table) return;
@@ -254,6 +263,7 @@ function drawTable(state, force = false) {
   const p = state.partie;
   names = shortNames([...state.ledger.players, state.opponent, ...(p ? p.names : [])]);
   const focusInTable = $("table").contains(document.activeElement) || $("partie-end").contains(document.activeElement);
+  drawPartieEnd(state);
   drawSetup();
   $("table").hidden = false;
   $("table").dataset.version = `${state.id}/${state.version}`;
@@ -272,6 +282,13 @@ function drawTable(state, force = false) {
   $("opp-backs").replaceChildren(...(p ? Array.from({ length: p.cards_left[1 - me] }, () => el("span", { class: "back" })) : []));
   $("opp-backs").setAttribute("aria-label", p ? `${p.cards_left[1 - me]} cards in hand` : "");
   $("opp-backs").setAttribute("role", "img");
+  // An onlooker sees neither hand: both players' card backs are drawn, alike.
+  const watching = isWatching(state) && state.phase !== "over";
+  $("my-backs").hidden = !watching;
+  $("my-backs").replaceChildren(...(watching ? Array.from({ length: p.cards_left[me] }, () => el("span", { class: "back" })) : []));
+  $("my-backs").setAttribute("aria-label", watching ? `${p.cards_left[me]} cards in hand` : "");
+  $("my-backs").setAttribute("role", "img");
+  $("download").disabled = !state.last_partie;
   declList($("opp-decls"), p ? p.declarations[1 - me] : []);
   declList($("my-decls"), p ? p.declarations[me] : []);
   drawWatch(state);
@@ -285,7 +302,6 @@ function drawTable(state, force = false) {
   drawTricks(state);
   $("log").replaceChildren(...state.log.map((line) => el("li", {}, logLine(line))));
   const logBox = $("log"); logBox.scrollTop = logBox.scrollHeight;
-  drawPartieEnd(state);
   drawHint(state);
   followFocus(state, focusInTable);
   scheduleUnlock();
@@ -327,7 +343,7 @@ function otherName(state) { return nm(state.partie && state.partie.me !== null ?
 function drawWatch(state) {
   const box = $("watch-banner");
   const p = state.partie;
-  box.hidden = !(isWatching(state) && !state.paused);
+  box.hidden = !(isWatching(state) && !state.paused && state.phase !== "over");
   if (box.hidden) return;
   box.textContent = `You wait in the queue: ${nm(p.names[0])} and ${nm(p.names[1])} play this partie, and you watch ` +
     `it as an onlooker (no hand is shown), one move every ${fmt(state.pace)} s (the Speed setting).`;
@@ -373,7 +389,7 @@ function drawTrick(state) {
     if (p && p.lead) nodes.push(played(state, p.lead.seat, p.lead.card, `${who(p.lead.seat)} led`));
   }
   $("trick").replaceChildren(...nodes);
-  const lt = p && p.last_trick;
+  const lt = p && !$("trick").classList.contains("completed") && p.last_trick;
   $("last-trick").replaceChildren(...(lt ? ["last trick:", cardNode(lt.lead), cardNode(lt.follow), `to ${who(lt.winner)}`] : []));
 }
 
@@ -399,10 +415,37 @@ function drawHand(state) {
   const card = selected !== null && p ? p.hand.find((c) => c.id === selected) : null;
   bar.hidden = !card || !open;
   if (card) $("confirm-play").textContent = `Play ${cardLabel(card)}`;
-  const buttons = state.legal && state.phase !== "pro" ? state.legal.buttons : [];
+  const all = state.legal && state.phase !== "pro" ? state.legal.buttons : [];
+  const buttons = all.filter((b) => b.action !== 44);
+  drawAlifer(state, all.find((b) => b.action === 44), open);
   $("buttons").replaceChildren(...buttons.map((b) =>
     el("button", { "data-action": b.action, class: b.action >= 44 ? "secondary" : "declare", title: b.help, disabled: !open,
       onclick: () => play(b.action) }, el("span", {}, b.name), b.worth ? el("small", {}, b.worth) : null)));
+}
+
+// Proposing Alifer ends the partie if accepted: a small control under the hand that asks first, saying what
+// accepting would leave each side with.
+function drawAlifer(state, button, open) {
+  const row = $("alifer-row"), box = $("alifer-confirm");
+  row.hidden = !button;
+  if (!button) { aliferOpen = false; box.hidden = true; return; }
+  $("alifer-open").disabled = !open;
+  $("alifer-open").setAttribute("aria-expanded", String(aliferOpen));
+  box.hidden = !aliferOpen;
+  if (!aliferOpen) return;
+  const sides = button.if_accepted || [];
+  const other = sides.find((x) => x.name !== "you");
+  box.replaceChildren(
+    el("p", { id: "alifer-title" }, el("b", {}, "Propose Alifer?"),
+      ` If ${other ? nm(other.name) : "the other player"} accepts, this partie is abandoned: no points count and nothing ` +
+      "is paid beyond the stakes already in the Bulka; the same two play again with a fresh deal at double stakes."),
+    el("ul", { id: "alifer-sides" }, sides.map((x) => el("li", {}, `${x.name === "you" ? "you" : nm(x.name)}: ${signed(x.tokens)} ` +
+      `tokens from this partie (the stake)${x.forgone ? `; declaration payments not made: ${signed(x.forgone)}` : ""}` +
+      `; the replay's stake: ${fmt(x.next_stake)}`))),
+    el("div", { class: "confirm-bar" },
+      el("button", { id: "alifer-yes", type: "button", disabled: !open, onclick: () => { aliferOpen = false; play(44); } }, "Propose Alifer"),
+      el("button", { id: "alifer-no", type: "button", class: "primary", onclick: () => { aliferOpen = false; drawHand(table); $("alifer-open").focus(); } },
+        "Keep playing")));
 }
 
 // A click on a card: on a phone the first tap only picks it; the confirm button (or a second tap) plays it.
@@ -423,6 +466,8 @@ function drawStatus(state) {
   if (state.error) status = state.error;
   else if (state.phase === "over") status = "The game is over.";
   else if (state.paused) status = "Partie over.";
+  else if (state.your_turn && held && Date.now() < held.until) status = `Trick to ${seatName(state, held.trick.winner)}`;
+  else if (state.your_turn && !inputOpen()) status = "";
   else if (state.your_turn) {
     status = state.phase === "pro" ? "Declare Pro?"
       : (p.phase === "alifer" ? `${otherName(state)} proposes Alifer: accept to abandon this partie (it is dealt again ` +
@@ -432,6 +477,11 @@ function drawStatus(state) {
   else if (isWatching(state)) status = `You wait: ${nm(p.names[p.to_act])} is thinking`;
   else status = `${otherName(state)} is thinking`;
   $("status").textContent = status;
+  // "to play" shows only once the hand opens (not while the finished trick is on show).
+  const mine = $("my-turn"), locked = state.your_turn && !inputOpen();
+  if (locked) mine.hidden = true;
+  else if (state.your_turn) mine.hidden = false;
+  $("my-panel").classList.toggle("to-play", !mine.hidden);
   $("status").className = "status" + (state.thinking ? " thinking" : "");
 }
 
@@ -462,7 +512,7 @@ function drawPro(state) {
   const banner = $("pro-banner");
   const p = state.partie;
   const declarer = p && p.pro_declarer;
-  if (declarer && !state.paused) {
+  if (declarer && !state.paused && state.phase !== "over") {
     const mine = declarer === "you";
     const who = nm(declarer);
     banner.textContent = mine
@@ -531,21 +581,37 @@ function outcome(result) {
   return result.outcome === "tie" ? "Alifer: a tie in points" : "Alifer agreed";
 }
 
+// Each player's token change from the partie as a sum of named parts (trappola/web/tokens.py): the person's
+// column first. The parts add up to the "this partie" row, the ledger's change.
+const PART_NOTES = { stake: "paid into the Bulka", declarations: "paid between the two", bonuses: "trick bonuses paid into the Bulka",
+  Pro: "the extra Pro stake", Bulka: "taken by winning Pro" };
+function partsTable(lp) {
+  const order = lp.tokens[1].name === "you" ? [lp.tokens[1], lp.tokens[0]] : lp.tokens;
+  const used = order[0].parts.map((x, k) => x.part === "stake" || order.some((t) => t.parts[k].tokens !== 0));
+  return el("table", { class: "score parts", id: "end-parts" },
+    el("caption", {}, "Tokens from this partie"),
+    el("tr", {}, el("td", {}, ""), order.map((t) => el("th", { scope: "col" }, nm(t.name)))),
+    order[0].parts.map((x, k) => used[k] ? el("tr", { "data-part": x.part }, el("th", { scope: "row" }, x.part,
+      el("small", { class: "note" }, PART_NOTES[x.part])), order.map((t) => el("td", {}, signed(t.parts[k].tokens)))) : null),
+    el("tr", { class: "parts-total" }, el("th", { scope: "row" }, "this partie"), order.map((t) => el("td", {}, el("b", {}, signed(t.total))))));
+}
+
 function endSummary(state, lp) {
   const lines = [];
-  const balance = `Balance: ${fmt(state.ledger.balances.you)}.`;
+  const balance = `Your balance: ${fmt(state.ledger.balances.you)}.`;
   if (!lp.played) {
     lines.push(el("p", { id: "end-tokens" }, `You waited: ${nm(lp.names[0])} and ${nm(lp.names[1])} played this partie. ${balance}`));
-    if (lp.pro) lines.push(el("p", { class: "pro-note" }, `${nm(lp.pro)} declared Pro and ` +
-      (lp.pro_result === "won" ? `won the Bulka (${fmt(lp.bulka_won)} tokens).` : lp.pro_result === "lost" ? "lost; the Bulka stays." : "tied: the Pro partie is replayed.")));
-    return lines;
+  } else {
+    const mine = lp.tokens.find((t) => t.name === "you");
+    const sum = mine.parts.filter((x) => x.part === "stake" || x.tokens).map((x) => `${x.part} ${signed(x.tokens)}`).join(", ");
+    lines.push(el("p", { id: "end-tokens" }, `Your tokens from this partie: ${signed(mine.total)} (${sum}). ${balance}`));
   }
-  const rows = state.ledger.rows.filter((r) => r.partie === lp.index + 1);
-  lines.push(el("p", { id: "end-tokens" }, `Your tokens from this partie: ${signed(lp.change.you)}. ${balance}`));
-  lines.push(el("ul", { id: "end-rows", class: "end-rows" }, rows.map((r) => el("li", {}, `${r.label}: ${signed(r.change)}`))));
-  lines.push(el("p", { id: "end-stake", class: "note" }, `Each partie costs both players a stake of ${fmt(lp.result.stake)} ` +
-    "into the Bulka; winning it pays no tokens by itself. It raises your streak: two wins in a row let you declare " +
-    "Pro as dealer, and a won Pro partie takes the whole Bulka."));
+  lines.push(partsTable(lp));
+  if (lp.played) {
+    lines.push(el("p", { id: "end-stake", class: "note" }, `Each partie costs both players a stake of ${fmt(lp.result.stake)} ` +
+      "into the Bulka; winning it pays no tokens by itself. It raises your streak: two wins in a row let you declare " +
+      "Pro as dealer, and a won Pro partie takes the whole Bulka."));
+  }
   if (lp.pro) {
     const who = lp.pro === "you" ? "You" : nm(lp.pro);
     const res = lp.pro_result === "won" ? `won and took the Bulka (${fmt(lp.bulka_won)} tokens)`
@@ -559,21 +625,23 @@ function endSummary(state, lp) {
 function drawPartieEnd(state) {
   const box = $("partie-end");
   const lp = state.last_partie;
-  const show = lp && (state.paused || state.phase === "over");
+  const show = endShown(state);
   box.hidden = !show;
+  $("backdrop").hidden = !show;
   if (!show) return;
+  const close = () => { dismissed = `${state.id}/${state.version}`; box.hidden = true; $("backdrop").hidden = true; drawSetup(); };
   const over = state.phase === "over";
   const actions = over
     ? [el("button", { id: "rematch", class: "primary", onclick: rematch }, "Rematch"),
-      el("button", { id: "new-game", onclick: () => { box.hidden = true; drawSetup(); $("opponent").focus(); } }, "New game"),
+      el("button", { id: "new-game", onclick: () => { close(); $("opponent").focus(); } }, "New game"),
       el("button", { id: "end-download", onclick: download }, "Download this game"),
-      el("button", { onclick: () => { box.hidden = true; } }, "See the table")]
+      el("button", { id: "see-table", onclick: close }, "See the table")]
     : [el("button", { id: "next-partie", class: "primary", disabled: busy, onclick: nextPartie }, lp.next === "replay" ? "Replay the partie" : "Next partie")];
   const parts = [el("div", { class: "end-head" }, el("h2", { id: "end-title" }, outcome(lp.result)), el("div", { class: "end-actions" }, actions))];
   parts.push(...endSummary(state, lp));
   const mine = lp.names.indexOf("you");
-  parts.push(resultTable(lp.result, lp.names.map(nm), mine === 1 ? [1, 0] : [0, 1]));
-  const why = detailsList(lp.result, lp.names);
+  parts.push(resultTable(lp.result, lp.names.map(nm), mine === 1 ? [1, 0] : [0, 1], false));
+  const why = detailsList(lp.result, lp.names, nm);
   if (why) parts.push(el("h3", {}, "Why"), why);
   lp.names.forEach((n, i) => parts.push(el("div", {}, el("b", {}, `${nm(n)} (${ROLES[i]}) held:`)),
     el("div", { class: "hand small" }, lp.dealt[i].map((c) => cardNode(c)))));
@@ -638,6 +706,11 @@ export function setupPlay() {
   $("discard-no").addEventListener("click", () => { $("confirm-discard").hidden = true; setupOpen = false; drawSetup(); });
   $("hint-on").addEventListener("change", () => { if (table) drawTable(table, true); });
   $("confirm-play").addEventListener("click", () => { if (selected !== null) play(selected); });
+  $("alifer-open").addEventListener("click", () => {
+    aliferOpen = !aliferOpen;
+    if (table) drawHand(table);
+    if (aliferOpen) $("alifer-no").focus();
+  });
   $("cancel-play").addEventListener("click", () => { selected = null; if (table) drawHand(table); });
   $("download").addEventListener("click", download);
   document.addEventListener("keydown", (ev) => {

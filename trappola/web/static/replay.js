@@ -95,14 +95,14 @@ function drawSession(s, f) {
   if (!s) { $("r-session").replaceChildren(); $("r-advice").replaceChildren(); return; }
   const offer = s.pro_offer ? `${s.pro_offer.player} (streak ${s.pro_offer.streak}) ${s.pro_offer.declared ? "declared" : "did not declare"} Pro` : "";
   const rows = Object.entries(s.balances).map(([n, b]) => el("tr", {}, el("td", {}, n), el("td", {}, signed(b))));
-  $("r-session").replaceChildren(el("h3", {}, `Session ${s.session ?? ""}, partie ${s.partie_index + 1}`),
+  $("r-session").replaceChildren(el("h2", {}, `Session ${s.session ?? ""}, partie ${s.partie_index + 1}`),
     el("p", { id: "r-session-line" }, [offer, s.pro_declarer ? `Pro partie of ${s.pro_declarer}` : "",
       s.replay ? `Alifer replay, stakes x${s.multiplier}` : "", `waiting: ${s.queue.join(", ") || "nobody"}`,
       `Bulka after it: ${fmt(s.bulka)}${s.bulka_won ? ` (${fmt(s.bulka_won)} taken by the Pro winner)` : ""}`]
       .filter(Boolean).join(" · ")),
     el("table", { class: "score" }, el("tr", {}, el("th", {}, "balance after it"), el("th", {}, "")), rows),
     s.final_share !== null && s.final_share !== undefined ? el("p", {}, `The session ends: the Bulka is split, ${fmt(s.final_share)} each.`) : "");
-  $("r-advice").replaceChildren(...(f.advice && f.advice.length ? [el("h3", {}, "Advice"),
+  $("r-advice").replaceChildren(...(f.advice && f.advice.length ? [el("h2", {}, "Advice"),
     el("ul", { id: "r-advice-list" }, f.advice.map((a) => el("li", {}, `${a.adviser}: ${a.name}`)))] : []));
 }
 
@@ -133,14 +133,14 @@ function showStep(k) {
     el("tr", {}, el("td", {}, "tricks"), el("td", {}, f.tricks_won[0]), el("td", {}, f.tricks_won[1])),
     el("tr", {}, el("td", {}, "trick"), el("td", { colspan: 2 }, `${f.trick} of 9`)));
   $("r-values").replaceChildren(...(f.values ? [
-    el("h3", {}, `${names[f.action.seat]} considered`),
-    el("table", { class: "values" }, el("tr", {}, el("th", {}, "card"), el("th", {}, "value"), el("th", {}, "win-loss"), el("th", {}, "points")),
+    el("h2", {}, `${names[f.action.seat]} considered`),
+    el("div", { class: "values-box" }, el("table", { class: "values" }, el("tr", {}, el("th", {}, "card"), el("th", {}, "value"), el("th", {}, "win-loss"), el("th", {}, "points")),
       f.values.map((v) => el("tr", { class: v.chosen ? "chosen" : "" }, el("td", {}, cardLabel(v.card)),
-        el("td", {}, v.objective.toFixed(3)), el("td", {}, v.sign.toFixed(2)), el("td", {}, pointsText(v.points))))),
+        el("td", {}, v.objective.toFixed(3)), el("td", {}, v.sign.toFixed(2)), el("td", {}, pointsText(v.points)))))),
   ] : []));
   drawSession(replay.summary.session, f);
-  $("r-result").replaceChildren(...(f.result ? [el("h3", {}, "Result"), el("p", { id: "r-outcome" }, outcomeText(f.result, (n) => short.get(n) || n)),
-    resultTable(f.result, names), detailsList(f.result, f.names)].filter(Boolean) : []));
+  $("r-result").replaceChildren(...(f.result ? [el("h2", {}, "Result"), el("p", { id: "r-outcome" }, outcomeText(f.result, (n) => short.get(n) || n)),
+    resultTable(f.result, names), detailsList(f.result, f.names, (n) => short.get(n) || n)].filter(Boolean) : []));
   $("first").disabled = $("prev").disabled = replay.step === 0;
   $("next").disabled = $("last").disabled = replay.step === frames.length - 1;
   if (replay.step === frames.length - 1) stopAuto();

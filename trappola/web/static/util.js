@@ -149,8 +149,9 @@ export function outcomeText(result, nm = (n) => n) {
 }
 
 // The score table of a finished partie, then why each bonus point was scored. ``order``: the seats
-// left to right (the person's first, as on the side panel).
-export function resultTable(result, names, order = [0, 1]) {
+// left to right (the person's first, as on the side panel). ``tokens``: whether to end with the partie's
+// own tokens row (stake, declarations, bonuses); the end box shows every part in its own table instead.
+export function resultTable(result, names, order = [0, 1], tokens = true) {
   const s = result.scores;
   const row = (label, f, note) => el("tr", {}, el("th", { scope: "row" }, label, note ? el("small", { class: "note" }, note) : null),
     ...order.map((i) => el("td", {}, f(i))));
@@ -160,10 +161,19 @@ export function resultTable(result, names, order = [0, 1]) {
     row("declarations", (i) => s[i].declaration_points, null),
     row("trick bonuses", (i) => s[i].bonus_points, null),
     row("total", (i) => s[i].total, "the higher wins"),
-    row("tokens", (i) => signed(result.tokens[i]), "stake, declarations, bonuses"));
+    tokens ? row("tokens", (i) => signed(result.tokens[i]), "stake, declarations, bonuses") : null);
 }
 
-export function detailsList(result, names) {
+// Why points were scored, one line each, players by the names shown (``nm``: full name -> shown name).
+export function detailsList(result, names, nm = (n) => n) {
   if (!result.details.length) return null;
-  return el("ul", { class: "details" }, result.details.map((d) => el("li", { class: d.kind }, d.text)));
+  return el("ul", { class: "details" }, result.details.map((d) => {
+    const who = nm(names[d.seat]), other = nm(names[1 - d.seat]);
+    let text = `${who}: ${d.what}, ${d.points} points`;
+    if (d.tokens) {
+      const payer = other === "you" ? "you pay" : `${other} pays`;
+      text += d.kind === "bonus" ? `; ${payer} ${d.tokens} tokens into the Bulka` : `; ${payer} ${who} ${d.tokens} tokens`;
+    }
+    return el("li", { class: d.kind }, text);
+  }));
 }
