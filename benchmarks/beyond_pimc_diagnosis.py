@@ -17,8 +17,8 @@ cards are not independent), every "k of n" with its exact Clopper-Pearson interv
    by the sign of the final difference (win, tie, loss). Leaf correlation: the share of pre-leaf nodes (a choice
    of two or more cards, each leading to a leaf with no further choice) whose children all have one value.
    Bias: the share of leaves won by the seat to act at the position (ties counted apart). Disambiguation: along
-   the line ``rule`` played, for the seat at the position, the mean share of its consistent layouts that each
-   card of the opponent rules out (0: a card tells nothing, 1: it reveals the hand).
+   the line ``rule:alifer=never`` played, for the seat at the position, the mean share of its consistent layouts
+   that each card of the opponent rules out (0: a card tells nothing, 1: it reveals the hand).
 2. Strategy fusion: every layout consistent with the seat's information is listed (uniform weights, as ``pimc``'s
    exact mode). PIMC's card is ``pimc``'s (its ``blend`` objective, all layouts solved). The exact card comes
    from the information-set game over the same layouts: this seat plays one card per information set, the
