@@ -38,7 +38,7 @@ def test_evaluate_head_to_head_writes_json_and_csv(tmp_path, capsys):
     text = capsys.readouterr().out
     assert "win rate of rule" in text and "duplicate" in text
     summary = json.loads(out_json.read_text())
-    assert set(summary) == set(SUMMARY_KEYS) and summary["parties"] == 8
+    assert set(summary) == {*SUMMARY_KEYS, "player_specs"} and summary["parties"] == 8
     assert summary["settings"]["seed"] == 3 and summary["players"] == [FAST, "random"]
     assert len(out_csv.read_text().splitlines()) == 9
 

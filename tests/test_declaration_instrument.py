@@ -131,6 +131,8 @@ def test_command_writes_json_csv_and_figures(tmp_path, capsys):
     assert rc == 0
     summary = json.loads(out.read_text())
     assert any(g["kind"] == "aces" for g in summary["groups"])
+    assert [d["spec"] for d in summary["player_specs"]] == ["rule", "rule"]
+    assert all(g["decider"] == "rule" and g["wl_ci"] == [None, None] for g in summary["groups"])
     assert (tmp_path / "d.csv").read_text().startswith("kind,turn,contrast,n,")
     assert (tmp_path / "fig" / "declarations.png").stat().st_size > 1000
 

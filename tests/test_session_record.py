@@ -142,4 +142,4 @@ def test_cli_sessions_with_advice_save_the_advice(tmp_path, capsys):
     assert any(a["advice"] >= ADVICE_BASE for g in games for a in g["advice"])
     assert json.loads(summary.read_text())["settings"]["advice"] is True
     assert main(["evaluate", "--advice", "--players", "rule,random", "--deals", "2"]) == 2
-    assert "--advice needs --session" in capsys.readouterr().err
+    assert "--advice does not apply to a head-to-head" in capsys.readouterr().err

@@ -2,27 +2,51 @@
 
     from trappola.agents.evaluation.declarations import analyze_declarations
     res = analyze_declarations(["pimc", "rule"], deals=200, seed=0, sessions=20, parties=30)
-    res.summary["groups"]          # per kind (and per kind and turn): paired differences with 95% intervals
+    res.summary["groups"]          # per decider and kind (and turn): paired differences with 95% intervals
 
 Deal ``i`` is ``random_deal(Random(derive_seed(seed, "deal", i)))`` (with ``condition``: the first of
 ``derive_seed(seed, "deal", i, r)``, r = 0, 1, ... whose challenger hand allows that declaration) and is
-played twice, seats swapped (game 0: ``players[0]`` challenges). At each declaration decision point of
-either seat the partie is played to its end once per option with the same seeds
+played twice with the same cards, the players swapped: game 0 ``players[0]`` is the challenger, game 1
+``players[1]`` is, so each player holds the challenger's (conditioned) hand once. At each declaration
+decision point of either seat the partie is played to its end once per option with the same seeds
 (``declaration_rollouts``); with ``sessions`` > 0, Bulka sessions of all the players are played too, and
 at each Pro offer the session is played to its end declaring and waiting (``pro_points``). Everything
 is a function of the seed and the item's index, so any number of workers gives the same numbers.
 
 Contrasts (``CONTRASTS``): per kind, option minus option, e.g. ``now - never`` (the value of declaring)
-and ``later - now`` (the value of waiting). For each, over the decision points where both options were
-played: the mean paired difference of the decider's points, of its wins minus losses and of its tokens,
-each with a 95% interval that treats the points of one deal (one session for Pro) as a cluster; how
-often the player itself took each option; and the mean ``info_nats`` (what the other seat learned).
+and ``later - now`` (the value of waiting). Every group belongs to one **decider** (the player whose
+decision point it is; two players' decisions are never pooled). For each contrast, over the decision
+points where both options were played: the mean paired difference of the decider's points, of its wins
+minus losses and of its tokens, each with a 95% interval that treats the points of one deal (one
+session for Pro) as a cluster (``stats``); how often the decider itself took each option; and the mean
+``info_nats`` (what the other seat learned).
+
+What the intervals can and cannot say (``stats``): below ``MIN_PAIRS`` deals (sessions) no interval is
+given; wins minus losses gets a score interval on the rates of changed outcomes, so "no outcome changed
+in 6 pairs" is not a zero-width interval; a measure that every pair moved by the same amount has no
+interval and a note. That happens by the rules: a declaration's own points and payment are fixed
+(docs/rules.md section 4: e.g. Figura of three pays 5 tokens and scores 6 points whatever the outcome),
+so when the declaration changed nothing else in any pair the difference is exactly that amount. The
+tokens are the partie's payments and stake, not the Bulka (``TOKENS_NOTE``).
+
+JSON schema (``summary``, written by ``trappola analyze declarations --json``; keys are only ever added):
+
+* ``kind`` ("declarations"), ``players`` (the specs, in order), ``decision_points`` (rows),
+  ``min_units`` (``MIN_PAIRS``), ``tokens_note`` (what the tokens count), ``settings`` (deals, seed,
+  condition, alifer, sessions, parties, rule config), ``player_specs`` (added by the command: each
+  player's effective spec and files, ``players.describe_player``).
+* ``groups``: a list of rows, each with ``kind``, ``turn`` (None: all turns; Aces and Bianka also per
+  turn, the decider's card number 1..9; for Pro the partie number), ``contrast`` ("a - b"), ``n``
+  (decision points), ``units`` (deals or sessions among them), ``decider`` (the spec of the deciding
+  player), ``decider_index`` (its place in ``players``), ``taken`` (option -> how often the decider
+  chose it on the main line), per measure ``m`` in ``points``, ``wl``, ``tokens``: ``m`` (the mean
+  difference or None), ``m_ci`` ([low, high], [None, None] when no interval) and ``m_note`` (why there
+  is no interval, or None); ``wl_changed`` (pairs whose outcome differed); ``info_nats``.
 """
 
 from __future__ import annotations
 
 import copy
-import math
 import random
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,7 +57,7 @@ from trappola.agents.evaluation.declaration_rollouts import KINDS, OPTIONS, part
 from trappola.agents.evaluation.players import build_players, player_label, source_of
 from trappola.agents.evaluation.progress import progress_bar
 from trappola.agents.evaluation.seeding import derive_seed
-from trappola.agents.evaluation.stats import Z95
+from trappola.agents.evaluation.stats import MIN_PAIRS, cluster_mean, outcome_difference, paired_mean
 from trappola_env.engine import DEFAULT_CONFIG, Deal, RuleConfig, random_deal
 from trappola_env.engine.declarations import aces_possible, bianka_possible, first_card_declarations
 
@@ -49,6 +73,12 @@ CONTRASTS = {
     "pro": (("declare", "wait"),),
 }
 MEASURES = ("points", "wl", "tokens")
+#: What the tokens column counts, said with every table and in the JSON.
+TOKENS_NOTE = (
+    "tokens: the decider's net payments of the partie (its stake, declaration and trick-bonus payments, "
+    "replays included); the Bulka (pot) is not counted, since who takes it is decided by the session"
+)
+__all__ = ["CONTRASTS", "MEASURES", "TOKENS_NOTE", "analyze_declarations", "cluster_mean", "csv_rows", "deal_of"]
 _FIGURA_BITS = sum(1 << a for a in range(36, 40))
 CONDITIONS = {
     "figura": lambda hand: bool(first_card_declarations(hand) & _FIGURA_BITS),
@@ -71,6 +101,9 @@ CSV_FIELDS = (
     "tokens_lo",
     "tokens_hi",
     "info_nats",
+    "decider",
+    "wl_changed",
+    "note",
 )
 
 
@@ -94,8 +127,8 @@ def _deal_block(task) -> tuple[list[dict], list]:
     rows = []
     for i in range(start, stop):
         deal = deal_of(seed, i, condition)
-        for game, (seated, d) in enumerate((((a, b), deal), ((b, a), Deal(deal.dealer, deal.challenger, deal.stock)))):
-            for row in partie_points(list(seated), d, derive_seed(seed, "game", i, game), config, alifer):
+        for game, seated in enumerate(((a, b), (b, a))):
+            for row in partie_points(list(seated), deal, derive_seed(seed, "game", i, game), config, alifer):
                 row.update(unit=f"deal {i}", game=game, player=(0 if row["seat"] == game else 1))
                 rows.append(row)
     return rows, []
@@ -167,53 +200,61 @@ def _session_block(task) -> tuple[list[dict], list]:
     return rows, []
 
 
-def cluster_mean(values: list[float], units: list) -> tuple:
-    """(mean, [low, high]) of ``values`` with a 95% interval that treats the values of one unit as a
-    cluster (linearised ratio variance); ``(None, [None, None])`` without values."""
-    if not values:
-        return None, [None, None]
-    sums: dict = {}
-    for v, u in zip(values, units, strict=True):
-        s = sums.setdefault(u, [0.0, 0])
-        s[0] += v
-        s[1] += 1
-    n = len(values)
-    m = sum(values) / n
-    c = len(sums)
-    if c < 2:
-        return m, [None, None]
-    var = c / (c - 1) * sum((y - m * k) ** 2 for y, k in sums.values()) / n**2
-    half = Z95 * math.sqrt(var)
-    return m, [m - half, m + half]
+def _measure(g: dict, m: str, pairs: list[tuple], units: list) -> None:
+    """``g[m]``, ``g[m + "_ci"]`` and ``g[m + "_note"]`` of one measure (see the module docstring)."""
+    if any(x is None for d in pairs for x in d):
+        g[m], g[m + "_ci"], g[m + "_note"] = None, [None, None], "not measured for this kind"
+        return
+    diffs = [x - y for x, y in pairs]
+    if m == "wl":
+        g[m], g[m + "_ci"], g[m + "_note"], g["wl_changed"] = outcome_difference(diffs, units)
+        return
+    g[m], g[m + "_ci"], g[m + "_note"] = paired_mean(diffs, units)
 
 
 def summarize(rows: list[dict], labels: list[str]) -> dict:
-    """The groups (per kind, and per kind and turn for Aces and Bianka) of the module docstring."""
+    """The groups (per decider and kind, and per decider, kind and turn for Aces and Bianka) of the
+    module docstring."""
     groups = []
-    for kind in ALL_KINDS:
-        of_kind = [r for r in rows if r["kind"] == kind]
-        if not of_kind:
-            continue
-        turns = sorted({r["turn"] for r in of_kind}) if kind in ("aces", "bianka") else []
-        for turn in [None, *turns]:
-            sel = [r for r in of_kind if turn is None or r["turn"] == turn]
-            taken = {o: sum(r["taken"] == o for r in sel) for o in OPTIONS.get(kind, ("declare", "wait"))}
-            for a, b in CONTRASTS[kind]:
-                pair = [r for r in sel if a in r["values"] and b in r["values"]]
-                if not pair:
-                    continue
-                g = {"kind": kind, "turn": turn, "contrast": f"{a} - {b}", "n": len(pair), "taken": taken}
-                units = [r["unit"] for r in pair]
-                for m in MEASURES:
-                    diffs = [(r["values"][a][m], r["values"][b][m]) for r in pair]
-                    if any(x is None for d in diffs for x in d):
-                        g[m], g[m + "_ci"] = None, [None, None]
+    deciders = sorted({r["player"] for r in rows})
+    for who in deciders:
+        mine = [r for r in rows if r["player"] == who]
+        for kind in ALL_KINDS:
+            of_kind = [r for r in mine if r["kind"] == kind]
+            if not of_kind:
+                continue
+            turns = sorted({r["turn"] for r in of_kind}) if kind in ("aces", "bianka") else []
+            for turn in [None, *turns]:
+                sel = [r for r in of_kind if turn is None or r["turn"] == turn]
+                taken = {o: sum(r["taken"] == o for r in sel) for o in OPTIONS.get(kind, ("declare", "wait"))}
+                for a, b in CONTRASTS[kind]:
+                    pair = [r for r in sel if a in r["values"] and b in r["values"]]
+                    if not pair:
                         continue
-                    g[m], g[m + "_ci"] = cluster_mean([x - y for x, y in diffs], units)
-                info = [r["info_nats"] for r in sel if r["info_nats"] is not None]
-                g["info_nats"] = sum(info) / len(info) if info else None
-                groups.append(g)
-    return {"kind": "declarations", "players": labels, "decision_points": len(rows), "groups": groups}
+                    g: dict[str, Any] = {
+                        "kind": kind,
+                        "turn": turn,
+                        "contrast": f"{a} - {b}",
+                        "n": len(pair),
+                        "taken": taken,
+                        "decider": labels[who],
+                        "decider_index": who,
+                    }
+                    units = [r["unit"] for r in pair]
+                    g["units"] = len(set(units))
+                    for m in MEASURES:
+                        _measure(g, m, [(r["values"][a][m], r["values"][b][m]) for r in pair], units)
+                    info = [r["info_nats"] for r in sel if r["info_nats"] is not None]
+                    g["info_nats"] = sum(info) / len(info) if info else None
+                    groups.append(g)
+    return {
+        "kind": "declarations",
+        "players": labels,
+        "decision_points": len(rows),
+        "min_units": MIN_PAIRS,
+        "tokens_note": TOKENS_NOTE,
+        "groups": groups,
+    }
 
 
 @dataclass
@@ -281,8 +322,10 @@ def csv_rows(summary: dict) -> list[dict]:
     """The groups of a summary as flat rows (``CSV_FIELDS``)."""
     out = []
     for g in summary["groups"]:
-        row = {k: g.get(k) for k in ("kind", "turn", "contrast", "n", "info_nats")}
+        row = {k: g.get(k) for k in ("decider", "kind", "turn", "contrast", "n", "info_nats", "wl_changed")}
         for m in MEASURES:
             row[m], (row[m + "_lo"], row[m + "_hi"]) = g[m], g[m + "_ci"]
+        notes = [f"{m}: {g[m + '_note']}" for m in MEASURES if g.get(m + "_note")]
+        row["note"] = "; ".join(notes) or None
         out.append({k: ("" if row[k] is None else row[k]) for k in CSV_FIELDS})
     return out

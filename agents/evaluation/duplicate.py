@@ -38,6 +38,9 @@ player A (``players[0]``) against B:
   ``dealer`` (Wilson).
 * ``players``, ``settings`` (deals, duplicate, seed, stake_multiple,
   rule config).
+* ``player_specs`` (added by ``trappola evaluate``, as by ``compare`` and ``analyze``): each
+  player's effective settings, defaults included, and the files it reads with their SHA-256
+  (``players.describe_player``).
 
 ``res.records`` holds one row per partie (``RECORD_FIELDS``): the CSV.
 """

@@ -25,8 +25,10 @@
    probability each gives the cards the opponent really holds.
 
 The data depend on ``--seed`` only (fixed chunks with their own seeds, any
-number of workers); the fit is seeded too. ``--save-data`` keeps the rows
-(``.npz``) and ``--data`` fits on saved rows instead of playing again.
+number of workers); the fit is seeded too. The model's ``meta`` records how it was made, and
+``model_sha256`` the hash of every checkpoint among the players whose games it was fitted on, so a
+``policy`` with another checkpoint is warned (``trappola.agents.evaluation.players.belief_warning``).
+``--save-data`` keeps the rows (``.npz``) and ``--data`` fits on saved rows instead of playing again.
 """
 
 from __future__ import annotations
@@ -246,6 +248,20 @@ def load_rows(path) -> dict:
     return out
 
 
+def fitted_models(pairs) -> dict[str, str]:
+    """``{spec: sha256}`` of every model file the players of ``pairs`` play (``policy``'s checkpoint),
+    recorded in the belief's meta so that a player using the belief can tell whether it was fitted on
+    its own model's games (``trappola.agents.evaluation.players.belief_warning``)."""
+    from trappola.agents.evaluation.players import describe_player
+
+    out = {}
+    for spec in sorted({s for p in pairs for s in p}):
+        for f in describe_player(spec)["files"]:
+            if f["role"] == "model" and f["sha256"]:
+                out[spec] = f["sha256"]
+    return out
+
+
 def parse_pairs(text: str) -> list[tuple[str, str]]:
     """``"A,B;C,D"`` into player pairs; each side is a registry spec, which
     may hold commas of its own (``split_player_list``)."""
@@ -319,6 +335,7 @@ def main(argv=None) -> int:
     )
     model.meta = {
         "pairs": [list(p) for p in pairs],
+        "model_sha256": fitted_models(pairs),
         "deals": args.deals,
         "seed": args.seed,
         "hidden": list(hidden),

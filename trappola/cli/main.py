@@ -21,6 +21,7 @@
     trappola demo --quick [--deals N]        # no training: the built-in players only
     trappola analyze declarations --players A,B --deals N [--json P] [--figures DIR]   # trappola/cli/analyze.py
     trappola analyze pro --figures DIR [--json P]   # the Pro decision's take-point chart
+    trappola compare A B --vs C --deals N [--seed S] [--json P]   # paired: trappola/cli/compare.py
 
 Players are registry specs (``agents.make_player``): ``rule``,
 ``random:alifer=false``, ``policy:path/to/model.zip``... In ``--players``
@@ -123,10 +124,14 @@ def build_parser() -> argparse.ArgumentParser:
     mode = e.add_mutually_exclusive_group()
     mode.add_argument("--session", action="store_true", help="Bulka-session tournament (2-4 players)")
     mode.add_argument("--ratings", action="store_true", help="ratings over the pool (every pair, duplicate)")
-    e.add_argument("--deals", type=_positive, default=1000, help="deals per pair (default: 1000)")
-    e.add_argument("--duplicate", action="store_true", help="play each deal twice, seats swapped")
-    e.add_argument("--sessions", type=_positive, default=24, help="sessions (--session; default: 24)")
-    e.add_argument("--parties", type=_positive, default=50, help="parties per session (--session; default: 50)")
+    e.add_argument("--deals", type=_positive, default=None, help="deals per pair (not with --session; default: 1000)")
+    e.add_argument(
+        "--duplicate",
+        action="store_true",
+        help="head-to-head: play each deal twice, seats swapped (--ratings always does)",
+    )
+    e.add_argument("--sessions", type=_positive, default=None, help="sessions (--session only; default: 24)")
+    e.add_argument("--parties", type=_positive, default=None, help="parties per session (--session only; default: 50)")
     e.add_argument(
         "--advice",
         action="store_true",
@@ -277,6 +282,9 @@ def build_parser() -> argparse.ArgumentParser:
     from trappola.cli.analyze import add_parser as add_analyze
 
     add_analyze(sub, _positive, _int, players_help)
+    from trappola.cli.compare import add_parser as add_compare
+
+    add_compare(sub, _positive, _int, players_help)
     return parser
 
 
@@ -368,8 +376,10 @@ def cmd_evaluate(args) -> int:
 
     players = split_player_list(args.players)
     config = RuleConfig(ace_declaration=args.ace_declaration)
-    if args.advice and not args.session:
-        raise CliError("--advice needs --session (advice is given in the Pro parties of a Bulka session)")
+    _refuse_flags(args)
+    args.deals = 1000 if args.deals is None else args.deals
+    args.sessions = 24 if args.sessions is None else args.sessions
+    args.parties = 50 if args.parties is None else args.parties
     for path, folder in ((args.json, False), (args.csv, False), (args.save_games, True)):
         if path:
             _check_writable(path, folder)
@@ -395,6 +405,10 @@ def cmd_evaluate(args) -> int:
         progress="none" if args.no_progress else "bar" if args.progress else "auto",
         backend=backend,
     )
+    from trappola.cli.specs import print_specs, specs_of
+
+    specs = specs_of(players)
+    print_specs(specs)
     start = time.perf_counter()
     try:
         res = _run_evaluation(args, players, common)
@@ -405,7 +419,7 @@ def cmd_evaluate(args) -> int:
     finally:
         if not isinstance(backend, str):
             backend.close()
-    summary = res.summary
+    summary = {**res.summary, "player_specs": specs}
     if exploits:
         from trappola.agents.evaluation.exploitability import with_exploitability
 
@@ -421,6 +435,27 @@ def cmd_evaluate(args) -> int:
 
         print(f"games saved to {write_games(res.games, args.save_games)}")
     return 0
+
+
+def _refuse_flags(args) -> None:
+    """One line for a flag that the chosen mode of ``evaluate`` would ignore."""
+    mode = "--session" if args.session else "--ratings" if args.ratings else "a head-to-head"
+    given = {
+        "--deals": args.deals is not None,
+        "--duplicate": args.duplicate,
+        "--sessions": args.sessions is not None,
+        "--parties": args.parties is not None,
+        "--advice": args.advice,
+    }
+    applies = {
+        "--session": ("--sessions", "--parties", "--advice"),
+        "--ratings": ("--deals",),
+        "a head-to-head": ("--deals", "--duplicate"),
+    }[mode]
+    for flag, on in given.items():
+        if on and flag not in applies:
+            hint = " (its pairs are always duplicate)" if flag == "--duplicate" and args.ratings else ""
+            raise CliError(f"{flag} does not apply to {mode}{hint}; it applies to: {', '.join(applies)}")
 
 
 def _read_exploits(paths: list[str], players: list[str]) -> list[dict]:
@@ -590,6 +625,13 @@ def cmd_analyze(args, check_writable) -> int:
     return run(args, check_writable)
 
 
+def cmd_compare(args, check_writable) -> int:
+    """``trappola compare``: two players against a third on the same deals (``trappola/cli/compare.py``)."""
+    from trappola.cli.compare import cmd_compare as run
+
+    return run(args, check_writable)
+
+
 COMMANDS = {
     "play": cmd_play,
     "evaluate": cmd_evaluate,
@@ -600,6 +642,7 @@ COMMANDS = {
     "serve": cmd_serve,
     "exploit": cmd_exploit,
     "analyze": lambda args: cmd_analyze(args, _check_writable),
+    "compare": lambda args: cmd_compare(args, _check_writable),
 }
 
 if __name__ == "__main__":
