@@ -12,9 +12,9 @@ reads the whole public record (declarations made and not made); and the shipped 
 reads the record and whose endgame search is belief-weighted too. Per deal, a row's score is the mean over
 its two parties of wins minus losses (+1, -1, 0 for an Alifer) and of the point difference. Reported per
 opponent: the paired difference (holding back minus declaring at once) with a 95% interval clustered by deal
-(a t interval over the deals' differences; for wins minus losses only when at least ``MIN_CHANGED`` deals
-changed outcome, else the bound that the changed share's exact interval puts on it), how many deals ended
-differently (with its Clopper-Pearson interval), and the difference of those differences between each reader
+(a t interval over the deals' differences for the points; for wins minus losses the lab's interval for a
+difference of outcomes, ``stats.outcome_difference``, which stays honest when few outcomes changed), how many
+deals ended differently (with its Clopper-Pearson interval), and the difference of those differences between each reader
 and ``pimc`` (paired too: every opponent plays the same deals).
 
 Each (row, opponent) match appends its per-partie records to ``--records`` as one JSON line, so a run that
@@ -34,12 +34,18 @@ import numpy as np
 from beyond_pimc_diagnosis import clopper_pearson  # the exact binomial interval, written once
 
 from trappola.agents.evaluation import head_to_head
-from trappola.agents.evaluation.stats import mean_ci
-
-MIN_CHANGED = 20  # below this many deals with a changed outcome, no t interval: the exact bound instead
+from trappola.agents.evaluation.stats import mean_ci, outcome_difference
 
 ROWS = ("pimc:samples=32", "pimc:samples=32,declare=last")
 OPPONENTS = ("pimc:samples=32", "pimc:samples=32,belief=default", "policy")
+
+
+def per_game(records: list[dict]) -> dict[tuple[int, int], int]:
+    """(deal, game) -> player A's wins minus losses in that partie (+1, -1, 0 for an Alifer)."""
+    return {
+        (r["deal"], r["game"]): 0 if r["winner"] not in ("A", "B") else (1 if r["winner"] == "A" else -1)
+        for r in records
+    }
 
 
 def per_deal(records: list[dict]) -> dict[int, tuple[float, float]]:
@@ -59,6 +65,7 @@ def _fmt(values) -> str:
 def summary(matches: list[dict]) -> dict:
     """The paired differences of the recorded matches, printed and returned."""
     scores = {(m["row"], m["opponent"]): per_deal(m["records"]) for m in matches}
+    games = {(m["row"], m["opponent"]): per_game(m["records"]) for m in matches}
     out: dict = {}
     delta: dict[str, dict[int, tuple[float, float]]] = {}
     for opp in OPPONENTS:
@@ -70,26 +77,19 @@ def summary(matches: list[dict]) -> dict:
         delta[opp] = d
         changed = sum(1 for k in deals if d[k][0] != 0)
         lo, hi = clopper_pearson(changed, len(deals))
-        # A deal's wins-losses difference lies in [-2, 2] and is 0 unless its outcome changed, so the mean
-        # difference lies within 2 x the changed share: with few changes that bound is the honest interval.
-        bound = [-2 * hi, 2 * hi]
+        ga, gb = games[(ROWS[0], opp)], games[(ROWS[1], opp)]
+        keys = sorted(set(ga) & set(gb))
+        # the lab's interval for differences of outcomes (stats.outcome_difference): honest when few changed
+        m, ci, note, _ = outcome_difference([gb[k] - ga[k] for k in keys], [k[0] for k in keys])
         row = {
             "deals": len(deals),
-            "declare_now_wl": mean_ci([a[k][0] for k in deals]),
-            "hold_back_wl": mean_ci([b[k][0] for k in deals]),
-            "diff_wl": mean_ci([d[k][0] for k in deals]),
+            "diff_wl": [m, ci, note],
             "diff_points": mean_ci([d[k][1] for k in deals]),
             "deals_changed": changed,
             "deals_changed_ci": [lo, hi],
-            "diff_wl_bound": bound,
         }
         out[opp] = row
-        wl = (
-            _fmt(d[k][0] for k in deals)
-            if changed >= MIN_CHANGED
-            else f"{np.mean([d[k][0] for k in deals]):+.3f}, within [{bound[0]:+.3f}, {bound[1]:+.3f}] (the changed "
-            f"share's bound)"
-        )
+        wl = f"{m:+.3f}" + (f" ({note})" if note else f" [{ci[0]:+.3f}, {ci[1]:+.3f}]")
         print(
             f"against {opp}: {len(deals)} deals; holding back minus declaring at once: wins-losses per partie "
             f"{wl}, points {_fmt(d[k][1] for k in deals)}; deals that ended differently in wins-losses: {changed} of "
@@ -101,15 +101,15 @@ def summary(matches: list[dict]) -> dict:
             continue
         deals = sorted(set(base) & set(delta[opp]))
         moved = sum(1 for k in deals if delta[opp][k][0] != base[k][0])
-        hi = clopper_pearson(moved, len(deals))[1]
-        dd = [delta[opp][k][0] - base[k][0] for k in deals]
-        # per deal within [-4, 4] and 0 unless the two differences differ: the same bound as above
-        wl = _fmt(dd) if moved >= MIN_CHANGED else f"{np.mean(dd):+.3f}, within [{-4 * hi:+.3f}, {4 * hi:+.3f}]"
+        g = [games[(r, o)] for o in (opp, OPPONENTS[0]) for r in ROWS]
+        keys = sorted(set(g[0]) & set(g[1]) & set(g[2]) & set(g[3]))
+        dd = [(g[1][k] - g[0][k]) - (g[3][k] - g[2][k]) for k in keys]
+        m, ci, note, _ = outcome_difference(dd, [k[0] for k in keys], bound=4)
+        wl = f"{m:+.3f}" + (f" ({note})" if note else f" [{ci[0]:+.3f}, {ci[1]:+.3f}]")
         out[f"{opp} minus pimc"] = {
             "deals_moved": moved,
-            "wl_bound": [-4 * hi, 4 * hi],
+            "wl": [m, ci, note],
             "deals": len(deals),
-            "wl": mean_ci([delta[opp][k][0] - base[k][0] for k in deals]),
             "points": mean_ci([delta[opp][k][1] - base[k][1] for k in deals]),
         }
         print(
