@@ -43,24 +43,26 @@ REGISTRY: dict[str, tuple[str, str, str | None]] = {
         "perfect-information Monte Carlo over the double-dummy solver",
         "player 'pimc' needs numba (the search extra: pip install 'trappola-lab[search]')",
     ),
-    "epimc": (
-        "trappola.agents.players.epimc:EpimcPlayer",
-        "pimc whose next decisions are one card per information set before the double-dummy leaf (EPIMC)",
-        "player 'epimc' needs numba (the search extra: pip install 'trappola-lab[search]')",
+    "vecpimc": (
+        "trappola.agents.players.tree_search:VecPimcPlayer",
+        "pimc whose next decisions are one card per information set, chosen greedily by mean, against an "
+        "opponent that sees every card (not EPIMC; named epimc before)",
+        "player 'vecpimc' needs numba (the search extra: pip install 'trappola-lab[search]')",
     ),
     "alphamu": (
-        "trappola.agents.players.epimc:AlphaMuPlayer",
-        "pimc, then alpha-mu (Pareto fronts over the layouts) for the last cards",
+        "trappola.agents.players.tree_search:AlphaMuPlayer",
+        "pimc, then alpha-mu (Pareto fronts over the layouts, Cazenave and Ventos 2019) for the last cards",
         "player 'alphamu' needs numba (the search extra: pip install 'trappola-lab[search]')",
     ),
     "infopimc": (
         "trappola.agents.players.infopimc:InfoPimcPlayer",
-        "pimc that prices what its declarations tell the opponent by playing the partie out both ways",
+        "pimc that prices what its declarations tell the opponent by playing the partie out both ways "
+        "(not Wisser's Presumed Value PIMC)",
         "player 'infopimc' needs numba (the search extra: pip install 'trappola-lab[search]')",
     ),
     "cfrdecl": (
         "trappola.agents.players.cfrdecl:CfrDeclarePlayer",
-        "pimc whose declarations and Manko questions come from external-sampling MCCFR over solved layouts",
+        "pimc with MCCFR at its declarations over open-hand leaves: by construction it declares and asks as pimc does",
         "player 'cfrdecl' needs numba (the search extra: pip install 'trappola-lab[search]')",
     ),
     "policy": (
@@ -114,9 +116,16 @@ def parse_spec(spec: str) -> tuple[str, list[str], dict[str, str]]:
     return name, bare, settings
 
 
+#: Former names -> (the name now, why it changed).
+RENAMED = {"epimc": ("vecpimc", "it is not the EPIMC of Arjonilla, Saffidine and Cazenave 2024")}
+
+
 def player_class(name: str) -> type[Player]:
     """The class registered under ``name`` (imported on first use)."""
     key = name.strip().lower()
+    if key in RENAMED:
+        now, why = RENAMED[key]
+        raise ValueError(f"player {key!r} is now {now!r}: {why} (CHANGELOG)")
     if key not in REGISTRY:
         raise ValueError(f"unknown player {name!r}; available: {', '.join(REGISTRY)}")
     target, _, missing = REGISTRY[key]

@@ -260,11 +260,11 @@ def test_decisions_do_not_depend_on_hidden_cards():
         "policy",
         "policy:sample=true",
         "policy:endgame=9,endgame_samples=4",
-        "epimc:samples=4,depth=1",
+        "vecpimc:samples=4,depth=1",
         "alphamu:samples=4",
         "infopimc:samples=4,rollouts=2,rollout_samples=2",
         "cfrdecl:samples=4,iterations=20",
-        "policy:endgame=9,endgame_samples=4,endgame_search=epimc1",
+        "policy:endgame=9,endgame_samples=4,endgame_search=vecpimc1",
     ):  # the belief-weighted search from the first card; tests/test_beyond_pimc.py checks late positions
         for seed, (a, b) in first_decisions_on_swapped_deals(spec):
             assert a == b, (spec, seed)

@@ -1,6 +1,7 @@
-"""The searches beyond PIMC (agents/search/worldtree.py, agents/players/epimc.py, agents/players/infopimc.py,
+"""The searches beyond PIMC (agents/search/worldtree.py, agents/players/tree_search.py, agents/players/infopimc.py,
 agents/players/cfrdecl.py): the tree's rules against the engine, alpha-mu against a brute force over pure
-strategies, EPIMC at depth 0 against pimc, and the players' choices where the right answer is known."""
+strategies, the vector backup (vecpimc) at depth 0 against pimc, and the players' choices where the right
+answer is known."""
 
 from __future__ import annotations
 
@@ -30,12 +31,12 @@ from trappola_env.engine.cards import card_id
 from trappola_env.interface import TurnView
 
 NEW_SPECS = (
-    "epimc:samples=8,depth=1",
-    "epimc:samples=8,depth=2,from_cards=5",
+    "vecpimc:samples=8,depth=1",
+    "vecpimc:samples=8,depth=2,from_cards=5",
     "alphamu:samples=8,cards=3",
     "infopimc:samples=8,rollouts=2,rollout_samples=2",
     "cfrdecl:samples=8,iterations=20",
-    "policy:endgame=9,endgame_samples=4,endgame_search=epimc1",
+    "policy:endgame=9,endgame_samples=4,endgame_search=vecpimc1",
     "policy:endgame=9,endgame_samples=4,endgame_search=alphamu",
 )
 
@@ -136,8 +137,8 @@ def test_alpha_mu_is_the_best_pure_strategy(seed):
         assert fronts == pytest.approx(expected), (seed, fronts, expected)
 
 
-def test_epimc_depth_zero_is_pimc():
-    """With no decision postponed, EPIMC's card values are pimc's means over the same layouts."""
+def test_vecpimc_depth_zero_is_pimc():
+    """With no decision postponed, the vector backup's card values are pimc's means over the same layouts."""
     for seed in range(4):
         partie, seat = late_position(seed, 4)
         info = partie.info_state(seat)
@@ -194,7 +195,7 @@ def test_known_fusion_position():
     assert estimate[two][2] > exact["points"][two] + 4  # the fusion illusion
     pimc.reset(0)
     assert pimc.act(TurnView(info)) == two
-    for spec in ("alphamu:exact=100000,max_front=4096", "epimc:exact=100000,depth=2"):
+    for spec in ("alphamu:exact=100000,max_front=4096", "vecpimc:exact=100000,depth=2"):
         player = make_player(spec)
         player.reset(0)
         assert player.act(TurnView(info)) == bc, spec
@@ -202,7 +203,7 @@ def test_known_fusion_position():
 
 def test_players_with_deeper_search_decide_like_the_exact_game_where_pimc_fuses():
     """On late positions, whenever the exact information-set game (all layouts) rates PIMC's card below the
-    best one, alpha-mu with all layouts picks a best card; EPIMC at full depth is at least as good as PIMC."""
+    best one, alpha-mu with all layouts picks a best card; vecpimc at full depth is at least as good as PIMC."""
     found = 0
     for seed in range(200):
         partie, seat = late_position(seed, 3)
@@ -223,7 +224,7 @@ def test_players_with_deeper_search_decide_like_the_exact_game_where_pimc_fuses(
             am = make_player("alphamu:exact=100000,cards=3,objective=win")
             am.reset(0)
             assert exact[am.act(TurnView(info))] == pytest.approx(best)
-            ep = make_player("epimc:exact=100000,depth=3,objective=win")
+            ep = make_player("vecpimc:exact=100000,depth=3,objective=win")
             ep.reset(0)
             assert exact[ep.act(TurnView(info))] >= exact[pimc_card] - 1e-9
         if found >= 1:
@@ -269,14 +270,14 @@ def test_infopimc_prices_a_declaration_and_keeps_to_its_margin():
 
 
 def test_policy_endgame_search_setting_builds_the_remedy():
-    from trappola.agents.players.epimc import AlphaMuPlayer, EpimcPlayer
     from trappola.agents.players.infopimc import InfoPimcPlayer
+    from trappola.agents.players.tree_search import AlphaMuPlayer, VecPimcPlayer
 
-    for name, cls in (("pimc", PimcPlayer), ("epimc1", EpimcPlayer), ("alphamu", AlphaMuPlayer)):
+    for name, cls in (("pimc", PimcPlayer), ("vecpimc1", VecPimcPlayer), ("alphamu", AlphaMuPlayer)):
         searcher = make_player(f"policy:endgame_search={name}").endgame_searcher
         assert type(searcher) is cls
     assert type(make_player("policy:endgame_search=infopimc").endgame_searcher) is InfoPimcPlayer
-    assert make_player("policy:endgame_search=epimc2").endgame_searcher.settings["depth"] == 2
+    assert make_player("policy:endgame_search=vecpimc2").endgame_searcher.settings["depth"] == 2
 
 
 # ------------------------------------------------------------ no leak
@@ -324,3 +325,32 @@ def test_new_players_do_not_read_hidden_cards(spec):
         if checked >= 3:
             break
     assert checked >= 2
+
+
+def test_the_former_name_epimc_is_refused_with_the_name_it_has_now():
+    """``epimc`` was renamed: the lab's backup is not the EPIMC of Arjonilla, Saffidine and Cazenave 2024."""
+    with pytest.raises(ValueError, match="'epimc' is now 'vecpimc'.*not the EPIMC"):
+        make_player("epimc:depth=1")
+    with pytest.raises(ValueError, match="vecpimc1"):
+        make_player("policy:endgame_search=epimc1")
+
+
+def test_the_vector_backup_is_greedy_where_alpha_mu_is_exact():
+    """Why the vector backup is not named for an exact method: taking the card of best mean at each of this seat's
+    nodes can miss its best pure strategy below a root card, which alpha-mu's fronts find (win objective, all
+    layouts, to the end of the partie)."""
+    partie, seat = late_position(241, 3)
+    info = partie.info_state(seat)
+    pimc = PimcPlayer(exact=100_000, objective="win")
+    cards = sorted(pimc.card_values(info))
+    opp, _ = pimc.layouts(info)
+    w = np.full(len(opp), 1 / len(opp))
+    pub = public_of(pimc.solver_args(info, seat))
+
+    def tree():
+        return WorldTree(seat, info.hand, opp, w, lambda d: np.sign(d).astype(float), new_table(), max_front=100_000)
+
+    greedy = {c: float(v @ w) for c, v in tree().root_vectors(pub, cards, 9).items()}
+    exact = tree().root_fronts(pub, cards, 9)
+    assert all(greedy[c] <= exact[c] + 1e-9 for c in cards)
+    assert any(greedy[c] < exact[c] - 1e-3 for c in cards)

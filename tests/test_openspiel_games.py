@@ -18,12 +18,12 @@ pyspiel = pytest.importorskip("pyspiel")
 
 from helpers import make_deal_spec  # noqa: E402
 
-import trappola.agents.players.openspiel_bots  # noqa: E402, F401  (installs the lab's layout sampler)
+from trappola.agents.players.openspiel_bots import sample_layout  # noqa: E402  (installs the lab's layout sampler)
 from trappola.agents.search.sampling import constraints_of, dealt_consistent  # noqa: E402
 from trappola_env import bulka_v0, trappola_v0  # noqa: E402
 from trappola_env.engine import action_id, cards_of, deal_from_names, mask_of  # noqa: E402
 from trappola_env.engine.infostate import InfoState  # noqa: E402
-from trappola_env.openspiel import deal_order  # noqa: E402
+from trappola_env.openspiel import deal_order, set_layout_sampler, uniform_hand  # noqa: E402
 
 
 @pytest.mark.parametrize("params", [{}, {"reward_mode": "points"}, {"ace_declaration": "first_card", "alifer": False}])
@@ -202,7 +202,17 @@ def _manko_state():
             state.apply_action(min(a for a in legal if a < 36))
 
 
-def test_resampling_is_consistent_and_uniform_over_the_consistent_layouts():
+@pytest.fixture(params=["lab", "env"])
+def sampler_installed(request):
+    """Each layout sampler in turn: the lab's (installed by importing
+    ``trappola.agents.players.openspiel_bots``) and ``trappola_env``'s own."""
+    if request.param == "env":
+        set_layout_sampler(None)
+    yield request.param
+    set_layout_sampler(sample_layout)
+
+
+def test_resampling_is_consistent_and_uniform_over_the_consistent_layouts(sampler_installed):
     state = _manko_state()
     info = InfoState(state.partie, 1)
     assert info.manko_answer[0]  # the dealer knows which Re the challenger lacks
@@ -255,15 +265,116 @@ def test_bulka_resampling_redraws_only_the_partie_in_play():
     assert moved > 0
 
 
-def test_without_a_layout_sampler_resampling_says_how_to_install_one():
+def _declared_twos_state(names=("declare Figura Twos", "declare Blans", "7S")):
+    """The challenger holding four Twos and low cards has declared and led; the dealer is to act."""
+    deal = deal_from_names(make_deal_spec("2S 2C 2D 2B 7S 7C 8S 8C 9S", "7D 7B 8D 8B 9C 9D 9B TS TC"))
+    moves = deal_order(deal) + [action_id(n) for n in names]
+    state = pyspiel.load_game("python_trappola").new_initial_state()
+    for a in moves:
+        state.apply_action(a)
+    return state, moves
+
+
+def test_a_process_that_imports_only_the_games_resamples_and_runs_openspiels_ismcts():
+    # Resampled from the dealer's side 300 times, and OpenSpiel's own ISMCTSBot asked for a move,
+    # with nothing of trappola.agents imported.
+    state, moves = _declared_twos_state()
     code = (
-        "import pyspiel, trappola_env.openspiel\n"
-        "s = pyspiel.load_game('python_trappola').new_initial_state()\n"
-        "while s.is_chance_node(): s.apply_action(s.legal_actions()[0])\n"
-        "try:\n"
-        "    s.resample_from_infostate(0, pyspiel.UniformProbabilitySampler(0., 1.))\n"
-        "except RuntimeError as e:\n"
-        "    print(e)\n"
+        "import sys, pyspiel, numpy as np, trappola_env.openspiel\n"
+        "from open_spiel.python.algorithms import ismcts, mcts\n"
+        "game = pyspiel.load_game('python_trappola')\n"
+        "s = game.new_initial_state()\n"
+        f"for a in {moves}: s.apply_action(a)\n"
+        "sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)\n"
+        "hands = [s.resample_from_infostate(1, sampler).partie.hands[0] for _ in range(300)]\n"
+        "ev = mcts.RandomRolloutEvaluator(1, np.random.RandomState(0))\n"
+        "bot = ismcts.ISMCTSBot(game, ev, 2.0, 30, random_state=np.random.RandomState(0))\n"
+        "assert bot.step(s) in s.legal_actions()\n"
+        "assert not any(m.startswith('trappola.agents') for m in sys.modules), 'trappola.agents imported'\n"
+        "print(' '.join(map(str, hands)))\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert "import trappola.agents.players.openspiel_bots" in proc.stdout, proc.stdout + proc.stderr
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    info = InfoState(state.partie, 1)
+    drawn = Counter(int(h) for h in proc.stdout.split())
+    assert sum(drawn.values()) == 300 and len(drawn) > 1
+    assert all(dealt_consistent(info, h) for h in drawn)
+    # Blans rules out every court card and the Twos declaration forces the other three Twos.
+    twos = mask_of(action_id(n) for n in ("2C", "2D", "2B"))
+    assert all(h & twos == twos for h in drawn)
+
+
+def test_the_env_sampler_keeps_exactly_the_hands_blans_bianka_and_figura_allow():
+    # The challenger declares four Twos, Blans and Bianka and plays 7S: it holds the four Twos and
+    # four of the six low cards the dealer cannot see (TD and TB among them), nothing else.
+    state, _ = _declared_twos_state(("declare Figura Twos", "declare Blans", "declare Bianka", "7S"))
+    info = InfoState(state.partie, 1)
+    truth = {int(h) for h in constraints_of(info).all_hands()}
+    assert len(truth) == math.comb(6, 4)
+    rng = random.Random(0)
+    drawn = Counter(uniform_hand(info, rng) for _ in range(1500))
+    assert set(drawn) == truth
+    assert all(dealt_consistent(info, h) for h in drawn)
+
+
+def test_python_bulka_bounds_come_from_the_rules_tables_and_hold_in_play():
+    from trappola_env.openspiel.bounds import balance_bound, max_multipliers, partie_units
+    from trappola_env.openspiel.session_game import EXTRA_REPLAYS
+
+    # Stake 10 + Pro stake 10 + declarations 25 (four Twos, Blans, Bianka) + bonuses 60 (Marc 10,
+    # a Two winning trick 1 20, Twos winning the last three tricks 30).
+    assert partie_units() == 10 + 10 + 25 + 60
+    # One partie, no Pro possible: no replay past it.
+    assert max_multipliers(1, EXTRA_REPLAYS) == [1]
+    assert max_multipliers(4, 2) == [1, 2, 4, 8, 4, 8]
+    game = pyspiel.load_game("python_bulka", {"players": 2, "max_parties": 3, "stake_multiple": 2})
+    bound = balance_bound(3, 2, EXTRA_REPLAYS)
+    assert game.max_utility() == bound and game.min_utility() == -bound
+    assert bound == 105 * 2 * (1 + 2 + 4 + sum(2**k for k in range(1, 17)))
+    default = pyspiel.load_game("python_bulka")
+    assert default.max_utility() < 2e12  # was 6.3e14
+    rng = random.Random(0)
+    for params in ({"players": 2, "max_parties": 3, "stake_multiple": 2}, {"players": 3, "max_parties": 4}):
+        game = pyspiel.load_game("python_bulka", params)
+        for _ in range(3):
+            state = game.new_initial_state()
+            while not state.is_terminal():
+                outcomes = [a for a, _ in state.chance_outcomes()] if state.is_chance_node() else state.legal_actions()
+                state.apply_action(rng.choice(outcomes))
+                assert all(game.min_utility() <= r <= game.max_utility() for r in state.returns())
+
+
+def test_four_twos_blans_and_bianka_make_the_opponent_pay_the_largest_declaration_payment():
+    from trappola_env.openspiel.bounds import max_declaration_payment
+
+    state, _ = _declared_twos_state(("declare Figura Twos", "declare Blans", "declare Bianka", "7S"))
+    partie = state.partie
+    while not partie.terminal:  # lowest legal card each turn (declining any Alifer proposal)
+        legal = partie.legal_actions()
+        cards = [a for a in legal if a < 36]
+        partie.apply(min(cards) if cards else action_id("decline Alifer"))
+    assert partie.result().declaration_tokens[0] == max_declaration_payment() == 25
+
+
+def test_the_env_sampler_draws_only_hands_the_labs_constraints_allow_in_random_play():
+    # Random play with declarations, Manko questions and voids: at every decision of 20 parties both
+    # seats' draws are hands the lab's own constraints (and the independent check) allow.
+    rng = random.Random(5)
+    game = pyspiel.load_game("python_trappola")
+    checked = 0
+    for _ in range(20):
+        state = game.new_initial_state()
+        while state.is_chance_node():
+            state.apply_action(rng.choice([a for a, _ in state.chance_outcomes()]))
+        while not state.is_terminal():
+            legal = [a for a in state.legal_actions() if a != action_id("propose Alifer")]
+            for seat in (0, 1):
+                info = InfoState(state.partie, seat)
+                allowed = constraints_of(info)
+                for _ in range(3):
+                    hand = uniform_hand(info, rng)
+                    assert allowed.allows(hand) and dealt_consistent(info, hand)
+                    checked += 1
+            declarations = [a for a in legal if a >= 36]
+            state.apply_action(declarations[0] if declarations and rng.random() < 0.7 else rng.choice(legal))
+    assert checked > 1000

@@ -129,8 +129,8 @@ def test_ctrl_c_saves_the_run_and_a_resume_continues_it_with_nothing_lost(tmp_pa
 
 def test_a_second_ctrl_c_exits_at_once_leaving_complete_files(tmp_path):
     run = tmp_path / "a"
-    # a long behaviour cloning: the first Ctrl-C is noted, and the run would stop only once it is done
-    proc = start(tmp_path, "bc=true", "bc_deals=100000", "bc_workers=1", "tensorboard=false")
+    # the second Ctrl-C comes while the run stops after the first (it saves, closes its games, exits)
+    proc = start(tmp_path, "tensorboard=false")
     deadline = time.time() + 120
     while not ((run / "train.log").is_file() and "run " in (run / "train.log").read_text()):
         assert time.time() < deadline and proc.poll() is None
@@ -142,8 +142,9 @@ def test_a_second_ctrl_c_exits_at_once_leaving_complete_files(tmp_path):
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and time.time() - t0 < 5
     assert "interrupted again" in err and "Traceback" not in err, err
-    assert sorted(p.name for p in run.iterdir()) == ["config.yaml", "tb", "train.log"]
     assert not [p for p in run.rglob("*.tmp")]
+    if (run / "final.zip").exists():  # written whole before the second signal, or not at all
+        assert read_metadata(run / "final.zip")["interrupted"] is True
 
 
 def test_the_watch_both_trainers_share_notes_a_first_sigint_and_gives_the_signal_back():

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import csv
 
-from trappola.train.sb3.run_logger import ProgressCSV
+from trappola.train.run.scalars import ProgressCSV
 
 
 def rows(path) -> list[dict]:

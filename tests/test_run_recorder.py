@@ -32,7 +32,9 @@ def fake_save(network, path, steps, **meta):
     path.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(path, "w") as zf:
         zf.writestr(POLICY_NAME, b"")
-        zf.writestr(META_NAME, json.dumps({"signature": {}, "network": network, "num_timesteps": steps, **meta}))
+        zf.writestr(
+            META_NAME, json.dumps({"signature": {}, "network": network, "num_timesteps": steps, "seed": 0, **meta})
+        )
     return path
 
 
@@ -46,7 +48,12 @@ def recorder(cls, tmp_path, lines=None, scalars=None, **changes):
 @pytest.mark.parametrize("cls", [TrainConfig, RLlibConfig])
 def test_best_zip_is_the_best_score_and_the_run_is_recorded(cls, tmp_path):
     lines, scalars = [], {}
-    rec = recorder(cls, tmp_path, lines, lambda k, v, steps: scalars.setdefault(k, []).append((v, steps)))
+
+    def sink(values, steps):
+        for k, v in values.items():
+            scalars.setdefault(k, []).append((v, steps))
+
+    rec = recorder(cls, tmp_path, lines, sink)
     for steps, network in ((100, "random"), (200, "rule"), (300, "random")):
         assert rec.due(steps)
         rec.step(steps, network)
@@ -85,6 +92,13 @@ def test_a_resume_inside_the_folder_competes_with_its_best_score(tmp_path):
     again.step(200, "random")  # worse than the best it already has
     assert (run / "best.zip").read_bytes() == kept and again.best_path == run / "best.zip"
     again.close()
+    # evaluations on other deals: the old best.zip is kept aside and best.zip is chosen anew on this run's deals
+    lines: list = []
+    other = recorder(TrainConfig, tmp_path, lines, resume=str(run / "final.zip"), eval_deals=8)
+    assert other.best_score == -1.0 and other.best_path is None and not (run / "best.zip").exists()
+    assert (run / "best.other-deals.zip").read_bytes() == kept
+    assert any("best.zip was chosen on 6 deals against random (seed 0)" in line for line in lines)
+    other.close()
     fresh = recorder(TrainConfig, tmp_path, run_name="s", overwrite=True)  # another folder: no best yet
     assert fresh.best_score == -1.0 and fresh.best_path is None
     fresh.close()
@@ -106,7 +120,7 @@ def test_the_search_match_is_logged_but_does_not_choose_best(tmp_path):
         TrainConfig,
         tmp_path,
         lines,
-        lambda k, v, steps: scalars.setdefault(k, []).append(v),
+        lambda values, steps: [scalars.setdefault(k, []).append(v) for k, v in values.items()],
         eval_search_deals=2,
         eval_search_opponent="rule",
         keep_checkpoints=True,

@@ -6,8 +6,10 @@
   ``RLlibConfig`` derive from it), ``run.config_file`` (a config from YAML +
   command-line overrides), ``run.log`` (the run folder, its ``config.yaml``
   and ``train.log``), ``run.recorder`` (evaluation, ``best.zip``,
-  checkpoints, ``summary.json`` and TensorBoard scalars), ``run.interrupt``
-  (Ctrl-C saves a run) and ``run.checkpoint`` (writing and exporting
+  checkpoints, ``summary.json`` and TensorBoard scalars), ``run.scalars``
+  (``progress.csv`` and TensorBoard, kept across a resume), ``run.resume``
+  (a resume continues its run's settings; what changes is said), ``run.interrupt``
+  (Ctrl-C, SIGTERM and SIGHUP save a run) and ``run.checkpoint`` (writing and exporting
   checkpoints; reading them is ``trappola.agents.model_io.checkpoint_format``).
 * ``train_command``: ``trappola train`` for both trainers.
 * ``selfplay``: the self-play core (reward shaping, the Alifer value, the

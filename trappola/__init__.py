@@ -13,10 +13,18 @@ shipped training configs. In the repository ``trappola.agents``,
 ``agents/``, ``train/`` and ``configs/``.
 """
 
-from importlib.metadata import PackageNotFoundError, version
 
-try:
-    __version__ = version("trappola-lab")
-except PackageNotFoundError:  # a source tree that was never installed
-    __version__ = "0+unknown"
+def __getattr__(name: str):
+    """``__version__``, read on first use (importing ``importlib.metadata``
+    costs a noticeable part of the command's start-up)."""
+    if name != "__version__":
+        raise AttributeError(f"module 'trappola' has no attribute {name!r}")
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("trappola-lab")
+    except PackageNotFoundError:  # a source tree that was never installed
+        return "0+unknown"
+
+
 __all__ = ["__version__"]

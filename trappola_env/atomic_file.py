@@ -18,12 +18,15 @@ from __future__ import annotations
 import errno
 import os
 import secrets
+import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import IO, Any
 
 TEMP_SUFFIX = ".tmp"
+#: Free space under which ``check_can_write`` calls a disk full (a result file, a checkpoint, a log line).
+MIN_FREE_BYTES = 1 << 20
 
 
 def temp_name(path: str | Path) -> Path:
@@ -200,6 +203,8 @@ def check_can_write(path: str | Path, folder: bool = False) -> None:
     except OSError as exc:
         raise OSError(exc.errno, exc.strerror, str(existing)) from exc
     os.unlink(probe)
+    if shutil.disk_usage(existing).free < MIN_FREE_BYTES:  # a full disk still lets an empty file be created
+        raise OSError(errno.ENOSPC, "no space left on device", str(existing))
 
 
 def write_bytes(path: str | Path, data: bytes) -> Path:

@@ -106,8 +106,12 @@ def _call_inherited(task):
 
 def _serve(conn, main_pid: int, initializer, initargs) -> None:
     """A worker: answers ``(fn, arg)`` messages with ``("ok", fn(arg))`` or
-    ``("error", exception, traceback)`` until it receives ``None``."""
+    ``("error", exception, traceback)`` until it receives ``None``. Stop
+    signals are the parent's to act on (a Ctrl-C or a job's SIGTERM reaches
+    the whole process group): the worker ignores them and the parent ends it."""
     global _INHERITED
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_IGN)
     end_with_parent(main_pid)
     if initializer is not None:
         _INHERITED = initializer(*initargs)
@@ -198,11 +202,7 @@ class WorkerProcesses:
                 conn.send(None)
         for proc in self.procs:
             proc.join(timeout=wait_s)
-            if proc.is_alive():
-                # terminate() only sends the signal: join again so close() returns with the process gone.
-                proc.terminate()
-                proc.join(timeout=5)
-            if proc.is_alive():
+            if proc.is_alive():  # busy with a task, or stuck: workers ignore SIGTERM, so SIGKILL
                 proc.kill()
                 proc.join()
         for conn in self.conns:
@@ -320,11 +320,16 @@ class ProcessBackend(Backend):
             self._pool = None
             self._forked_fn = None
 
-    def close(self):
+    def close(self, wait_s: float = 5.0):
+        """Stop the workers, each given ``wait_s`` seconds to finish its task."""
         if self._pool is not None:
-            self._pool.close()
+            self._pool.close(wait_s)
             self._pool = None
             self._forked_fn = None
+
+    def __exit__(self, exc_type, *exc):
+        # An exception (a Ctrl-C included) ends the block: the workers' tasks are not waited for.
+        self.close(0.0 if exc_type is not None else 5.0)
 
 
 def default_workers() -> int:

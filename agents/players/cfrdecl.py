@@ -8,10 +8,13 @@ layout solved double-dummy with the declarations made counted (``pimc``'s object
 (Lanctot et al. 2009) runs ``iterations`` traversals for each seat, sampling the layout and the other seat's
 actions, and the player follows its average strategy (the more likely action; ties to declaring and asking).
 
-What the leaves cannot see: double-dummy leaves give both sides every card, so neither a declaration's nor a
-Manko answer's information changes a leaf, and declaring is never worse in them. The equilibrium of this game is
-to declare every scoring combination, which is ``pimc``'s own choice; the player measures what CFR at these
-decisions is worth with the leaves the method prescribes (``infopimc`` prices the information by play-outs).
+By construction it plays as ``pimc`` does (its defaults: ``declare=first``, ``manko=true``). The leaves give
+both sides every card, so neither a declaration's nor a Manko answer's information can change a leaf, and
+declaring is never worse in any of them: MCCFR's average strategy declares every scoring combination and asks
+Manko, which is ``pimc``'s own choice. The player exists to show that, not as a remedy: CFR at these decisions
+can only help with leaves that respect what each side knows (``infopimc`` prices the information by play-outs).
+Where it departs from Lanctot et al.: MCCFR runs online on a one-decision abstraction of the partie (the open
+declarations and the Manko question, then open-hand leaves), not on the game itself.
 """
 
 from __future__ import annotations

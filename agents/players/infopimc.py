@@ -1,9 +1,12 @@
 """``infopimc``: ``pimc`` that prices what its declarations tell the opponent.
 
 PIMC's model gives the opponent every card from the start, so a declaration costs nothing but is worth its points
-(free information). This player values each declaration it may make or hold back (Figura and Blans at the first
-card, Aces, Bianka) by playing the partie out, in the spirit of Wisser's (2015) Schnapsen player, which replaced
-the open-card leaf by a value that respects what each side knows: for ``rollouts`` of its own layouts (the
+(free information). Wisser (2015, "An expert-level card playing agent based on a variant of perfect information
+Monte Carlo sampling", IJCAI) attacks the same overestimate of the opponent's knowledge in Schnapsen with
+Presumed Value PIMC, a change to how PIMC values positions. This player is not that method: it changes no value
+inside the card search (card play is plain ``pimc``, clairvoyant opponent and all) and only prices its own
+declarations. It values each declaration it may make or hold back (Figura and Blans at the first
+card, Aces, Bianka) by playing the partie out: for ``rollouts`` of its own layouts (the
 seat's consistent layouts, belief-weighted as ``pimc``'s), it rebuilds the partie from the public record with
 that layout, makes the declaration or not, and lets two ``pimc:samples=rollout_samples`` players finish it,
 each reading only its own information state. The opponent's searcher so learns from a declaration exactly what

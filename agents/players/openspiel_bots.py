@@ -3,13 +3,32 @@
 ``BotPlayer`` is the adapter: it plays any ``pyspiel.Bot`` through the
 player interface (``trappola.agents.base.Player``), so the evaluator, the
 referee's sessions, the web table and ``trappola exploit`` take it like any
-other player. At each turn it builds a ``python_trappola`` state its seat
-cannot tell from the real partie (its own hand, the public record replayed,
-the hidden cards drawn by the lab's sampler, ``trappola.agents.search.sampling``)
-and asks the bot for an action there. A bot sees no more than the seat does:
-the hidden cards of that state are a guess, never the truth. Subclasses
-set ``make_bot(game, seed)``; ``BotPlayer.wrapping(factory)`` makes a player
-class from any ``factory(game, seed) -> pyspiel.Bot`` in one line.
+other player. Subclasses set ``make_bot(game, player_id, seed)``;
+``BotPlayer.wrapping(factory)`` makes a player class from any
+``factory(game, player_id, seed) -> pyspiel.Bot`` in one line::
+
+    RandomBot = BotPlayer.wrapping(lambda game, player_id, seed: pyspiel.make_uniform_random_bot(player_id, seed))
+
+How the adapter treats a bot, following OpenSpiel's own loop
+(``open_spiel.python.algorithms.evaluate_bots``):
+
+* One bot per seat (and per rule variant), built for that seat's
+  ``player_id``: a bot that binds its seat at construction plays that seat.
+  At the first decision of a partie the bot is told ``restart()``.
+* At each decision the adapter builds a ``python_trappola`` state the seat
+  cannot tell from the real partie: its own hand, the public record
+  replayed, the hidden cards drawn afresh by the layout sampler. Before the
+  bot's ``step`` it calls ``inform_action(state, player, action)`` for every
+  action the seat has seen since the bot last stepped, on that state's
+  history: at a partie's first decision the chance outcomes that dealt the
+  seat's cards and the face-up card, then the opponent's actions and the
+  seat's own forced ones (a turn with one legal action is played without
+  asking the bot). A bot never sees the true hidden cards.
+* A perfect-information bot (one that reads the whole state, like
+  OpenSpiel's ``MCTSBot``) is therefore given a fresh guessed layout at every
+  decision: it plays as determinized search with one layout per decision.
+  OpenSpiel's C++ ``MCTSBot`` cannot run on a Python game at all (it fails in
+  OpenSpiel itself on every Python game).
 
 ``ismcts``: OpenSpiel's ``ISMCTSBot`` (Cowling, Powley and Whitehouse
 2012) over ``python_trappola``, each simulation starting from a layout the
@@ -21,8 +40,10 @@ node: uniform over the legal cards and declarations, never proposing
 Alifer and declining a proposal, run on the engine for speed) and
 ``objective`` (the returns searched: ``win`` or ``points``).
 
-Importing this module installs the lab's sampler as the games' layout
-sampler (``trappola_env.openspiel.set_layout_sampler``).
+Importing this module installs the lab's sampler (``sample_layout``,
+``trappola.agents.search.sampling``) as the games' layout sampler, in place
+of ``trappola_env.openspiel``'s own uniform draw; both draw the same
+distribution.
 """
 
 from __future__ import annotations
@@ -72,21 +93,30 @@ class BotPlayer(Player):
         self._games: dict = {}
         self._bots: dict = {}
         self._seed = 0
+        # (seat, dealt hand, face-up card) of the partie each bot is in, and the record entries it was told of.
+        self._partie: dict = {}
+        self._told: dict = {}
 
-    def make_bot(self, game, seed: int) -> pyspiel.Bot:
-        """The bot to play ``game`` with, its randomness from ``seed``."""
+    def make_bot(self, game, player_id: int, seed: int) -> pyspiel.Bot:
+        """The bot to play seat ``player_id`` of ``game``, its randomness from ``seed``."""
         raise NotImplementedError
 
     @classmethod
     def wrapping(cls, factory, kind: str = "bot") -> type[BotPlayer]:
-        """A ``BotPlayer`` class whose bots are ``factory(game, seed)``."""
-        return type(f"{kind}_player", (cls,), {"kind": kind, "make_bot": lambda self, game, seed: factory(game, seed)})
+        """A ``BotPlayer`` class whose bots are ``factory(game, player_id, seed)``."""
+
+        def make_bot(self, game, player_id: int, seed: int) -> pyspiel.Bot:
+            return factory(game, player_id, seed)
+
+        return type(f"{kind}_player", (cls,), {"kind": kind, "make_bot": make_bot})
 
     def reset(self, seed: int | None = None) -> None:
         """Start afresh: new bots, their randomness and the layouts' from ``seed``."""
         super().reset(seed)
         self._seed = self.rng.getrandbits(31)
         self._bots = {}
+        self._partie = {}
+        self._told = {}
 
     def game(self, info: InfoState):
         """The ``python_trappola`` game with ``info``'s rules."""
@@ -98,19 +128,43 @@ class BotPlayer(Player):
             game = self._games[key] = pyspiel.load_game("python_trappola", params)
         return game
 
+    def _key(self, info: InfoState) -> tuple[int, int]:
+        return id(self.game(info)), info.seat
+
+    def bot(self, info: InfoState) -> pyspiel.Bot:
+        """The bot of ``info``'s seat and rules (built on first use)."""
+        key = self._key(info)
+        bot = self._bots.get(key)
+        if bot is None:
+            bot = self._bots[key] = self.make_bot(self.game(info), info.seat, self._seed + info.seat)
+        return bot
+
     def act(self, view: TurnView) -> int:
         """The bot's action in a state drawn from what this seat knows."""
         legal = view.legal_actions
         if len(legal) == 1:
-            return legal[0]
-        game = self.game(view.info)
-        key = id(game)
-        bot = self._bots.get(key)
-        if bot is None:
-            bot = self._bots[key] = self.make_bot(game, self._seed)
-        action = int(bot.step(state_from_info(game, view.info, self.rng)))
+            return legal[0]  # the bot is told of it before its next step
+        info = view.info
+        bot, key = self.bot(info), self._key(info)
+        partie = (info.seat, info.dealt, info.bottom)
+        fresh = self._partie.get(key) != partie or self._told.get(key, 0) > len(info.history)
+        if fresh:
+            bot.restart()
+            self._partie[key], self._told[key] = partie, 0
+        told = self._told[key]
+
+        def inform(state, player: int, action: int) -> None:
+            if state.partie is None:
+                if fresh:
+                    bot.inform_action(state, player, action)
+            elif len(state.partie.history) >= told:
+                bot.inform_action(state, player, action)
+
+        state = state_from_info(self.game(info), info, self.rng, inform=inform)
+        action = int(bot.step(state))
         if not view.is_legal(action):
             raise ValueError(f"bot {type(bot).__name__} chose illegal action {action}; legal: {legal}")
+        self._told[key] = len(info.history) + 1  # its own step: nothing to tell it
         return action
 
 
@@ -169,8 +223,9 @@ class IsmctsPlayer(BotPlayer):
         super().__init__(**settings)
         self.reward_mode = self.settings["objective"]
 
-    def make_bot(self, game, seed: int) -> pyspiel.Bot:
-        """An ``ISMCTSBot`` resampling with this player's generator."""
+    def make_bot(self, game, player_id: int, seed: int) -> pyspiel.Bot:
+        """An ``ISMCTSBot`` resampling with this player's generator (it reads
+        the seat to play from each state)."""
         s = self.settings
         evaluator = EngineRollouts(s["rollouts"], self.reward_mode, random.Random(seed))
         bot = ismcts.ISMCTSBot(

@@ -102,7 +102,7 @@ class OpenSpielPolicyPlayer(BotPlayer):
         self.payload = load_policy_file(self.settings["path"])
         self.reward_mode = self.payload["params"].get("reward_mode", "win")
 
-    def make_bot(self, game, seed: int) -> pyspiel.Bot:
+    def make_bot(self, game, player_id: int, seed: int) -> pyspiel.Bot:
         """A ``PolicyBot`` over the file's networks."""
         return PolicyBot(self.payload["nets"], self.settings["sample"], seed)
 

@@ -27,8 +27,8 @@ weighted by the learned belief about the opponent's hand
 (``endgame_belief``, default the shipped ``agents/models/belief.npz``;
 empty for uniform layouts, ``trappola.agents.search.belief``): it reads from the
 opponent's play what the uniform layouts of plain ``pimc`` ignore.
-``endgame_search`` names the search (``pimc``, default; ``epimc1``/``epimc2``, ``alphamu``, ``infopimc``:
-``trappola.agents.players.epimc``, ``trappola.agents.players.infopimc``; measured in docs/results/beyond_pimc.md).
+``endgame_search`` names the search (``pimc``, default; ``vecpimc1``/``vecpimc2``, ``alphamu``, ``infopimc``:
+``trappola.agents.players.tree_search``, ``trappola.agents.players.infopimc``; measured in docs/results/beyond_pimc.md).
 ``endgame_infer`` (off by default) also weighs them by the likelihood of the
 opponent's past decisions under an opponent model (``pimc``'s ``infer``,
 ``trappola.agents.search.inference``), with ``endgame_infer_draws``, ``endgame_infer_temp``
@@ -54,9 +54,9 @@ import numpy as np
 
 from trappola.agents.base import Player
 from trappola.agents.model_io.model_files import DEFAULT_MODEL, load_checkpoint_policy
-from trappola.agents.players.epimc import AlphaMuPlayer, EpimcPlayer
 from trappola.agents.players.infopimc import InfoPimcPlayer
 from trappola.agents.players.pimc import PimcPlayer
+from trappola.agents.players.tree_search import AlphaMuPlayer, VecPimcPlayer
 from trappola.agents.pro_learned import pro_policy_from_dict
 from trappola.agents.pro_rules import PRO_MODES, ProRule
 from trappola.agents.settings import Setting
@@ -69,8 +69,8 @@ _PRO_BITS = (1 << PRO) | (1 << NO_PRO)
 #: ``endgame_search`` choices: the searcher's class and its settings beyond the endgame ones.
 _SEARCHERS = {
     "pimc": (PimcPlayer, {}),
-    "epimc1": (EpimcPlayer, {"depth": 1}),
-    "epimc2": (EpimcPlayer, {"depth": 2}),
+    "vecpimc1": (VecPimcPlayer, {"depth": 1}),
+    "vecpimc2": (VecPimcPlayer, {"depth": 2}),
     "alphamu": (AlphaMuPlayer, {"cards": 3}),
     "infopimc": (InfoPimcPlayer, {}),
 }
@@ -126,7 +126,7 @@ class PolicyPlayer(Player):
         "endgame_search": Setting(
             ENDGAME_SEARCHES,
             "pimc",
-            "endgame: the search that decides those turns: pimc, epimc1 / epimc2 (EPIMC at depth 1 / 2), "
+            "endgame: the search that decides those turns: pimc, vecpimc1 / vecpimc2 (vecpimc at depth 1 / 2), "
             "alphamu (alpha-mu over the last 3 cards, pimc before), infopimc (pimc pricing what its cards reveal)",
         ),
         "endgame_samples": Setting(

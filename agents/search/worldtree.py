@@ -7,10 +7,17 @@ layout, so at its nodes one card is chosen for all of them (one information set)
 see every card as PIMC assumes, answers each layout on its own. After ``own`` more decisions of this seat the
 remaining play of each layout is solved double-dummy, in one batch call of the solver per node.
 
-Two ways to back values up, both with values per layout (this seat's objective):
+Both backups hold values per layout (this seat's objective) and both keep the best-defence assumption of Frank
+and Basin (1998, "Search in games with incomplete information: a case study using Bridge card play"): the
+opponent sees every card, as in PIMC.
 
-* ``vector`` (EPIMC, Arjonilla, Saffidine and Cazenave 2024, as defined here): one vector per node; this seat
-  takes the card of best weighted mean, the opponent the minimum of each layout.
+* ``vector`` (the ``vecpimc`` player): one vector per node; at this seat's nodes the card whose vector has the
+  best weighted mean is taken, greedily, at the opponent's the minimum of each layout. Greedy on means, it can
+  miss this seat's best pure strategy when two cards' vectors are better in different layouts (``front`` is
+  exact there). This is not EPIMC (Arjonilla, Saffidine and Cazenave 2024, "Perfect Information Monte Carlo
+  with Postponing Reasoning"), which postpones the perfect-information resolution to depth ``d`` and resolves
+  the depth-``d`` subgame above it as an imperfect-information game; here the opponent's nodes keep PIMC's
+  clairvoyance and this seat's nodes a greedy choice, so the backup is named for what it does.
 * ``front`` (alpha-mu, Cazenave and Ventos 2019): a Pareto front of vectors per node, the outcomes of this
   seat's strategies below it; the opponent's node combines its children's fronts by the minimum of each layout,
   this seat's node takes the union. The root card's value is the best mean of its front, which is exact for a
@@ -185,7 +192,8 @@ class WorldTree:
 
     # --------------------------------------------------------------- vectors
     def vector(self, pub: Public, hand: int, opp: np.ndarray, w: np.ndarray, own: int) -> np.ndarray:
-        """EPIMC backup: the objective per layout of this node, ``own`` decisions of this seat still searched."""
+        """Vector backup (``vecpimc``): the objective per layout of this node, ``own`` decisions of this seat still
+        searched."""
         if pub.td >= 8 or own <= 0:
             return self.leaf(pub, hand, opp)
         if pub.to_move == self.me:
@@ -204,7 +212,8 @@ class WorldTree:
         return out
 
     def root_vectors(self, pub: Public, cards: list[int], own: int) -> dict[int, np.ndarray]:
-        """EPIMC: each root card's objective per layout, ``own`` further decisions of this seat kept fused-free."""
+        """Vector backup: each root card's objective per layout, ``own`` further decisions of this seat kept one
+        card per information set."""
         w = self.weights
         return {c: self.vector(play(pub, c), self.hand & ~(1 << c), self.opp, w, own) for c in cards}
 

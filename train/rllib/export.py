@@ -7,9 +7,9 @@ weights (``sb3_state_dict``), loads them into a ``MaskablePPO`` of the same
 ``net_arch`` and activation, and saves that with ``trappola.train.run.checkpoint``:
 the same zip, metadata and signature as an SB3 run, so the evaluator plays
 it as ``policy:PATH`` (``trappola.agents.model_io.checkpoint_format.load_policy``) and
-``trappola.train.run.checkpoint.load_model`` can even continue it with SB3 (with a fresh
-optimizer, RLlib's is not carried over, and SB3's default PPO settings,
-which the zip holds). With ``optimizer`` (RLlib's Adam state) the zip
+``trappola.train.run.checkpoint.load_model`` can continue it with SB3. The zip
+holds the run's PPO settings under SB3's names (``sb3_hyperparameters``);
+a resume applies its own config's anyway. With ``optimizer`` (RLlib's Adam state) the zip
 also holds the optimizer state, under the SB3 policy's parameter order
 (``remap_optimizer``), so either trainer resumes from it.
 ``rllib_state_dict`` and ``remap_optimizer`` go the other way, from any
@@ -104,8 +104,23 @@ class _Spaces(gymnasium.Env):
         return np.ones(N_ACTIONS, bool)
 
 
-def sb3_model(state: dict, net_arch, activation: str, num_timesteps: int = 0):
-    """A ``MaskablePPO`` holding the weights of a ``MaskedActorCritic``."""
+def sb3_hyperparameters(config: dict) -> dict:
+    """The ``MaskablePPO`` settings of an RLlib run's ``config`` (its
+    settings as a dict): the PPO settings under SB3's names, a rollout of
+    ``train_batch_size`` decisions as ``n_steps``, so the SB3 zip of an
+    RLlib run holds what it trained with."""
+    keys = ("batch_size", "n_epochs", "gamma", "gae_lambda", "clip_range", "ent_coef", "vf_coef", "max_grad_norm")
+    out = {k: config[k] for k in keys if k in config}
+    if "learning_rate" in config:
+        out["learning_rate"] = config["learning_rate"]
+    if "train_batch_size" in config:
+        out["n_steps"] = config["train_batch_size"]
+    return out
+
+
+def sb3_model(state: dict, net_arch, activation: str, num_timesteps: int = 0, **hyperparameters):
+    """A ``MaskablePPO`` holding the weights of a ``MaskedActorCritic``
+    (with ``hyperparameters``, ``MaskablePPO``'s settings, if given)."""
     from sb3_contrib import MaskablePPO
 
     weights = sb3_state_dict(state)
@@ -118,6 +133,9 @@ def sb3_model(state: dict, net_arch, activation: str, num_timesteps: int = 0):
         verbose=0,
         policy_kwargs=dict(net_arch=dict(pi=list(net_arch), vf=list(net_arch)), activation_fn=act),
     )
+    # Set, not built with: the zip records them, and no rollout buffer of their size is made for a save.
+    for key, value in hyperparameters.items():
+        setattr(model, key, value)
     missing, unexpected = model.policy.load_state_dict(weights, strict=False)
     if unexpected or any(k.startswith(("mlp_extractor", "action_net", "value_net")) for k in missing):
         raise ValueError(
@@ -145,7 +163,7 @@ def save_rllib_checkpoint(
     ``extra_meta``), with ``optimizer`` (the learner's optimizer
     ``state_dict``, its parameters in ``state``'s order) if given; returns
     the path."""
-    model = sb3_model(state, net_arch, activation, num_timesteps)
+    model = sb3_model(state, net_arch, activation, num_timesteps, **sb3_hyperparameters(config))
     if optimizer is not None:
         import torch
 

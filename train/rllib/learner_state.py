@@ -16,7 +16,6 @@ learner seat against the pool) and ``main`` in a ``bulka_v0`` league.
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from trappola.train.rllib.config import RLlibConfig
@@ -81,12 +80,14 @@ def checkpoint_state(path: str, order: list[str]) -> tuple[dict, dict, dict]:
     return weights, optimizer, meta
 
 
-def start(cfg: RLlibConfig, algo, say) -> dict:
+def start(cfg: RLlibConfig, algo, say, stop=None, scalars=None) -> dict:
     """Start the learner as ``cfg`` says (``resume``, ``init_from`` or
     ``bc``, else as built); returns ``steps`` (the step count the run
     continues from), ``resumed_from`` (the lineage, for the checkpoints'
     metadata) and ``bc`` (behaviour cloning's figures), each None if
-    unused."""
+    unused. ``stop`` (a ``StopOnInterrupt``) ends behaviour cloning early,
+    keeping what was cloned; ``scalars(values, epoch)`` gets its ``bc/*``
+    figures."""
     module = trained_module(cfg)
     out: dict[str, Any] = {"steps": 0, "resumed_from": None, "bc": None}
     if cfg.resume:
@@ -104,21 +105,10 @@ def start(cfg: RLlibConfig, algo, say) -> dict:
         set_weights(algo, module, rllib_state_dict(load_state_dict(cfg.init_from)))
         say(f"network weights from {cfg.init_from}")
     elif cfg.bc:
+        from trappola.train.run.interrupt import StopOnInterrupt
         from trappola.train.selfplay import bc as bc_mod
 
-        t0 = time.time()
-        data = bc_mod.collect_for_run(cfg, say)
         model = sb3_model(get_weights(algo, module), cfg.net_arch, cfg.activation)
-        out["bc"] = bc_mod.clone(
-            model,
-            data,
-            cfg.bc_epochs,
-            cfg.bc_batch_size,
-            cfg.bc_learning_rate,
-            cfg.bc_value_coef,
-            seed=cfg.seed,
-            log=say,
-        )
+        out["bc"] = bc_mod.warm_start(cfg, model, say, stop or StopOnInterrupt(), scalars)
         set_weights(algo, module, rllib_state_dict(model.policy.state_dict()))
-        say(f"bc done in {time.time() - t0:.0f}s")
     return out

@@ -62,6 +62,7 @@ is not written).
 from __future__ import annotations
 
 import collections
+import contextlib
 import functools
 import logging
 import math
@@ -74,11 +75,14 @@ import numpy as np
 
 from trappola.agents.model_io.checkpoint_format import read_metadata
 from trappola.train.devices import resolve_device
+from trappola.train.rllib.address import check_reachable
 from trappola.train.rllib.config import RLlibConfig
 from trappola.train.rllib.learner_state import MAIN, get_optimizer, get_weights, set_weights, start, trained_module
 from trappola.train.run.config import load_players
 from trappola.train.run.interrupt import StopOnInterrupt
 from trappola.train.run.log import check_run_dir
+from trappola.train.run.scalars import run_logger, write_row
+from trappola_env.atomic_file import describe_os_error
 
 
 def snapshot_ids(cfg: RLlibConfig) -> list[str]:
@@ -261,6 +265,22 @@ def check_resources(cfg: RLlibConfig, resources: dict) -> None:
         )
 
 
+def last_save(recorder, steps: int, network, exc: OSError, **meta) -> None:
+    """After ``exc`` (a failing disk) stopped the run at ``steps``: a last
+    try at ``final.zip`` and one line saying what was saved (the SB3
+    path's words)."""
+    why = describe_os_error(exc)
+    try:
+        final = recorder.checkpoint("final.zip", steps, network, stopped=why, **meta)
+        recorder.say(
+            f"stopped at {steps:,} steps: {why}; saved {final} (not evaluated; "
+            f"best.zip and last.zip are as the run left them)"
+        )
+    except OSError as again:  # the disk is full: the previous final.zip, if any, is kept whole
+        with contextlib.suppress(OSError):
+            recorder.say(f"stopped at {steps:,} steps: {why}; final.zip not saved: {describe_os_error(again)}")
+
+
 def train(cfg: RLlibConfig, log=None, callbacks=()) -> dict:
     """Run ``cfg``; returns the summary (also written to ``summary.json``).
     ``log``: where progress lines go besides ``train.log``;
@@ -279,9 +299,13 @@ def train(cfg: RLlibConfig, log=None, callbacks=()) -> dict:
     # Refuse an unusable checkpoint or run folder before Ray starts or anything is written.
     if cfg.resume or cfg.init_from:
         from trappola.agents.model_io.checkpoint_format import load_policy
+        from trappola.train.run.resume import check_fixed
 
         load_policy(cfg.resume or cfg.init_from, env=cfg.env)
+        check_fixed(cfg, cfg.resume or cfg.init_from)
     check_run_dir(cfg)
+    if cfg.address:
+        check_reachable(cfg.address)
     recorder = None
     module = trained_module(cfg)
     state = {"resumed_from": None, "algo": None}
@@ -317,6 +341,7 @@ def train(cfg: RLlibConfig, log=None, callbacks=()) -> dict:
             raise ValueError(f"cannot reach a Ray cluster at {cfg.address!r}: {exc}") from None
     algo = None
     bar = None
+    logger = None
     stop = StopOnInterrupt().watch()  # after ray.init, which installs handlers of its own
     try:
         check_resources(cfg, ray.cluster_resources())
@@ -334,18 +359,23 @@ def train(cfg: RLlibConfig, log=None, callbacks=()) -> dict:
                 env_runner_group.foreach_env_runner(sync, remote_worker_ids=list(env_runner_indices))
 
         algo = build_algorithm(cfg, done, on_recreated)
-        recorder = RunRecorder(cfg, save, lambda w: player_of(cfg, w), log=log, started=t_start)
+        recorder = RunRecorder(cfg, save, lambda w: player_of(cfg, w), log=log, started=t_start, stop=stop)
         say = recorder.say
+        # progress.csv and TensorBoard, one row per PPO iteration and per evaluation, as SB3's logger writes them
+        logger = run_logger(recorder.run_dir / "tb", cfg.tensorboard, done if cfg.resume else None)
+        recorder.scalars = functools.partial(write_row, logger)
         say(
             f"run {recorder.run_dir}: RLlib PPO on {cfg.env}, {cfg.total_timesteps:,} decisions, "
             f"{cfg.num_env_runners} env runners, "
             + (f"pool {cfg.pool}" if cfg.env == "trappola_v0" else f"league of {cfg.league_size}")
             + f", net {cfg.net_arch}, bc={cfg.bc}, learner on {resolve_device(cfg.device)}"
         )
-        begun = start(cfg, algo, say)
+        begun = start(
+            cfg, algo, say, stop, lambda values, epoch: write_row(logger, {**values, "bc/epoch": epoch}, epoch, 0)
+        )
         state["resumed_from"], state["algo"] = begun["resumed_from"], algo
         done = begun["steps"]
-        if begun["bc"] is not None and cfg.evaluates:
+        if begun["bc"] is not None and cfg.evaluates and not stop.requested:
             recorder.evaluate(done, get_weights(algo, module))
         slots = snapshot_ids(cfg)  # bulka_v0's league
         n_snap = n_replaced = 0
@@ -382,43 +412,46 @@ def train(cfg: RLlibConfig, log=None, callbacks=()) -> dict:
         sampled = last_snap = 0
         deadline = t_start + 60.0 * cfg.max_minutes if cfg.max_minutes > 0 else None
         t_learn = time.time()
-        while done + sampled < cfg.total_timesteps and not stop.requested:  # the run's whole length
-            result = algo.train()
-            new = sampled_steps(result)
+        try:
+            while done + sampled < cfg.total_timesteps and not stop.requested:  # the run's whole length
+                result = algo.train()
+                new = sampled_steps(result)
+                if bar is not None:
+                    bar.update(new - sampled)
+                sampled = new
+                steps = done + sampled
+                if len(replaced) > n_replaced:
+                    say(f"[{steps:>9,} steps] {len(replaced) - n_replaced} env runner(s) replaced; the run goes on")
+                    n_replaced = len(replaced)
+                speed = sampled / max(time.time() - t_learn, 1e-9)
+                recorder.scalar_row({**scalars(result, module), "time/fps": speed}, steps)
+                weights = None
+                if cfg.snapshot_every and sampled - last_snap >= cfg.snapshot_every:
+                    weights = get_weights(algo, module)
+                    snapshot(weights)
+                    last_snap = sampled
+                    say(
+                        f"[{steps:>9,} steps] {speed:.0f} steps/s; snapshot {n_snap}; mean episode return "
+                        f"{scalars(result, module).get('rollout/ep_rew_mean', float('nan')):+.3f}"
+                    )
+                if recorder.due(steps):
+                    recorder.step(steps, weights or get_weights(algo, module))
+                for callback in callbacks:
+                    callback(algo, steps)
+                if deadline is not None and time.time() > deadline:
+                    say(f"time limit reached after {steps:,} steps; stopping")
+                    break
+            learn_s = time.time() - t_learn
             if bar is not None:
-                bar.update(new - sampled)
-            sampled = new
-            steps = done + sampled
-            if len(replaced) > n_replaced:
-                say(f"[{steps:>9,} steps] {len(replaced) - n_replaced} env runner(s) replaced; the run goes on")
-                n_replaced = len(replaced)
-            speed = sampled / max(time.time() - t_learn, 1e-9)
-            for key, value in {**scalars(result, module), "time/fps": speed}.items():
-                recorder.scalar(key, value, steps)
-            weights = None
-            if cfg.snapshot_every and sampled - last_snap >= cfg.snapshot_every:
-                weights = get_weights(algo, module)
-                snapshot(weights)
-                last_snap = sampled
-                say(
-                    f"[{steps:>9,} steps] {speed:.0f} steps/s; snapshot {n_snap}; mean episode return "
-                    f"{scalars(result, module).get('rollout/ep_rew_mean', float('nan')):+.3f}"
-                )
-            if recorder.due(steps):
-                recorder.step(steps, weights or get_weights(algo, module))
-            for callback in callbacks:
-                callback(algo, steps)
-            if deadline is not None and time.time() > deadline:
-                say(f"time limit reached after {steps:,} steps; stopping")
-                break
-        learn_s = time.time() - t_learn
-        if bar is not None:
-            bar.close()
-            bar = None
-        say(
-            f"sampled and learned {sampled:,} steps in {learn_s / 60:.1f} min "
-            f"({sampled / max(learn_s, 1e-9):.0f} steps/s)"
-        )
+                bar.close()
+                bar = None
+            say(
+                f"sampled and learned {sampled:,} steps in {learn_s / 60:.1f} min "
+                f"({sampled / max(learn_s, 1e-9):.0f} steps/s)"
+            )
+        except OSError as exc:  # a full disk under the logs or checkpoints: a last try at final.zip, as on SB3
+            last_save(recorder, done + sampled, get_weights(algo, module), exc, bc=begun["bc"])
+            raise
         summary = recorder.finish(
             done + sampled, get_weights(algo, module), sampled, learn_s, bc=begun["bc"], interrupted=stop.requested
         )
@@ -430,6 +463,9 @@ def train(cfg: RLlibConfig, log=None, callbacks=()) -> dict:
             algo.stop()
         if started:
             ray.shutdown()
+        if logger is not None:
+            with contextlib.suppress(OSError):  # a failing disk was reported when a write failed
+                logger.close()
         if recorder is not None:
             recorder.close()
     return summary

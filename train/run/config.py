@@ -26,7 +26,7 @@ import os
 from pathlib import Path
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 from pydantic.fields import FieldInfo
 from pydantic.json_schema import JsonDict
 
@@ -106,7 +106,8 @@ class RunConfig(BaseModel):
     # --- run -------------------------------------------------------------
     trainer: str = setting(
         "sb3",
-        "Which trainer reads this config: sb3 (trappola.train.sb3.config) or rllib (trappola.train.rllib.config).",
+        "Which trainer reads this config: sb3 (trappola.train.sb3.config), rllib (trappola.train.rllib.config) "
+        "or expert (trappola.train.expert.config).",
     )
     run_name: str = setting("run", "Folder of this run inside out_dir: one name, no path separator.")
     out_dir: str = setting("runs", "The run writes to out_dir/run_name/.")
@@ -231,6 +232,10 @@ class RunConfig(BaseModel):
         False, "Also keep each periodic checkpoint as checkpoints/<steps>.zip (a learning curve)."
     )
 
+    # Where each setting came from, as the command line read it ("command line", a config file's name):
+    # named in the lines a resume says about what it changed (trappola.train.run.resume).
+    _setting_sources: dict = PrivateAttr(default_factory=dict)
+
     def __init__(self, **values):
         try:
             super().__init__(**values)
@@ -323,6 +328,16 @@ class RunConfig(BaseModel):
     def evaluates(self) -> bool:
         """Whether the run evaluates its network (and so keeps a best.zip)."""
         return self.eval_deals > 0
+
+    @property
+    def setting_sources(self) -> dict[str, str]:
+        """Setting -> where its value came from ("command line", a config
+        file's name), as ``note_sources`` noted; {} by default."""
+        return dict(self._setting_sources)
+
+    def note_sources(self, sources: dict[str, str]) -> None:
+        """Note where each setting's value came from (``setting_sources``)."""
+        self._setting_sources = dict(sources)
 
     def to_dict(self) -> dict:
         """The settings as plain data (what ``config.yaml`` and checkpoints hold)."""

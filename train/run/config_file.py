@@ -24,12 +24,13 @@ from typing import Any
 
 import yaml
 
+from trappola.train.expert.config import ExpertConfig
 from trappola.train.rllib.config import RLlibConfig
 from trappola.train.run.config import RunConfig
 from trappola.train.sb3.config import TrainConfig
 
 #: The value of a config's ``trainer`` key -> its config class.
-CONFIG_CLASSES = {"sb3": TrainConfig, "rllib": RLlibConfig}
+CONFIG_CLASSES = {"sb3": TrainConfig, "rllib": RLlibConfig, "expert": ExpertConfig}
 TRAINERS = tuple(CONFIG_CLASSES)
 DEFAULT_CONFIG_NAME = "ppo_selfplay"
 
@@ -120,6 +121,8 @@ def resolve_config(path: str | Path | None = None) -> Path:
     p = Path(path).expanduser()
     if p.is_file():
         return p
+    if p.is_dir():
+        raise ValueError(f"--config {path} is a directory; give a config file (.yaml) or a shipped config's name")
     shipped = shipped_configs()
     # "configs/NAME.yaml" also names a shipped config (its path in a checkout before installing)
     if p.parent in (Path("."), Path("configs")) and p.stem in shipped and p.suffix in ("", ".yaml"):
@@ -143,6 +146,14 @@ def load_config(path: str | Path | None = None, overrides: typing.Sequence[str] 
     cfg = config_from_dict(data, cls=cls)
     extra = overrides if isinstance(overrides, dict) else parse_overrides(overrides)
     return config_from_dict(extra, cfg) if extra else cfg
+
+
+def read_settings(path: str | Path) -> dict:
+    """The settings a config file sets (its mapping, unchecked)."""
+    data = _read_yaml(Path(path)) or {}
+    if not isinstance(data, dict):
+        raise ValueError(f"config file {path} must hold a mapping of settings, got {type(data).__name__}")
+    return data
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):

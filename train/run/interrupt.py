@@ -1,47 +1,81 @@
-"""Ctrl-C during a training run, the same for both trainers.
+"""Stop signals during a training run, the same for both trainers.
 
-The first SIGINT asks the run to stop: the trainer ends learning at its
-next step, saves ``final.zip`` (metadata ``interrupted: true`` and the
-exact step count) and ``summary.json``, and ``trappola train`` exits with
-status 130; ``resume=.../final.zip`` continues it. A second SIGINT exits
-at once with status 130: every file the run writes is written atomically,
-so the last complete ones stay (a temporary file it leaves is removed when
-a run next opens the folder). Processes forked from the trainer (its
-environment workers) ignore both: the trainer stops them.
+The first SIGINT (Ctrl-C), SIGTERM (``timeout``, ``docker stop``, Slurm,
+Kubernetes) or SIGHUP (a closed terminal) asks the run to stop: the
+trainer ends what it is doing at its next step (PPO, behaviour cloning,
+the final evaluation), saves ``final.zip`` (metadata ``interrupted: true``
+and the exact step count) and ``summary.json``, and ``trappola train``
+exits with status 128 + the signal's number (130 for SIGINT, 143 for
+SIGTERM, 129 for SIGHUP); ``resume=.../final.zip`` continues it. A second
+signal exits at once with that status: every file the run writes is
+written atomically, so the last complete ones stay (a temporary file it
+leaves is removed when a run next opens the folder). Processes forked
+from the trainer (its environment workers) ignore them: the trainer stops
+them.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
 import threading
 
-#: The exit status of an interrupted run (128 + SIGINT, as a shell reports it).
+#: The exit status of a run interrupted by Ctrl-C (128 + SIGINT, as a shell reports it).
 INTERRUPTED_STATUS = 130
+#: The signals that stop a run, saved.
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+def exit_status(signal_name: str | None) -> int:
+    """The exit status of a run stopped by ``signal_name`` ("SIGTERM"...):
+    128 + its number, as a shell reports it (130 when unknown)."""
+    try:
+        return 128 + int(signal.Signals[signal_name or "SIGINT"])
+    except KeyError:
+        return INTERRUPTED_STATUS
 
 
 class StopOnInterrupt:
-    """A context manager catching SIGINT while a run trains (module
-    docstring); ``requested`` is True once the first one came. Outside the
-    main thread, where Python cannot take signals, it does nothing."""
+    """A context manager catching the stop signals while a run trains
+    (module docstring); ``requested`` is True once the first one came,
+    ``signal_name`` names it ("SIGINT", "SIGTERM", "SIGHUP"). Inside
+    ``raising()`` the first signal also raises ``KeyboardInterrupt`` (so a
+    long step with no check of ``requested`` stops at once). Outside the main
+    thread, where Python cannot take signals, it does nothing."""
 
     def __init__(self):
         self.requested = False
+        self.signal_name: str | None = None
         self.pid = os.getpid()
-        self._previous = None
+        self._previous: dict = {}
+        self._raising = False
 
     def watch(self) -> StopOnInterrupt:
-        """Start catching SIGINT; returns itself."""
+        """Start catching the stop signals; returns itself."""
         if threading.current_thread() is threading.main_thread():
-            self._previous = signal.signal(signal.SIGINT, self._handle)
+            for sig in STOP_SIGNALS:
+                self._previous[sig] = signal.signal(sig, self._handle)
         return self
 
     def release(self) -> None:
-        """Give SIGINT back to the handler it had before ``watch``."""
-        if self._previous is not None:
-            signal.signal(signal.SIGINT, self._previous)
-            self._previous = None
+        """Give the signals back to the handlers they had before ``watch``."""
+        for sig, previous in self._previous.items():
+            signal.signal(sig, previous)
+        self._previous = {}
+
+    @contextlib.contextmanager
+    def raising(self):
+        """A block in which a stop signal raises ``KeyboardInterrupt`` (a
+        signal that came before it raises at its start)."""
+        if self.requested:
+            raise KeyboardInterrupt
+        self._raising = True
+        try:
+            yield
+        finally:
+            self._raising = False
 
     def __enter__(self) -> StopOnInterrupt:
         return self.watch()
@@ -52,10 +86,15 @@ class StopOnInterrupt:
     def _handle(self, signum, frame) -> None:
         if os.getpid() != self.pid:  # a forked worker: the trainer decides
             return
+        name = signal.Signals(signum).name
         if self.requested:
-            sys.stderr.write("interrupted again: exiting now; the run's files are as last written\n")
+            sys.stderr.write(f"interrupted again ({name}): exiting now; the run's files are as last written\n")
             sys.stderr.flush()
-            os._exit(INTERRUPTED_STATUS)
+            os._exit(exit_status(name))
         self.requested = True
-        sys.stderr.write("interrupted: saving final.zip at the next step (Ctrl-C again to exit at once)\n")
+        self.signal_name = name
+        sys.stderr.write(f"interrupted: {name}: saving final.zip at the next step (a second signal exits at once)\n")
         sys.stderr.flush()
+        if self._raising:
+            self._raising = False
+            raise KeyboardInterrupt

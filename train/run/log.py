@@ -8,7 +8,10 @@ refuses an existing, non-empty ``out_dir/run_name`` unless the config says
 deleted, so no file of the old run is mixed into the new one, and an
 interruption leaves either the old run whole or none) or the run resumes
 from a checkpoint inside that folder (it then continues the folder: its
-``train.log`` grows, and the best score of its ``best.zip`` is kept).
+``train.log`` grows, its ``config.yaml`` stays and the resume's settings go
+to ``config.resume-<steps>.yaml`` beside it, each change to the resumed
+run's settings a line of ``train.log``, and the best score of its
+``best.zip`` is kept when the evaluations play the same deals).
 Temporary files that killed writers left anywhere in the folder are
 removed when a run opens it. A failed write to ``train.log`` raises an
 ``OSError`` naming it; later lines then go to the console only.
@@ -26,6 +29,8 @@ from pathlib import Path
 
 import yaml
 
+from trappola.agents.model_io.checkpoint_format import read_metadata
+from trappola.train.run.resume import resume_changes
 from trappola_env.atomic_file import (
     check_can_write,
     describe_os_error,
@@ -61,9 +66,11 @@ def check_run_dir(cfg) -> None:
     except OSError as exc:
         raise RunDirError(f"cannot write the run to {run_dir}: {describe_os_error(exc)}") from None
     if run_dir.is_dir() and any(run_dir.iterdir()) and not resumes_into(cfg) and not getattr(cfg, "overwrite", False):
+        kept = [run_dir / name for name in ("final.zip", "last.zip") if (run_dir / name).is_file()]
+        resume = f"continue it with resume={kept[0]}, " if kept else "(it has no checkpoint to continue) "
         raise RunDirError(
-            f"run folder {run_dir} already holds a run; choose another run_name, continue it with "
-            f"resume={run_dir / 'last.zip'}, or replace it with overwrite=true"
+            f"run folder {run_dir} already holds a run; choose another run_name, {resume}or replace it with "
+            "overwrite=true"
         )
 
 
@@ -79,7 +86,13 @@ def open_run(cfg, log=None):
         remove_run(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     remove_stale_temps_under(run_dir)
-    write_text(run_dir / "config.yaml", yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+    changed = resume_changes(cfg)
+    settings = run_dir / "config.yaml"
+    if settings.is_file() and resumes_into(cfg):  # the run's own settings stay; each resume's go beside them
+        steps = read_metadata(cfg.resume).get("num_timesteps", 0)
+        settings = run_dir / f"config.resume-{steps}.yaml"
+    header = "".join(f"# changed on resuming: {line}\n" for line in changed)
+    write_text(settings, header + yaml.safe_dump(cfg.to_dict(), sort_keys=False))
     path = run_dir / "train.log"
     try:
         log_file = open(path, "a")  # noqa: SIM115 (open for the whole run; RunRecorder.close closes it)
@@ -99,6 +112,10 @@ def open_run(cfg, log=None):
                 raise naming(exc, path) from None
         (log or print)(line)
 
+    if getattr(cfg, "resume", ""):
+        say(f"resuming {cfg.resume}: " + (f"{len(changed)} setting(s) changed" if changed else "no setting changed"))
+    for line in changed:
+        say(f"  {line}")
     return run_dir, say, log_file
 
 

@@ -69,6 +69,7 @@ class RunRecorder:
         log=None,
         scalars: Callable | None = None,
         started: float | None = None,
+        stop=None,
     ):
         self.cfg = cfg
         self.save = save
@@ -76,11 +77,18 @@ class RunRecorder:
         self.scalars = scalars
         self._writer: Any = None  # the recorder's own TensorBoard writer, made at the first scalar
         self.started = time.time() if started is None else started
+        self.stop = stop
         self.run_dir, self.say, self._log_file = open_run(cfg, log)
-        # A run resumed inside its own folder competes with the best.zip it already has.
-        self.best_score, self.best_path = (
-            kept_best(self.run_dir / "best.zip", cfg.eval_opponent) if resumes_into(cfg) else (-1.0, None)
-        )
+        # A run resumed inside its own folder competes with the best.zip it already has, if chosen on the same deals.
+        self.best_score, self.best_path = -1.0, None
+        if resumes_into(cfg):
+            self.best_score, self.best_path = kept_best(self.run_dir / "best.zip", cfg.eval_opponent)
+            other = other_deals(self.run_dir / "best.zip", cfg) if cfg.evaluates else None
+            if other:
+                aside = self.run_dir / "best.other-deals.zip"
+                (self.run_dir / "best.zip").replace(aside)
+                self.best_score, self.best_path = -1.0, None
+                self.say(f"best.zip was chosen on {other}, not this run's deals: kept as {aside.name}; best.zip anew")
         self.history: list[dict] = []
         self.last_eval = self.last_checkpoint = 0
 
@@ -111,16 +119,25 @@ class RunRecorder:
         trainer's ``save``) with ``meta`` in its metadata; returns the path."""
         return self.save(network, self.run_dir / name, steps, **meta)
 
-    def evaluate(self, steps: int, network) -> dict:
+    def evaluate(self, steps: int, network) -> dict | None:
         """Evaluate ``network`` at ``steps`` (``duplicate_figures`` against
         ``eval_opponent``; with ``eval_search_deals`` also against
-        ``eval_search_opponent``, under ``"search"``), log it, and write
-        ``best.zip`` if it beats the best score; returns the figures."""
+        ``eval_search_opponent``, under ``"search"``), log it (``train.log``
+        and the scalars, at ``steps``), and write ``best.zip`` if it beats
+        the best score; returns the figures, or None when a stop signal
+        ended the evaluation (it says so)."""
         cfg = self.cfg
         self.last_eval = steps
-        res = {**self._duplicate(network, cfg.eval_opponent, cfg.eval_deals), "timesteps": steps}
-        if cfg.eval_search_deals:
-            res["search"] = self._duplicate(network, cfg.eval_search_opponent, cfg.eval_search_deals)
+        try:
+            with self.stop.raising() if self.stop is not None else contextlib.nullcontext():
+                res = {**self._duplicate(network, cfg.eval_opponent, cfg.eval_deals), "timesteps": steps}
+                if cfg.eval_search_deals:
+                    res["search"] = self._duplicate(network, cfg.eval_search_opponent, cfg.eval_search_deals)
+        except KeyboardInterrupt:
+            if self.stop is None:
+                raise
+            self.say(f"[eval {steps:>9,} steps] stopped by {self.stop.signal_name}: not evaluated")
+            return None
         self.history.append(res)
         lo, hi = res["score_ci"]
         ci = "" if lo is None else f" [{lo:.3f}, {hi:.3f}]"  # no interval from a single deal
@@ -136,11 +153,13 @@ class RunRecorder:
                 f"[eval {steps:>9,} steps] vs {cfg.eval_search_opponent} in duplicate "
                 f"({cfg.eval_search_deals} deals): win rate {search['win_rate']:.3f}{ci}"
             )
+        row = {}
         for name, figures in ((cfg.eval_opponent, res), (cfg.eval_search_opponent, search)):
             if figures:
                 tag = name.split(":")[0]
                 for key in ("win_rate", "score", "points_diff"):
-                    self.scalar(f"eval/{key}_vs_{tag}", figures[key], steps)
+                    row[f"eval/{key}_vs_{tag}"] = figures[key]
+        self.scalar_row(row, steps)
         if res["score"] > self.best_score:
             self.best_score = res["score"]
             self.best_path = self.checkpoint("best.zip", steps, network, eval={cfg.eval_opponent: short_figures(res)})
@@ -149,9 +168,19 @@ class RunRecorder:
     def scalar(self, key: str, value: float, steps: int) -> None:
         """A TensorBoard scalar at ``steps`` (nowhere without a sink and
         with ``tensorboard=false``)."""
+        self.scalar_row({key: value}, steps)
+
+    def scalar_row(self, values: dict, steps: int) -> None:
+        """Scalars at ``steps``: one row of the sink (``progress.csv`` and
+        TensorBoard), or the recorder's own TensorBoard writer."""
         if self.scalars is not None:
-            self.scalars(key, value, steps)
-        elif self.cfg.tensorboard:
+            self.scalars(values, steps)
+            return
+        for key, value in values.items():
+            self._own_scalar(key, value, steps)
+
+    def _own_scalar(self, key: str, value: float, steps: int) -> None:
+        if self.cfg.tensorboard:
             folder = self.run_dir / "tb"
             try:
                 if self._writer is None:
@@ -177,8 +206,11 @@ class RunRecorder:
         ``last.zip`` if periodic checkpoints are on, a final evaluation
         (unless the last one was at ``steps``, or the run was
         ``interrupted``) and ``summary.json``; ``learned_steps`` in
-        ``learn_s`` seconds give the speed. Returns the summary."""
+        ``learn_s`` seconds give the speed. A stop signal (the recorder's
+        ``stop``) makes the run ``interrupted``, during the final evaluation
+        too: that evaluation then ends, said. Returns the summary."""
         cfg = self.cfg
+        interrupted = bool(interrupted or (self.stop is not None and self.stop.requested))
         final = self.checkpoint("final.zip", steps, network, eval={}, interrupted=interrupted, **meta)
         if cfg.checkpoint_every and self.last_checkpoint != steps:
             self.last_checkpoint = steps
@@ -187,8 +219,13 @@ class RunRecorder:
         if cfg.evaluates and not interrupted:
             done_now = self.history and self.history[-1]["timesteps"] == steps
             final_eval = self.history[-1] if done_now else self.evaluate(steps, network)
-            figures = {cfg.eval_opponent: short_figures(final_eval)}
-            final = self.checkpoint("final.zip", steps, network, eval=figures, interrupted=interrupted, **meta)
+            if final_eval is None:  # a stop signal during the final evaluation
+                interrupted = True
+                final = self.checkpoint("final.zip", steps, network, eval={}, interrupted=True, **meta)
+                self.say(f"final evaluation stopped; {final} holds the network at {steps:,} steps, not evaluated")
+            else:
+                figures = {cfg.eval_opponent: short_figures(final_eval)}
+                final = self.checkpoint("final.zip", steps, network, eval=figures, interrupted=False, **meta)
         summary = {
             "run_dir": str(self.run_dir),
             "final": str(final),
@@ -200,11 +237,13 @@ class RunRecorder:
             "minutes": (time.time() - self.started) / 60.0,
             "trainer": cfg.trainer,
             "interrupted": interrupted,
+            "signal": self.stop.signal_name if interrupted and self.stop is not None else None,
             "evals": [{k: r[k] for k in SUMMARY_KEYS} for r in self.history],
         }
         write_text(self.run_dir / "summary.json", json.dumps(summary, indent=1))
         if interrupted:
-            self.say(f"interrupted at {steps:,} steps: saved {final}; resume={final} continues the run")
+            by = f" by {self.stop.signal_name}" if self.stop is not None and self.stop.signal_name else ""
+            self.say(f"interrupted at {steps:,} steps{by}: saved {final}; resume={final} continues the run")
         self.say(
             f"done in {summary['minutes']:.1f} min; "
             + (
@@ -241,6 +280,25 @@ def kept_best(path: Path, opponent: str) -> tuple[float, Path | None]:
     if isinstance(score, bool) or not isinstance(score, (int, float)):
         return -1.0, None
     return float(score), path
+
+
+def other_deals(path: Path, cfg) -> str | None:
+    """How the existing ``best.zip`` at ``path`` was evaluated, when its
+    deal set (opponent, number of deals, seed) is not ``cfg``'s; None when
+    it is the same, or there is no readable ``best.zip``."""
+    if not path.is_file():
+        return None
+    try:
+        meta = read_metadata(path)
+    except CheckpointError:
+        return None
+    evals: dict = meta["eval"] if isinstance(meta.get("eval"), dict) else {}
+    figures = evals.get(cfg.eval_opponent)
+    deals = figures.get("deals") if isinstance(figures, dict) else None
+    if figures is not None and deals == cfg.eval_deals and meta.get("seed") == cfg.seed:
+        return None
+    opponents = ", ".join(evals) or "no opponent"
+    return f"{deals or '?'} deals against {opponents} (seed {meta.get('seed')})"
 
 
 def duplicate_figures(match) -> dict:

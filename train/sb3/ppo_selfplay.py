@@ -13,7 +13,7 @@ Every checkpoint carries its metadata
 as on the RLlib path. ``resume=path/to.zip`` continues a run from a
 checkpoint (its optimizer state and step count included) up to
 ``total_timesteps`` in all, appending to ``tb/progress.csv``
-(``trappola.train.sb3.run_logger``). Every player and file the run uses
+(``trappola.train.run.scalars``). Every player and file the run uses
 is loaded before anything is written. A full disk under the logs stops
 the run with one line naming the file, after a last try at ``final.zip``.
 The command line is ``trappola.train.train_command``.
@@ -39,6 +39,7 @@ Steps:
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 
 from trappola.agents.evaluation.backend import WorkerLostError
@@ -61,12 +62,44 @@ def train(cfg: TrainConfig, log=None, callbacks=(), players: dict | None = None)
     # Refuse an unusable checkpoint, player or run folder before writing or starting anything.
     if cfg.resume or cfg.init_from:
         from trappola.agents.model_io.checkpoint_format import load_policy
+        from trappola.train.run.resume import check_fixed
 
         load_policy(cfg.resume or cfg.init_from)
+        check_fixed(cfg, cfg.resume or cfg.init_from)
     load_players(cfg)
     check_run_dir(cfg)
+    check_memory(cfg)
     with StopOnInterrupt() as stop:
         return _train(cfg, log, list(callbacks), players, stop)
+
+
+#: Bytes per game held besides the rollout (the batched engine's state, a game's buffers): a generous guess.
+GAME_BYTES = 16_384
+
+
+def memory_estimate(cfg: TrainConfig) -> int:
+    """Bytes the run's rollout needs at least: ``n_envs * n_steps`` rows of
+    observation, legal mask and PPO's own columns (float32), twice (SB3
+    copies the buffer into tensors to train), plus ``GAME_BYTES`` a game."""
+    from trappola_env.engine import N_ACTIONS
+    from trappola_env.observation import OBS_SIZE
+
+    return cfg.n_envs * cfg.n_steps * (OBS_SIZE + N_ACTIONS + 8) * 4 * 2 + cfg.n_envs * GAME_BYTES
+
+
+def check_memory(cfg: TrainConfig) -> None:
+    """Refuse in one line a run whose ``memory_estimate`` exceeds this
+    machine's memory (numpy would fail with a traceback after minutes)."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):  # not a POSIX system: nothing to compare with
+        return
+    need = memory_estimate(cfg)
+    if need > total:
+        raise ValueError(
+            f"n_envs={cfg.n_envs:,} x n_steps={cfg.n_steps:,} needs at least {need / 2**30:,.1f} GiB of memory, "
+            f"this machine has {total / 2**30:,.1f} GiB: lower n_envs or n_steps"
+        )
 
 
 def _train(cfg: TrainConfig, log, callbacks: list, players: dict | None, stop: StopOnInterrupt) -> dict:
@@ -81,6 +114,7 @@ def _train(cfg: TrainConfig, log, callbacks: list, players: dict | None, stop: S
     from trappola.train.networks import activation_class
     from trappola.train.run.checkpoint import build_metadata, load_model, save_checkpoint
     from trappola.train.run.recorder import RunRecorder
+    from trappola.train.run.scalars import write_row
     from trappola.train.sb3.privileged_policy import PrivilegedCriticPolicy
     from trappola.train.sb3.vec import make_vec_env
 
@@ -103,14 +137,13 @@ def _train(cfg: TrainConfig, log, callbacks: list, players: dict | None, stop: S
     activation = activation_class(cfg.activation)
     resumed_from = None
     if cfg.resume:
-        model, meta = load_model(cfg.resume, env=venv, device=device)
+        # Every PPO setting is the config's, not the checkpoint's: SB3 sets these before it builds the learner.
+        model, meta = load_model(cfg.resume, env=venv, device=device, seed=cfg.seed, **ppo_settings(cfg, lr_schedule))
         # A model trained in stages must still say how it was made: its whole lineage travels with it.
         resumed_from = {
             "path": cfg.resume,
             **{k: meta.get(k) for k in ("seed", "num_timesteps", "config", "resumed_from")},
         }
-        model.learning_rate = lr_schedule
-        model._setup_lr_schedule()
     else:
         policy_class = PrivilegedCriticPolicy if cfg.privileged_critic else "MlpPolicy"
         model = MaskablePPO(
@@ -119,17 +152,7 @@ def _train(cfg: TrainConfig, log, callbacks: list, players: dict | None, stop: S
             seed=cfg.seed,
             device=device,
             verbose=0,
-            learning_rate=lr_schedule,
-            n_steps=cfg.n_steps,
-            batch_size=cfg.batch_size,
-            n_epochs=cfg.n_epochs,
-            gamma=cfg.gamma,
-            gae_lambda=cfg.gae_lambda,
-            clip_range=cfg.clip_range,
-            ent_coef=cfg.ent_coef,
-            vf_coef=cfg.vf_coef,
-            max_grad_norm=cfg.max_grad_norm,
-            target_kl=cfg.target_kl or None,
+            **ppo_settings(cfg, lr_schedule),
             policy_kwargs=dict(net_arch=dict(pi=list(cfg.net_arch), vf=list(cfg.net_arch)), activation_fn=activation),
         )
         if cfg.init_from:
@@ -154,9 +177,10 @@ def _train(cfg: TrainConfig, log, callbacks: list, players: dict | None, stop: S
         return PolicyPlayer.from_numpy(NumpyPolicy.from_sb3(model.policy, cfg.activation))
 
     # The run folder is written only now that the environments and the model are up.
-    recorder = RunRecorder(
-        cfg, save, player, log=log, started=t_start, scalars=lambda key, value, steps: model.logger.record(key, value)
-    )
+    def scalars(values: dict, steps: int) -> None:  # at their exact step, not the next rollout's
+        write_row(model.logger, values, steps)
+
+    recorder = RunRecorder(cfg, save, player, log=log, started=t_start, scalars=scalars, stop=stop)
     run_dir, say = recorder.run_dir, recorder.say
     say(
         f"run {run_dir}: {cfg.total_timesteps:,} steps, {cfg.n_envs} envs, pool {cfg.pool}, "
@@ -173,9 +197,27 @@ def _train(cfg: TrainConfig, log, callbacks: list, players: dict | None, stop: S
         recorder.close()
 
 
+def ppo_settings(cfg: TrainConfig, lr_schedule) -> dict:
+    """``MaskablePPO``'s settings of ``cfg`` (with the learning-rate
+    schedule ``lr_schedule``), for a new model and a resumed one alike."""
+    return dict(
+        learning_rate=lr_schedule,
+        n_steps=cfg.n_steps,
+        batch_size=cfg.batch_size,
+        n_epochs=cfg.n_epochs,
+        gamma=cfg.gamma,
+        gae_lambda=cfg.gae_lambda,
+        clip_range=cfg.clip_range,
+        ent_coef=cfg.ent_coef,
+        vf_coef=cfg.vf_coef,
+        max_grad_norm=cfg.max_grad_norm,
+        target_kl=cfg.target_kl or None,
+    )
+
+
 def _learn(cfg: TrainConfig, model, recorder, callbacks: list, stop: StopOnInterrupt, t_start: float) -> dict:
     """Steps 4-6 of ``train``: behaviour cloning, PPO, the end of the run."""
-    from trappola.train.sb3.run_logger import run_logger
+    from trappola.train.run.scalars import run_logger
 
     resumed_at = model.num_timesteps if cfg.resume else None
     logger = run_logger(recorder.run_dir / "tb", cfg.tensorboard, resumed_at)
@@ -189,6 +231,7 @@ def _learn(cfg: TrainConfig, model, recorder, callbacks: list, stop: StopOnInter
 
 def _learn_logged(cfg: TrainConfig, model, recorder, callbacks: list, stop: StopOnInterrupt, t_start: float) -> dict:
     """``_learn`` once the model's logger is set."""
+    from trappola.train.run.scalars import write_row
     from trappola.train.sb3.callbacks import (
         ProgressBarCallback,
         RecorderCallback,
@@ -203,21 +246,12 @@ def _learn_logged(cfg: TrainConfig, model, recorder, callbacks: list, stop: Stop
     # 4. behaviour cloning warm start -------------------------------------
     bc_stats = None
     if cfg.bc and not cfg.resume and not cfg.init_from:
-        t0 = time.time()
-        data = bc_mod.collect_for_run(cfg, say, privileged=cfg.privileged_critic)
-        bc_stats = bc_mod.clone(
-            model,
-            data,
-            cfg.bc_epochs,
-            cfg.bc_batch_size,
-            cfg.bc_learning_rate,
-            cfg.bc_value_coef,
-            seed=cfg.seed,
-            log=say,
-        )
-        del data
-        say(f"bc done in {time.time() - t0:.0f}s")
-        if cfg.evaluates:
+
+        def bc_row(values: dict, epoch: int) -> None:  # TensorBoard's bc/* by epoch, progress.csv's at step 0
+            write_row(model.logger, {**values, "bc/epoch": epoch}, epoch, csv_steps=model.num_timesteps)
+
+        bc_stats = bc_mod.warm_start(cfg, model, say, stop, bc_row, privileged=cfg.privileged_critic)
+        if cfg.evaluates and not stop.requested:
             recorder.evaluate(model.num_timesteps, model)
 
     # 5. PPO with the opponent pool ---------------------------------------
@@ -242,11 +276,12 @@ def _learn_logged(cfg: TrainConfig, model, recorder, callbacks: list, stop: Stop
     stopped = None  # a dead opponent worker or a failing disk stops the run; its weights are still saved below
     try:
         # total_timesteps is the run's length, so a resumed run learns only what is left of it.
-        model.learn(
-            total_timesteps=max(cfg.total_timesteps - steps_before, 0),
-            callback=callbacks,
-            reset_num_timesteps=not cfg.resume,
-        )
+        if not stop.requested:  # a signal during behaviour cloning: its network is saved as it is
+            model.learn(
+                total_timesteps=max(cfg.total_timesteps - steps_before, 0),
+                callback=callbacks,
+                reset_num_timesteps=not cfg.resume,
+            )
     except (WorkerLostError, OSError) as exc:
         stopped = exc
     learn_s = time.time() - t_learn

@@ -115,6 +115,36 @@ def collect_for_run(cfg, say, privileged: bool = False) -> dict:
     return data
 
 
+def warm_start(cfg, model, say, stop, scalars=None, privileged: bool = False) -> dict | None:
+    """Behaviour cloning of a run (``collect_for_run``, then ``clone``
+    with its settings) into ``model``, both trainers' step; a stop signal
+    (``stop``, a ``trappola.train.run.interrupt.StopOnInterrupt``) ends it
+    within a moment, keeping what was cloned. ``scalars(values, epoch)``
+    gets the ``bc/*`` figures of each epoch. Returns the figures (None if
+    stopped before the teacher's moves were collected)."""
+    t0 = time.time()
+    try:
+        with stop.raising():
+            data = collect_for_run(cfg, say, privileged=privileged)
+    except KeyboardInterrupt:
+        say(f"bc stopped by {stop.signal_name} while playing the teacher's games: nothing cloned")
+        return None
+    stats = clone(
+        model,
+        data,
+        cfg.bc_epochs,
+        cfg.bc_batch_size,
+        cfg.bc_learning_rate,
+        cfg.bc_value_coef,
+        seed=cfg.seed,
+        log=say,
+        stop=lambda: stop.requested,
+        scalars=scalars,
+    )
+    say(f"bc done in {time.time() - t0:.0f}s")
+    return stats
+
+
 def _collect_chunk(task) -> dict:
     from trappola.agents import make_player
 
@@ -187,9 +217,14 @@ def clone(
     seed: int = 0,
     logger=None,
     log=print,
+    stop=None,
+    scalars=None,
 ) -> dict:
     """Fit ``model.policy`` (MaskablePPO) to ``data``; returns the final
-    accuracy and losses."""
+    accuracy and losses (of the last whole epoch). ``logger``: an SB3
+    logger that gets ``bc/*`` per epoch; ``scalars(values, epoch)``: the
+    same figures, elsewhere; ``stop()``: checked before every minibatch,
+    True ends the fit there (the figures then say ``stopped``)."""
     import torch
 
     policy = model.policy
@@ -203,13 +238,17 @@ def clone(
     ret_all = torch.as_tensor(data["ret"])
     opt = torch.optim.Adam(policy.parameters(), lr=learning_rate)
     gen = torch.Generator().manual_seed(seed)
-    stats = {}
+    stats: dict = {}
     policy.set_training_mode(True)
     for epoch in range(epochs):
         t0 = time.time()
         perm = torch.randperm(n, generator=gen)
         tot = {"ce": 0.0, "v": 0.0, "acc": 0.0}
         for i in range(0, n, batch_size):
+            if stop is not None and stop():
+                log(f"bc stopped in epoch {epoch + 1}/{epochs}; the network is kept as cloned so far")
+                policy.set_training_mode(False)
+                return {**stats, "stopped": True}
             idx = perm[i : i + batch_size]
             obs = obs_all[idx].float().to(device)
             masks = mask_all[idx].to(device)
@@ -239,5 +278,7 @@ def clone(
             for key, v in stats.items():
                 logger.record(f"bc/{key}", v)
             logger.dump(epoch)
+        if scalars is not None:
+            scalars({f"bc/{key}": v for key, v in stats.items()}, epoch + 1)
     policy.set_training_mode(False)
     return stats

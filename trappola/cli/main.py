@@ -38,9 +38,12 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import signal
 import sys
 import time
 from pathlib import Path
+
+from trappola.cli import PREVIOUS_SIGINT, _quiet_interrupt
 
 
 class CliError(Exception):
@@ -306,8 +309,6 @@ def main(argv=None) -> int:
                 parser.error(f"unrecognized arguments: {' '.join(extra)}")
         except SystemExit as e:  # argparse: --help (0) or a usage error (2), already printed
             return int(e.code or 0)
-    from trappola_env.atomic_file import describe_os_error
-
     try:
         return COMMANDS[args.command](args)
     except (CliError, ValueError) as e:
@@ -322,6 +323,8 @@ def main(argv=None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return 141
     except OSError as e:  # a full disk, a read-only or missing folder...: the path and the cause
+        from trappola_env.atomic_file import describe_os_error
+
         print(f"trappola {args.command}: error: {describe_os_error(e)}", file=sys.stderr)
         return 2
 
@@ -647,3 +650,8 @@ COMMANDS = {
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+# The start-up is over: Ctrl-C raises KeyboardInterrupt again, which main() reports in one line.
+if signal.getsignal(signal.SIGINT) is _quiet_interrupt:
+    signal.signal(signal.SIGINT, PREVIOUS_SIGINT)

@@ -1,15 +1,23 @@
-"""Hidden layouts for ``resample_from_infostate``: the hook that draws them,
-and the deal orders that put them on the table.
+"""Hidden layouts for ``resample_from_infostate``: the draw, the hook that
+replaces it, and the deal orders that put a layout on the table.
 
-The draw itself (which opponent hands a seat's record allows, in what
-proportions) is the lab's sampler, ``trappola.agents.search.sampling``,
-which lives above this layer. It is plugged in here as a callable:
-``set_layout_sampler(fn)`` with ``fn(info, rng) -> hand``, where ``info`` is
-the ``InfoState`` of the seat to resample for, ``rng`` a ``random.Random``
-and ``hand`` the bit set of the opponent's current hand (the rest of the
-unseen cards are the hidden stock). ``trappola.agents.players.openspiel_bots``
-sets it on import, which building the ``ismcts`` player does; a script
-using the pyspiel games directly imports that module (or sets its own).
+A layout is the opponent's current hand (the rest of the unseen cards are
+the hidden stock). ``uniform_hand(info, rng)`` draws it uniformly among the
+hands the seat's record allows, from the rules alone: the cards the seat
+has not seen, no card of a suit the opponent failed to follow, exactly the
+declared count of each rank it declared a Figura or Aces of, no court card
+after Blans, no court card or Ace after Bianka, and the other three cards
+of a rank whose missing suit a Manko answer named. Nothing is inferred from
+what the opponent chose to play or not to declare. Under a uniform deal
+this is the exact posterior over the hidden cards, so the games resample
+correctly with nothing but this package imported.
+
+``set_layout_sampler(fn)`` installs another draw, ``fn(info, rng) -> hand``
+(``info`` the ``InfoState`` of the seat to resample for, ``rng`` a
+``random.Random``, ``hand`` the bit set of the opponent's current hand):
+``trappola.agents.players.openspiel_bots`` installs the lab's sampler
+(``trappola.agents.search.sampling``, the same distribution, drawn from
+precomputed groups) on import.
 """
 
 from __future__ import annotations
@@ -17,8 +25,10 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 
-from trappola_env.engine.cards import cards_of
+from trappola_env.engine.actions import ACES, BIANKA, BLANS
+from trappola_env.engine.cards import ACE, ACE_MASK, COURT_MASK, RANK_MASK, SUIT_MASK, cards_of
 from trappola_env.engine.deal import Deal
+from trappola_env.engine.declarations import FIGURA_RANK
 from trappola_env.engine.infostate import InfoState
 
 _sampler: Callable[[InfoState, random.Random], int] | None = None
@@ -41,13 +51,51 @@ def set_layout_sampler(fn: Callable[[InfoState, random.Random], int] | None) -> 
 
 
 def layout_sampler() -> Callable[[InfoState, random.Random], int]:
-    """The installed sampler; ``RuntimeError`` saying how to install one if none is."""
-    if _sampler is None:
-        raise RuntimeError(
-            "resample_from_infostate needs the lab's layout sampler: import trappola.agents.players.openspiel_bots "
-            "(or call trappola_env.openspiel.set_layout_sampler)"
-        )
-    return _sampler
+    """The installed sampler, ``uniform_hand`` if none is."""
+    return uniform_hand if _sampler is None else _sampler
+
+
+def uniform_hand(info: InfoState, rng: random.Random) -> int:
+    """The opponent's current hand, drawn uniformly among the hands
+    ``info.seat``'s record allows (see the module docstring).
+
+    The exact counts of declared ranks are disjoint, so the hand is drawn
+    rank by rank (``need`` of the rank's possible cards) and then filled
+    from the unconstrained cards; each part is uniform and the parts are
+    independent, so the whole is uniform. Raises ``ValueError`` for a record
+    that admits no hand (the engine never produces one)."""
+    opp = 1 - info.seat
+    played = 0
+    for c in info.played_by(opp):
+        played |= 1 << c
+    possible = info.unseen()
+    for s in info.void_suits(opp):
+        possible &= ~SUIT_MASK[s]
+    declared = info.declarations[opp]
+    if BLANS in declared:
+        possible &= ~COURT_MASK
+    if BIANKA in declared:
+        possible &= ~(COURT_MASK | ACE_MASK)
+    for rank, suit in info.manko_answer[opp] or ():
+        possible &= ~(1 << (9 * suit + rank))
+    hand = 0
+    exact = [(FIGURA_RANK[a], n) for a, n in declared.items() if a in FIGURA_RANK]
+    exact += [(ACE, n) for a, n in declared.items() if a == ACES]
+    for rank, n in exact:
+        cards = cards_of(possible & RANK_MASK[rank])
+        need = n - (played & RANK_MASK[rank]).bit_count()
+        if not 0 <= need <= len(cards):
+            raise ValueError(f"no hand holds {n} of rank {rank} with these cards seen: {cards}")
+        for c in rng.sample(cards, need):
+            hand |= 1 << c
+        possible &= ~RANK_MASK[rank]
+    free = cards_of(possible)
+    need = 9 - info.ncards[opp] - hand.bit_count()
+    if not 0 <= need <= len(free):
+        raise ValueError(f"no hand of {9 - info.ncards[opp]} cards fits the record: {len(free)} free cards for {need}")
+    for c in rng.sample(free, need):
+        hand |= 1 << c
+    return hand
 
 
 def rng_from(probability_sampler: Callable[[], float]) -> random.Random:
@@ -95,4 +143,5 @@ __all__ = [
     "layout_sampler",
     "rng_from",
     "set_layout_sampler",
+    "uniform_hand",
 ]

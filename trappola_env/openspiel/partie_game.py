@@ -176,8 +176,9 @@ class TrappolaState(pyspiel.State):
 
     def resample_from_infostate(self, player_id: int, probability_sampler: Callable[[], float]) -> TrappolaState:
         """A state ``player_id`` cannot tell from this one: the opponent's hand
-        and the hidden stock drawn by the lab's layout sampler (declarations,
-        Manko answers and voids count), this history replayed on them."""
+        and the hidden stock drawn by the layout sampler (``layouts``: uniform
+        over the hands that voids, declarations and Manko answers allow), this
+        history replayed on them."""
         return self.resample_with(player_id, rng_from(probability_sampler))
 
     def resample_with(self, player: int, rng: random.Random) -> TrappolaState:
@@ -193,13 +194,28 @@ class TrappolaState(pyspiel.State):
         return render_partie(self.partie)
 
 
+#: ``inform(state, player, action)``: told of an action before it is applied to ``state``.
+Inform = Callable[[TrappolaState, int, int], None]
+# Deal positions a seat sees: its own cards and the face-up bottom card.
+_SEEN_POSITIONS = tuple(frozenset((*SEAT_POSITIONS[seat], N_CARDS - 1)) for seat in (0, 1))
+
+
 def state_from_info(
-    game: TrappolaGame, info: InfoState, rng: random.Random, order: Sequence[int] | None = None
+    game: TrappolaGame,
+    info: InfoState,
+    rng: random.Random,
+    order: Sequence[int] | None = None,
+    inform: Inform | None = None,
 ) -> TrappolaState:
     """A state of ``game`` that ``info.seat`` cannot tell from the partie
     ``info`` describes: its own cards where ``order`` dealt them (by default
-    in ascending order), the hidden layout drawn by the lab's layout sampler
-    with ``rng``, and the partie's actions replayed."""
+    in ascending order), the hidden layout drawn by the layout sampler with
+    ``rng``, and the partie's actions replayed.
+
+    ``inform``, if given, is called before each action the seat sees is
+    applied: the chance outcomes that deal its own cards and the face-up
+    card (as ``pyspiel.PlayerId.CHANCE``), then every action of the record
+    with the seat that made it."""
     if order is None:
         own = [0] * N_CARDS
         for p, c in zip(SEAT_POSITIONS[info.seat], cards_of(info.dealt), strict=True):
@@ -207,9 +223,14 @@ def state_from_info(
         order = own
     hand = layout_sampler()(info, rng)
     state = game.new_initial_state()
-    for c in layout_order(order, info, hand):
+    seen = _SEEN_POSITIONS[info.seat]
+    for p, c in enumerate(layout_order(order, info, hand)):
+        if inform is not None and p in seen:
+            inform(state, int(pyspiel.PlayerId.CHANCE), c)
         state.apply_action(c)
-    for _, a in info.history:
+    for seat, a in info.history:
+        if inform is not None:
+            inform(state, seat, a)
         state.apply_action(a)
     return state
 
@@ -240,4 +261,13 @@ def _text(state: TrappolaState, player: int, public: bool, perfect_recall: bool)
 
 pyspiel.register_game(GAME_TYPE, TrappolaGame)
 
-__all__ = ["GAME_TYPE", "state_from_info", "MAX_MOVES", "MAX_POINTS", "REWARD_MODES", "TrappolaGame", "TrappolaState"]
+__all__ = [
+    "GAME_TYPE",
+    "Inform",
+    "MAX_MOVES",
+    "MAX_POINTS",
+    "REWARD_MODES",
+    "TrappolaGame",
+    "TrappolaState",
+    "state_from_info",
+]

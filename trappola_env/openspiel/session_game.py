@@ -20,14 +20,19 @@ equal split), so ``rewards()`` is the change of balance since the last decision
 PettingZoo's ``reset`` does; ``bulka_v0`` adds them to the first step's) and at the
 end the returns are the final balances (``bulka_v0``'s summed rewards).
 Parameters: ``players`` (2-4), ``max_parties``, ``stake_multiple`` and
-``ace_declaration``. Tensors are ``bulka_v0``'s 366-value observation: the
+``ace_declaration``. The utility bounds bound the balance such a session
+can reach, from the rules' tables (``bounds.balance_bound``; 1.1e8 tokens within 20
+parties at ``stake_multiple=1``, because each Alifer doubles the replay's
+payments, and more for the rare chain of tied Pro replays past them): a
+learner should scale returns by the stake, ``10 * stake_multiple``, not by
+them. Tensors are ``bulka_v0``'s 366-value observation: the
 partie's 347 values for a player at the table (zeros while dealing or
 waiting), then the 19 session features (``bulka_v0.SESSION_LAYOUT``; in
 the observer's ``dict`` the session's ``multiplier`` is ``session_multiplier``,
 the partie's keeps its name).
 
 ``resample_from_infostate`` redraws the hidden cards of the partie in play
-from the acting player's side (the lab's layout sampler, as in
+from the acting player's side (the layout sampler, as in
 ``python_trappola``) and replays the session; earlier parties, which no
 longer matter to anyone's future, keep their cards. In a Pro decision
 nothing hidden is live, and the state is its own sample.
@@ -52,6 +57,7 @@ from trappola_env.engine.render import render_partie
 from trappola_env.engine.seating import Seating
 from trappola_env.engine.session import OVER, PLAYING, Session
 from trappola_env.observation import OBS_SIZE, encode, encode_public
+from trappola_env.openspiel.bounds import balance_bound
 from trappola_env.openspiel.layouts import layout_order, layout_sampler, rng_from
 from trappola_env.openspiel.observer import Tensor, TrappolaObserver
 from trappola_env.openspiel.partie_game import MAX_MOVES, check_choice
@@ -59,8 +65,6 @@ from trappola_env.openspiel.partie_game import MAX_MOVES, check_choice
 # A live Pro partie is replayed past max_parties until it is decided; more than this many ties in a
 # row (each a few percent likely) is beyond any bound a game length needs.
 EXTRA_REPLAYS = 16
-# A partie moves fewer than 2**8 units of stake_multiple * m tokens (aec_base), plus the Bulka.
-_PARTIE_UNITS = 2**8
 _PLACEHOLDER = deal_from_order(list(range(N_CARDS)))  # replaced by the dealt cards before any move
 
 
@@ -108,7 +112,7 @@ class BulkaGame(pyspiel.Game):
         self.config = RuleConfig(ace_declaration=params.get("ace_declaration", "first_ace"))
         self.seatings = list(itertools.permutations(range(n)))
         parties = self.max_parties + EXTRA_REPLAYS
-        bound = float(parties * _PARTIE_UNITS * self.stake_multiple) * 2.0**parties
+        bound = float(balance_bound(self.max_parties, self.stake_multiple, EXTRA_REPLAYS))
         info = pyspiel.GameInfo(
             num_distinct_actions=N_ACTIONS,
             max_chance_outcomes=max(N_CARDS, len(self.seatings)),

@@ -1,17 +1,27 @@
-"""``epimc`` and ``alphamu``: ``pimc`` with its perfect-information leaf postponed (``search.worldtree``).
+"""``vecpimc`` and ``alphamu``: ``pimc`` with its next decisions searched over all its layouts at once
+(``search.worldtree``).
 
 Both are ``pimc`` in every respect (layouts, belief, inference, declarations, Manko, Alifer) except how a card is
 chosen: instead of solving each layout from the root with both hands open, the next decisions are searched over
-all the layouts at once, this seat's card being one card for every layout it cannot tell apart.
+all the layouts at once, this seat's card being one card for every layout it cannot tell apart, while the
+opponent, as in PIMC, answers each layout seeing every card (the best-defence model of Frank and Basin 1998).
 
-* ``epimc:depth=D`` (Extended PIMC, Arjonilla, Saffidine and Cazenave 2024): ``D`` more decisions of this seat
-  after the root card are taken in the tree (each the card of best weighted mean over the layouts reaching it),
-  then each layout is solved double-dummy. ``depth=0`` is ``pimc``.
-* ``alphamu:cards=K`` (Cazenave and Ventos 2019): once the hand holds at most ``K`` cards, every remaining
-  decision is taken in the tree, with a Pareto front of outcome vectors per node, so the root card is the best
-  pure strategy against an opponent that sees every card (exact up to ``max_front``); before that, ``pimc``.
+* ``vecpimc:depth=D`` (vector PIMC): ``D`` more decisions of this seat after the root card are taken in the tree,
+  each greedily the card of best weighted mean over the layouts reaching it; the opponent takes the minimum of
+  each layout; then each layout is solved double-dummy. ``depth=0`` is ``pimc``. Named ``epimc`` until this
+  release: it is not EPIMC (Arjonilla, Saffidine and Cazenave 2024), which postpones the perfect-information
+  resolution to depth ``d`` and resolves the subgame above it as an imperfect-information game, where this
+  search keeps the opponent clairvoyant and this seat's choice greedy (``search.worldtree``).
+* ``alphamu:cards=K`` (alpha-mu, Cazenave and Ventos 2019, "The alpha-mu search algorithm for the game of Bridge",
+  arXiv:1911.07960): once the hand holds at most ``K`` cards, every remaining decision is taken in the tree, with a
+  Pareto front of outcome vectors per node, so the root card is the best pure strategy against an opponent that sees
+  every card. Where it departs from the paper: it runs only for the last ``K`` cards (``pimc`` before) and always to
+  the end of the partie (no smaller number of own moves); the layouts carry weights (``pimc``'s belief) and the root
+  takes the best weighted mean; a vector holds this seat's objective (``pimc``'s ``objective``, real-valued); fronts
+  are capped at ``max_front`` vectors of best mean, past which the result is no longer exact. It is checked against
+  a brute force over this seat's pure strategies, not against the paper's own examples.
 
-``from_cards`` (``epimc``) limits the deeper search to hands of at most that many cards (its cost grows as the
+``from_cards`` (``vecpimc``) limits the deeper search to hands of at most that many cards (its cost grows as the
 product of the branching of ``D`` own decisions and the opponent's replies); earlier cards are ``pimc``'s.
 """
 
@@ -53,10 +63,10 @@ class _TreePimc(PimcPlayer):
         return card, float(np.clip(values[card], -1.0, 1.0))
 
 
-class EpimcPlayer(_TreePimc):
-    """The ``epimc`` player (see the module docstring)."""
+class VecPimcPlayer(_TreePimc):
+    """The ``vecpimc`` player (see the module docstring)."""
 
-    kind = "epimc"
+    kind = "vecpimc"
     SETTINGS = {
         **PimcPlayer.SETTINGS,
         "depth": Setting(
@@ -91,4 +101,4 @@ class AlphaMuPlayer(_TreePimc):
         return tree.root_fronts(pub, cards, info.hand.bit_count())
 
 
-__all__ = ["AlphaMuPlayer", "EpimcPlayer"]
+__all__ = ["AlphaMuPlayer", "VecPimcPlayer"]

@@ -1,5 +1,9 @@
-"""SB3's logger for a run: ``progress.csv`` and TensorBoard in the run's
-``tb/``, kept across a resume and failing in one line.
+"""A run's scalars, both trainers': an SB3 logger writing ``progress.csv``
+and TensorBoard in the run's ``tb/``, kept across a resume and failing in
+one line. The SB3 trainer's model logs its rollouts to it; the RLlib
+trainer writes one row per PPO iteration; both write the evaluations and
+behaviour cloning's figures as rows of their own at their exact step
+(``write_row``).
 
 SB3's own CSV writer opens ``progress.csv`` with ``w+``, so a resumed run
 erased the learning curve; ``ProgressCSV`` appends under the file's
@@ -139,3 +143,17 @@ def run_logger(folder: Path, tensorboard: bool, resumed_at: int | None = None) -
     if tensorboard:
         formats.append(QuietTensorBoard(folder))
     return Logger(folder=str(folder), output_formats=formats)
+
+
+def write_row(logger: Logger, values: dict, steps: int, csv_steps: int | None = None) -> None:
+    """``values`` as one row of ``logger``'s outputs at exactly ``steps``
+    (``progress.csv`` with its step column, TensorBoard at that step),
+    whatever the logger holds for its next rollout row (left untouched):
+    the evaluations and behaviour cloning are logged where they happened.
+    ``csv_steps``: the step column's value when TensorBoard's step is
+    another axis (behaviour cloning's epochs)."""
+    row = {**values, STEPS_KEY: int(steps if csv_steps is None else csv_steps)}
+    excluded: dict = {key: None for key in values}
+    excluded[STEPS_KEY] = ("tensorboard",)  # TensorBoard has its own step axis
+    for output in logger.output_formats:
+        output.write(row, excluded, int(steps))
