@@ -1,19 +1,24 @@
 """Where PIMC loses on Trappola: Long et al.'s properties, the cost of strategy fusion, the price of a declaration.
 
-    nice -n 10 .venv/bin/python benchmarks/beyond_pimc_diagnosis.py --positions 300 --tricks-left 3 --seed 0
-        [--declarations 60] [--json out.json]
+    nice -n 10 .venv/bin/python benchmarks/beyond_pimc_diagnosis.py --positions 200 --tricks-left 3 --seed 0 \
+        --records runs/diag3.jsonl [--fusion-limit 120] [--declarations 60] [--json out.json]
+    .venv/bin/python benchmarks/beyond_pimc_diagnosis.py --summary runs/diag3.jsonl [--json out.json]
 
-Positions: random deals (``random_deal`` seeded by ``--seed`` and the deal index) played by ``rule`` against
-``rule`` until ``--tricks-left`` tricks remain; the position is the first decision after that with more than one
-legal card (the seat to act, leading or following).
+Positions: random deals (``random_deal`` seeded by ``--seed`` and the deal index) played by ``rule:alifer=never``
+against itself; a coin drawn before the deal picks the seat, and the position is that seat's first decision with
+more than one legal card once ``--tricks-left`` tricks remain (see ``late_positions``). Nothing about the outcome
+chooses a position. Each position is one JSON line of ``--records`` (appended as it is measured, so a run that
+stops resumes where it stopped); ``--summary`` prints the figures of record files with their intervals: the
+three properties with a percentile bootstrap over positions (the position is the unit: its nodes, leaves and
+cards are not independent), every "k of n" with its exact Clopper-Pearson interval.
 
 1. Long, Sturtevant, Buro and Furtak (AAAI 2010) properties, on the perfect-information subtree of each position
    (both hands open, every line played to the end). A leaf is the start of trick 9 (its play is forced), valued
    by the sign of the final difference (win, tie, loss). Leaf correlation: the share of pre-leaf nodes (a choice
    of two or more cards, each leading to a leaf with no further choice) whose children all have one value.
    Bias: the share of leaves won by the seat to act at the position (ties counted apart). Disambiguation: along
-   the line ``rule`` played, for the seat at the position, the mean share of its consistent layouts that each
-   card of the opponent rules out (0: a card tells nothing, 1: it reveals the hand).
+   the line ``rule:alifer=never`` played, for the seat at the position, the mean share of its consistent layouts
+   that each card of the opponent rules out (0: a card tells nothing, 1: it reveals the hand).
 2. Strategy fusion: every layout consistent with the seat's information is listed (uniform weights, as ``pimc``'s
    exact mode). PIMC's card is ``pimc``'s (its ``blend`` objective, all layouts solved). The exact card comes
    from the information-set game over the same layouts: this seat plays one card per information set, the
@@ -34,6 +39,7 @@ import argparse
 import json
 import math
 import random
+import signal
 import sys
 import time
 from pathlib import Path
@@ -51,30 +57,47 @@ from trappola.agents.search.solver import new_table, solve_raw
 from trappola.agents.search.worldtree import Public, WorldTree, legal_cards, play, public_of
 from trappola_env.atomic_file import write_text
 from trappola_env.engine import Partie, random_deal
-from trappola_env.engine.actions import BLANS, CARD_ACTIONS, FIGURA_RE, FIGURA_TWOS
+from trappola_env.engine.actions import BLANS, CARD_ACTIONS, FIGURA_RE, FIGURA_TWOS, PROPOSE_ALIFER
 from trappola_env.interface import TurnView
 
+_PROPOSE = 1 << PROPOSE_ALIFER
+# The line to the position: ``rule`` that never proposes an Alifer, so no partie ends early by agreement
+# (``rule`` proposes when it is losing clearly, which would drop close deals from the sample).
+_LINE = "rule:alifer=never"
 _FIRST_DECLS = tuple(range(FIGURA_RE, FIGURA_TWOS + 1)) + (BLANS,)
 
 
-def late_positions(n: int, tricks_left: int, seed: int):
-    """(partie, seat) at the first decision with a card choice once ``tricks_left`` tricks remain."""
-    players = [make_player("rule"), make_player("rule")]
-    i = 0
-    while n > 0:
+def late_positions(n: int, tricks_left: int, seed: int, start: int = 0):
+    """(index, partie, seat) of deals ``start``, ``start + 1``, ... until ``n`` positions are found.
+
+    The seat is drawn by a coin of ``(seed, index)`` before the deal is played, so nothing about the
+    outcome chooses it; the position is that seat's first decision with more than one legal card and
+    nothing else open but proposing an Alifer, once ``tricks_left`` tricks remain. (Requiring no Alifer
+    proposal to be open, as this script once did, kept mostly the seats that had proposed one already,
+    which ``rule`` does when behind: most of those positions were lost.) A deal where that seat has no such choice
+    to the end is skipped (a property of the hands, not of the outcome; counted in ``skipped``)."""
+    players = [make_player(_LINE), make_player(_LINE)]
+    i = start
+    found = 0
+    while found < n:
         partie = Partie(random_deal(random.Random(seed * 1_000_003 + i)))
+        chosen = random.Random(seed * 7_919 + i * 2 + 1).randrange(2)
         for s, p in enumerate(players):
             p.reset(seed * 1_000_003 + i + s)
+        index = i
         i += 1
         while not partie.terminal:
             seat = partie.to_act
             info = partie.info_state(seat)
             cards = info.legal_mask & CARD_ACTIONS
-            if info.trick >= 9 - tricks_left and cards & (cards - 1) and info.legal_mask == cards:
-                yield partie, seat
-                n -= 1
+            late = info.trick >= 9 - tricks_left
+            if late and seat == chosen and cards & (cards - 1) and not info.legal_mask & ~cards & ~_PROPOSE:
+                yield index, partie, seat
+                found += 1
                 break
             partie.apply(players[seat].act(TurnView(info)))
+        else:
+            yield index, None, chosen
 
 
 # ------------------------------------------------------------ 1. Long et al.
@@ -114,7 +137,7 @@ def subtree_stats(pub: Public, hands: tuple[int, int], table, mover0: int) -> tu
 def disambiguation(partie: Partie, seat: int) -> list[float]:
     """Share of ``seat``'s consistent layouts each opponent card rules out, along ``rule``'s line from here."""
     p = partie.copy()
-    players = [make_player("rule"), make_player("rule")]
+    players = [make_player(_LINE), make_player(_LINE)]
     out = []
     while not p.terminal:
         mover = p.to_act
@@ -199,107 +222,246 @@ def _ci(xs) -> str:
     return f"{m:+.3f}" if lo is None else f"{m:+.3f} [{lo:+.3f}, {hi:+.3f}]"
 
 
-def summary(args, pre, corr, leaves, won, tied, dis, fus, start) -> dict:
-    """The figures so far, printed and returned."""
-    n = len(fus)
-    differs = [f["sign_loss"] > 1e-9 for f in fus]
-    differs_pts = [f["points_loss"] > 1e-9 for f in fus]
-    report = {
-        "positions": n,
-        "tricks_left": args.tricks_left,
-        "seed": args.seed,
-        "leaf_correlation": corr / pre if pre else math.nan,
-        "pre_leaf_nodes": pre,
-        "bias_won": won / leaves,
-        "bias_tied": tied / leaves,
+# ------------------------------------------------------------ one position, recorded
+class _Timeout(Exception):
+    pass
+
+
+def _alarm(signum, frame):
+    raise _Timeout
+
+
+def measure(index: int, partie: Partie, seat: int, table, max_front: int, fusion_limit: float) -> dict:
+    """One position's record: Long et al.'s counts, the opponent's disambiguation shares, the double-dummy
+    value, and the fusion figures (``"fusion": None`` when it ran past ``fusion_limit`` seconds, 0: skipped)."""
+    info = partie.info_state(seat)
+    pub = public_of(PimcPlayer().solver_args(info, seat))
+    hands = (partie.hands[0], partie.hands[1])
+    t0 = time.process_time()
+    pre, corr, leaves, won, tied = subtree_stats(pub, hands, table, seat)
+    dd = solve_raw(np.int64(hands[0]), np.int64(hands[1]), *pub.raw(), table)
+    rec = {
+        "index": index,
+        "seat": seat,
+        "trick": info.trick,
+        "pre": pre,
+        "corr": corr,
         "leaves": leaves,
-        "disambiguation": float(np.mean(dis)) if dis else math.nan,
-        "opponent_cards": len(dis),
-        "capped": float(np.mean([f["capped"] for f in fus])),
-        "mean_layouts": float(np.mean([f["layouts"] for f in fus])),
-        "pimc_worse_sign": float(np.mean(differs)),
-        "pimc_worse_points": float(np.mean(differs_pts)),
-        "sign_loss": mean_ci([f["sign_loss"] for f in fus]),
-        "points_loss": mean_ci([f["points_loss"] for f in fus]),
-        "illusion_sign": mean_ci([f["illusion_sign"] for f in fus]),
-        "illusion_points": mean_ci([f["illusion_points"] for f in fus]),
-        "played_sign_loss": mean_ci([f["played_sign_loss"] for f in fus]),
-        "played_points_loss": mean_ci([f["played_points_loss"] for f in fus]),
-        "played_worse_sign": float(np.mean([f["played_sign_loss"] > 1e-9 for f in fus])),
-        "played_worse_blend": float(np.mean([f["played_blend_loss"] > 1e-9 for f in fus])),
-        "played_blend_loss": mean_ci([f["played_blend_loss"] for f in fus]),
-        "illusion_blend": mean_ci([f["illusion_blend"] for f in fus]),
-        "seconds_fusion": time.perf_counter() - start,
+        "won": won,
+        "tied": tied,
+        "dd_sign": int(np.sign(dd if seat == 0 else -dd)),
+        "dis": disambiguation(partie, seat),
+        "seconds_subtree": time.process_time() - t0,
+        "fusion_limit": fusion_limit,
     }
-    print(f"{n} positions, {args.tricks_left} tricks left, seed {args.seed} ({report['mean_layouts']:.0f} layouts)")
-    print(f"leaf correlation {report['leaf_correlation']:.3f} over {pre} pre-leaf nodes")
-    print(f"bias: leaves won by the seat to act {report['bias_won']:.3f}, tied {report['bias_tied']:.3f} ({leaves})")
-    print(f"disambiguation {report['disambiguation']:.3f} over {len(dis)} opponent cards")
+    if not fusion_limit:
+        rec["fusion"] = 0
+        return rec
+    t0 = time.process_time()
+    signal.signal(signal.SIGPROF, _alarm)
+    signal.setitimer(signal.ITIMER_PROF, fusion_limit)  # CPU time: the same limit on a loaded machine
+    try:
+        rec["fusion"] = fusion(partie, seat, table, max_front)
+    except _Timeout:
+        rec["fusion"] = None
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+    rec["seconds_fusion"] = time.process_time() - t0
+    return rec
+
+
+# ------------------------------------------------------------ intervals
+def clopper_pearson(k: int, n: int, alpha: float = 0.05) -> tuple[float, float]:
+    """The exact (Clopper-Pearson) interval of a binomial rate ``k`` of ``n``, by bisection on its tails."""
+
+    def tail_ge(p: float) -> float:  # P(X >= k)
+        return 1.0 - sum(math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(k))
+
+    def tail_le(p: float) -> float:  # P(X <= k)
+        return sum(math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(k + 1))
+
+    def solve(f, target: float, increasing: bool) -> float:
+        lo, hi = 0.0, 1.0
+        for _ in range(60):
+            mid = (lo + hi) / 2
+            if (f(mid) < target) == increasing:
+                lo = mid
+            else:
+                hi = mid
+        return (lo + hi) / 2
+
+    low = 0.0 if k == 0 else solve(tail_ge, alpha / 2, True)
+    high = 1.0 if k == n else solve(tail_le, alpha / 2, False)
+    return low, high
+
+
+def bootstrap_ratio(num, den, reps: int = 2000, seed: int = 0) -> tuple[float, float, float]:
+    """sum(num) / sum(den) with a 95% percentile bootstrap over positions (the positions are the units)."""
+    num, den = np.asarray(num, dtype=float), np.asarray(den, dtype=float)
+    keep = den > 0
+    if not keep.any():
+        return math.nan, math.nan, math.nan
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(len(num), size=(reps, len(num)))
+    sums = den[idx].sum(axis=1)
+    ratios = num[idx].sum(axis=1)[sums > 0] / sums[sums > 0]
+    lo, hi = np.percentile(ratios, [2.5, 97.5])
+    return float(num.sum() / den.sum()), float(lo), float(hi)
+
+
+def _rate(k: int, n: int) -> str:
+    lo, hi = clopper_pearson(k, n)
+    return f"{k} of {n} = {k / n:.3f} [{lo:.3f}, {hi:.3f}]" if n else "0 of 0"
+
+
+def summary(records: list[dict]) -> dict:
+    """The figures of the recorded positions, printed (each rate with its 95% interval) and returned."""
+    pos = [r for r in records if "pre" in r]
+    out: dict = {"positions": len(pos), "skipped": len(records) - len(pos)}
+    if not pos:
+        print("no positions")
+        return out
+    print(f"{len(pos)} positions ({out['skipped']} deals skipped: the drawn seat had no choice of card)")
+    undecided = [r for r in pos if 0 < r["won"] + r["tied"] < r["leaves"]]
+    for name, sel in (("all positions", pos), ("undecided positions (leaves of both kinds)", undecided)):
+        if not sel:
+            continue
+        lc = bootstrap_ratio([r["corr"] for r in sel], [r["pre"] for r in sel])
+        bw = bootstrap_ratio([r["won"] for r in sel], [r["leaves"] for r in sel])
+        bt = bootstrap_ratio([r["tied"] for r in sel], [r["leaves"] for r in sel])
+        dis = bootstrap_ratio([sum(r["dis"]) for r in sel], [len(r["dis"]) for r in sel])
+        key = "all" if sel is pos else "undecided"
+        out[key] = {
+            "positions": len(sel),
+            "leaf_correlation": lc,
+            "pre_leaf_nodes": sum(r["pre"] for r in sel),
+            "bias_won": bw,
+            "bias_tied": bt,
+            "leaves": sum(r["leaves"] for r in sel),
+            "disambiguation": dis,
+            "opponent_cards": sum(len(r["dis"]) for r in sel),
+        }
+        print(f"-- {name}: {len(sel)}")
+        print(f"leaf correlation {lc[0]:.3f} [{lc[1]:.3f}, {lc[2]:.3f}] ({out[key]['pre_leaf_nodes']} pre-leaf nodes)")
+        print(
+            f"bias: leaves won by the seat to act {bw[0]:.3f} [{bw[1]:.3f}, {bw[2]:.3f}], tied {bt[0]:.3f} "
+            f"[{bt[1]:.3f}, {bt[2]:.3f}] ({out[key]['leaves']} leaves)"
+        )
+        print(f"disambiguation {dis[0]:.3f} [{dis[1]:.3f}, {dis[2]:.3f}] ({out[key]['opponent_cards']} opponent cards)")
+    dd = [r["dd_sign"] for r in pos]
+    out["dd"] = {"won": dd.count(1), "tied": dd.count(0), "lost": dd.count(-1)}
     print(
-        f"PIMC's card worse in the information-set game: {report['pimc_worse_sign']:.3f} of positions (sign), "
-        f"{report['pimc_worse_points']:.3f} (points)"
+        f"double-dummy value for the seat to act: won {_rate(dd.count(1), len(dd))}, "
+        f"lost {_rate(dd.count(-1), len(dd))}; undecided subtrees {_rate(len(undecided), len(pos))}"
     )
+    print(f"subtree seconds per position: median {np.median([r['seconds_subtree'] for r in pos]):.2f}")
+    tried = [r for r in pos if r["fusion"] != 0]
+    if not tried:
+        return out
+    fus = [r["fusion"] for r in tried if r["fusion"] is not None]
+    n, unsolved = len(fus), len(tried) - len(fus)
+    secs = [r["seconds_fusion"] for r in tried]
+    out["fusion"] = {"tried": len(tried), "solved": n, "limit": tried[0]["fusion_limit"]}
     print(
-        f"loss per position: wins-losses {_ci(f['sign_loss'] for f in fus)}, "
-        f"points {_ci(f['points_loss'] for f in fus)}"
+        f"-- strategy fusion: {n} of {len(tried)} positions solved within {tried[0]['fusion_limit']:g} s each "
+        f"(seconds per position: median {np.median(secs):.1f}, max {max(secs):.1f}; "
+        f"{np.mean([f['layouts'] for f in fus]) if fus else 0:.0f} layouts on average)"
     )
-    print(
-        f"PIMC's overestimate of its card: wins-losses {_ci(f['illusion_sign'] for f in fus)}, "
-        f"points {_ci(f['illusion_points'] for f in fus)}"
-    )
-    print(
-        f"pimc as it plays (blend objective): worse in {report['played_worse_sign']:.3f} of positions (sign); "
-        f"loss wins-losses {_ci(f['played_sign_loss'] for f in fus)}, "
-        f"points {_ci(f['played_points_loss'] for f in fus)}"
-    )
-    print(
-        f"in its own objective (blend, exact fronts bounded as points): worse in {report['played_worse_blend']:.3f}"
-        f" of positions, loss {_ci(f['played_blend_loss'] for f in fus)}, "
-        f"overestimate {_ci(f['illusion_blend'] for f in fus)}"
-    )
-    print(f"points/blend fronts bounded at {args.max_front} in {report['capped']:.3f} of positions (sign: exact)")
-    print(f"({report['seconds_fusion']:.0f} s)", flush=True)
-    return report
+    if not fus:
+        return out
+    for key, label in (
+        ("sign_loss", "PIMC (objective=win) card worse in the information-set game, wins-losses"),
+        ("points_loss", "PIMC (objective=points) card worse, points (fronts bounded)"),
+        ("played_sign_loss", "pimc as it plays (blend) worse, judged in wins-losses"),
+        ("played_blend_loss", "pimc as it plays worse, judged in its own objective"),
+    ):
+        k = sum(f[key] > 1e-9 for f in fus)
+        lo, hi = clopper_pearson(k, n)
+        out["fusion"][key] = {"worse": k, "of": n, "ci": [lo, hi], "mean_loss": mean_ci([f[key] for f in fus])}
+        if unsolved:
+            out["fusion"][key]["all_tried_bounds"] = [k / len(tried), (k + unsolved) / len(tried)]
+        loss = _ci(f[key] for f in fus)
+        if key.endswith("sign_loss") and k < 20:
+            # a position's loss in wins-losses lies in [0, 2] and is 0 unless PIMC's card is worse: with few
+            # such positions the exact interval of their share bounds the mean, where a t interval would not
+            loss = f"{np.mean([f[key] for f in fus]):+.3f}, within [0, {2 * hi:.3f}]"
+            out["fusion"][key]["loss_bound"] = [0.0, 2 * hi]
+        tried_note = f" (over all {len(tried)} tried: {k / len(tried):.3f} to {(k + unsolved) / len(tried):.3f})"
+        print(f"{label}: {_rate(k, n)}{tried_note if unsolved else ''}; loss per position {loss}")
+    for key in ("illusion_sign", "illusion_points", "illusion_blend"):
+        out["fusion"][key] = mean_ci([f[key] for f in fus])
+        print(f"{key}: {_ci(f[key] for f in fus)}")
+    capped = sum(f["capped"] for f in fus)
+    out["fusion"]["capped"] = capped
+    print(f"points/blend fronts bounded at the cap in {capped} of {n} positions (sign: exact)")
+    return out
+
+
+def _load(paths) -> list[dict]:
+    out = []
+    for p in paths:
+        if Path(p).exists():
+            out += [json.loads(line) for line in Path(p).read_text().splitlines() if line.strip()]
+    return out
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--positions", type=int, default=300)
-    ap.add_argument("--tricks-left", type=int, default=3, choices=(2, 3, 4))
+    ap.add_argument("--positions", type=int, default=200)
+    ap.add_argument("--tricks-left", type=int, default=3, choices=(2, 3, 4, 5, 6))
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--declarations", type=int, default=60, help="first-card declarations priced (0: none)")
+    ap.add_argument("--start", type=int, default=0, help="first deal index (to split a run into parts)")
+    ap.add_argument("--declarations", type=int, default=0, help="first-card declarations priced (0: none)")
     ap.add_argument(
         "--max-front",
         type=int,
         default=16,
         help="bound on a points front (sign fronts are unbounded); hits are counted",
     )
+    ap.add_argument(
+        "--fusion-limit",
+        type=float,
+        default=120.0,
+        help="CPU seconds the information-set game may take per position (0: not solved); a position past it "
+        "is recorded as unsolved, and the summary bounds the rates over all tried positions",
+    )
+    ap.add_argument("--records", help="append one JSON line per position here; positions already in it are kept")
+    ap.add_argument("--summary", nargs="+", metavar="RECORDS", help="summarise record files instead of measuring")
     ap.add_argument("--json")
     args = ap.parse_args()
+    if args.summary:
+        report = summary(_load(args.summary))
+        if args.json:
+            write_text(args.json, json.dumps(report, indent=1))
+        return
+    done = _load([args.records]) if args.records else []
+    records = list(done)
+    start = max((r["index"] + 1 for r in done), default=args.start)
+    todo = args.positions - sum("pre" in r for r in done)
     table = new_table()
-    start = time.perf_counter()
-    pre = corr = leaves = won = tied = 0
-    dis, fus = [], []
-    for partie, seat in late_positions(args.positions, args.tricks_left, args.seed):
-        info = partie.info_state(seat)
-        pimc = PimcPlayer()
-        hands = (partie.hands[0], partie.hands[1])
-        a, b, lv, w, t = subtree_stats(public_of(pimc.solver_args(info, seat)), hands, table, seat)
-        pre, corr, leaves, won, tied = pre + a, corr + b, leaves + lv, won + w, tied + t
-        dis += disambiguation(partie, seat)
-        fus.append(fusion(partie, seat, table, args.max_front))
-        if len(fus) % 10 == 0:
-            summary(args, pre, corr, leaves, won, tied, dis, fus, start)
-    report = summary(args, pre, corr, leaves, won, tied, dis, fus, start)
+    for index, partie, seat in late_positions(max(todo, 0), args.tricks_left, args.seed, start):
+        rec = (
+            {"index": index, "seat": seat}
+            if partie is None
+            else measure(index, partie, seat, table, args.max_front, args.fusion_limit)
+        )
+        records.append(rec)
+        if args.records:
+            with open(args.records, "a") as f:
+                f.write(json.dumps(rec) + "\n")
+        if sum("pre" in r for r in records) % 20 == 0 and partie is not None:
+            summary(records)
+    report = summary(records)
+    report.update(tricks_left=args.tricks_left, seed=args.seed)
     if args.declarations:
-        start = time.perf_counter()
+        start_t = time.perf_counter()
         prices = declaration_prices(args.declarations, args.seed)
         report["declaration_minus_hold"] = mean_ci(prices)
         report["hold_better"] = float(np.mean([p < 0 for p in prices]))
         report["declarations"] = len(prices)
         print(
             f"first-card Figura/Blans: declaring minus holding back {_ci(prices)} (pimc objective, {len(prices)} "
-            f"decisions; holding back better in {report['hold_better']:.3f}) ({time.perf_counter() - start:.0f} s)"
+            f"decisions; holding back better in {report['hold_better']:.3f}) ({time.perf_counter() - start_t:.0f} s)"
         )
     if args.json:
         write_text(args.json, json.dumps(report, indent=1))
