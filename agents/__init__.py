@@ -15,72 +15,29 @@ exists. Every player's ``name`` is its canonical spec (defaults left out),
 so ``make_player(player.name)`` rebuilds an equivalent player; the
 evaluator relies on that to build players inside worker processes.
 
-Players are registered as ``"module:Class"`` and imported on first use, so
-``random`` and ``rule`` never pay for numba (``pimc``, ``agents/players/pimc.py``)
-or the policy network (``policy``, ``agents/players/policy.py``); an
-install without their optional dependency answers with a clear ``ValueError``.
-To add a player: write a module in ``agents/players/``, subclass ``trappola.agents.base.Player``, set ``kind`` and
-``SETTINGS``, and add a line to ``REGISTRY``.
+A user's own class plays from its file: ``make_player("path/to/mine.py:HighCard")``
+(settings after a second colon), and installed packages add players through
+the ``trappola.players`` entry-point group (``trappola.agents.registry``).
+
+Every list of players is derived from the rows the classes declare
+(``kind``, ``HELP``, ``SETTINGS``, ``ENDGAME``, ``WEB``); player modules are
+imported on first use, so ``random`` and ``rule`` never pay for numba
+(``pimc``, ``agents/players/pimc.py``) or the policy network (``policy``,
+``agents/players/policy.py``); an install without a player's optional
+dependency answers with a clear ``ValueError``. To add a player: write a
+module in ``agents/players/`` whose ``Player`` subclass declares its row, and
+add the module's name to ``agents/players/__init__.py``'s ``MODULES``
+(CONTRIBUTING.md has the recipe).
 """
 
 from __future__ import annotations
 
-import importlib
-
+from trappola.agents import registry
 from trappola.agents.base import Player
 
-#: name -> ("module:Class", one-line description, message when an optional dependency is missing)
-REGISTRY: dict[str, tuple[str, str, str | None]] = {
-    "random": ("trappola.agents.players.random:RandomPlayer", "uniform over legal actions", None),
-    "rule": (
-        "trappola.agents.players.rule:RulePlayer",
-        "hand-written heuristics (declares, tracks voids, plays for Twos)",
-        None,
-    ),
-    "human": ("trappola.agents.players.human:HumanPlayer", "you, in the terminal", None),
-    "pimc": (
-        "trappola.agents.players.pimc:PimcPlayer",
-        "perfect-information Monte Carlo over the double-dummy solver",
-        "player 'pimc' needs numba (the search extra: pip install 'trappola-lab[search]')",
-    ),
-    "vecpimc": (
-        "trappola.agents.players.tree_search:VecPimcPlayer",
-        "pimc whose next decisions are one card per information set, chosen greedily by mean, against an "
-        "opponent that sees every card (not EPIMC; named epimc before)",
-        "player 'vecpimc' needs numba (the search extra: pip install 'trappola-lab[search]')",
-    ),
-    "alphamu": (
-        "trappola.agents.players.tree_search:AlphaMuPlayer",
-        "pimc, then alpha-mu (Pareto fronts over the layouts, Cazenave and Ventos 2019) for the last cards",
-        "player 'alphamu' needs numba (the search extra: pip install 'trappola-lab[search]')",
-    ),
-    "infopimc": (
-        "trappola.agents.players.infopimc:InfoPimcPlayer",
-        "pimc that prices what its declarations tell the opponent by playing the partie out both ways "
-        "(not Wisser's Presumed Value PIMC)",
-        "player 'infopimc' needs numba (the search extra: pip install 'trappola-lab[search]')",
-    ),
-    "cfrdecl": (
-        "trappola.agents.players.cfrdecl:CfrDeclarePlayer",
-        "pimc with MCCFR at its declarations over open-hand leaves: by construction it declares and asks as pimc does",
-        "player 'cfrdecl' needs numba (the search extra: pip install 'trappola-lab[search]')",
-    ),
-    "policy": (
-        "trappola.agents.players.policy:PolicyPlayer",
-        "a trained MaskablePPO policy checkpoint, pimc with a learned belief for its last cards",
-        "player 'policy' needs torch to read checkpoints (pip install 'trappola-lab[train]')",
-    ),
-    "ismcts": (
-        "trappola.agents.players.openspiel_bots:IsmctsPlayer",
-        "OpenSpiel's information-set MCTS over the python_trappola game",
-        "player 'ismcts' needs open-spiel (the openspiel extra: pip install 'trappola-lab[openspiel]')",
-    ),
-    "openspiel": (
-        "trappola.agents.players.openspiel_policy:OpenSpielPolicyPlayer",
-        "a policy trained by OpenSpiel's learner (python -m trappola.train.openspiel.policy_gradient)",
-        "player 'openspiel' needs open-spiel and torch (pip install 'trappola-lab[openspiel,train]')",
-    ),
-}
+#: name -> ``PlayerRow`` (help, class, settings, endgame searches, web bounds), derived
+#: from the classes' own rows; a lookup imports only what the name needs.
+REGISTRY = registry.RegistryView()
 
 
 def available_players() -> list[str]:
@@ -121,30 +78,33 @@ RENAMED = {"epimc": ("vecpimc", "it is not the EPIMC of Arjonilla, Saffidine and
 
 
 def player_class(name: str) -> type[Player]:
-    """The class registered under ``name`` (imported on first use)."""
+    """The class registered under ``name`` (imported on first use), or the
+    class a ``path/file.py:Class`` spec names."""
+    if registry.is_file_spec(name):
+        return registry.file_class(name)[0]
     key = name.strip().lower()
     if key in RENAMED:
-        now, why = RENAMED[key]
-        raise ValueError(f"player {key!r} is now {now!r}: {why} (CHANGELOG)")
-    if key not in REGISTRY:
-        raise ValueError(f"unknown player {name!r}; available: {', '.join(REGISTRY)}")
-    target, _, missing = REGISTRY[key]
-    module_name, _, cls_name = target.partition(":")
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as e:
-        if missing and e.name and e.name.split(".")[0] != module_name.split(".")[0]:
-            raise ValueError(f"{missing} ({e})") from None
-        raise
-    cls = getattr(module, cls_name, None)
-    if cls is None:
-        raise ValueError(f"player {key!r}: {module_name} defines no {cls_name}")
-    return cls
+        now, reason = RENAMED[key]
+        raise ValueError(f"player {key!r} is now {now!r}: {reason} (CHANGELOG)")
+    row = registry.find_row(key)
+    if row is None:
+        why = registry.missing_message(key)
+        if why is not None:
+            raise ValueError(why)
+        left_out = "; ".join(registry.missing().values())
+        known = ", ".join(registry.rows())
+        raise ValueError(f"unknown player {name!r}; available: {known}" + (f" ({left_out})" if left_out else ""))
+    return row.player
 
 
 def _class_and_settings(spec: str) -> tuple[type[Player], dict[str, str]]:
-    name, bare, settings = parse_spec(spec)
-    cls = player_class(name)
+    if registry.is_file_spec(spec):
+        cls, rest = registry.file_class(spec)
+        _, bare, settings = parse_spec("file:" + rest if rest.strip() else "file")
+        name = cls.SPEC_NAME or cls.kind
+    else:
+        name, bare, settings = parse_spec(spec)
+        cls = player_class(name)
     if bare:
         positional = getattr(cls, "POSITIONAL", None)
         if positional is None or len(bare) > 1:
@@ -174,17 +134,14 @@ def check_spec(spec: str) -> type[Player]:
 def describe_players() -> str:
     """Every registered player with its settings, for ``--help`` texts."""
     lines = []
-    for name, (_, doc, _) in REGISTRY.items():
-        lines.append(f"  {name:<8} {doc}")
-        try:
-            cls = player_class(name)
-        except ValueError as e:
-            lines.append(f"           ({e})")
-            continue
-        for key, s in cls.SETTINGS.items():
+    for name, row in registry.rows().items():
+        lines.append(f"  {name:<8} {row.help}")
+        for key, s in row.settings.items():
             default = s.default if not isinstance(s.default, bool) else str(s.default).lower()
             bounds = s.bounds()
             lines.append(f"           {key}={default!s:<10} {s.help}" + (f" [{bounds}]" if bounds else ""))
+    for why in registry.missing().values():
+        lines.append(f"  ({why})")
     return "\n".join(lines)
 
 

@@ -34,7 +34,7 @@ from trappola_env.interface import AdviceView, TurnView
 
 _TRIES = 4  # draws per world asked for, before giving up on the rest
 
-__all__ = ["advice_settings", "imagined_views", "honest_advice", "heeded"]
+__all__ = ["HEED_WEB", "advice_settings", "imagined_views", "honest_advice", "heeded"]
 
 
 def advice_settings(honest: bool = True) -> dict[str, Setting]:
@@ -45,6 +45,10 @@ def advice_settings(honest: bool = True) -> dict[str, Setting]:
             int, 8, "advising: imagined hands of the defender to vote over (0: no advice)", low=0, high=256
         )
     return out
+
+
+#: ``heed`` as the web table offers it (``Player.WEB``); ``advice_worlds`` each player bounds itself.
+HEED_WEB = {"heed": None}
 
 
 def _seen_as(info: InfoState, seat: int, hand: int = 0, dealt: int = 0) -> InfoState:

@@ -7,8 +7,14 @@ registry needs: named, validated settings and a seeded ``rng``.
 
 Contract for implementers (``Player`` subclasses):
 
-* ``SETTINGS``: the options the registry may pass (``Setting`` objects);
-  ``agents.make_player("name:key=value")`` validates and converts them.
+* The registry row, declared on the class once: ``kind`` (the name),
+  ``HELP`` (one line; a class whose own body sets it is a registered
+  player), ``SETTINGS`` (the options the registry may pass, ``Setting``
+  objects with their bounds; ``agents.make_player("name:key=value")``
+  validates and converts them), ``ENDGAME`` (the endgame searches it offers
+  the ``policy`` player) and ``WEB`` (the settings the web table offers, with
+  its own bounds; None: not offered). ``trappola.agents.registry`` derives
+  every list of players from these rows.
 * ``reset(seed)``: called before every partie the evaluator plays; after it
   the player's behaviour must depend only on ``seed`` and what it is shown
   (all randomness from ``self.rng``, a ``random.Random`` the player owns),
@@ -25,9 +31,11 @@ Contract for implementers (``Player`` subclasses):
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
+from typing import Any
 
 from trappola.agents.pro_rules import ProRule, pro_settings
-from trappola.agents.settings import Setting
+from trappola.agents.settings import Setting, Values, WebBound
 from trappola_env.engine.advice import NO_ADVICE
 from trappola_env.engine.infostate import InfoState
 from trappola_env.interface import AdviceView, ProView, TurnView
@@ -40,7 +48,15 @@ class Player:
     and implement ``act``."""
 
     kind = "player"
+    #: One line for ``trappola players`` and the web table; set in a class's own body, it registers the class.
+    HELP: str | None = None
     SETTINGS: dict[str, Setting] = {}
+    #: Endgame searches this class offers the ``policy`` player: choice name -> settings beyond the endgame ones.
+    ENDGAME: Mapping[str, Mapping[str, Any]] = {}
+    #: Settings the web table offers (setting -> its web bound); None: the web table does not offer the player.
+    WEB: Mapping[str, WebBound] | None = None
+    #: The spec that names the class when it is not registered by ``kind`` (a user's file, ``path.py:Class``).
+    SPEC_NAME: str | None = None
     #: A setting that may be given bare as the spec's first item (``policy:model.zip``).
     POSITIONAL: str | None = None
     #: True for players that talk to a person: evaluators run them serially.
@@ -48,12 +64,12 @@ class Player:
 
     def __init__(self, **settings):
         self.settings = self._validate(settings)
-        self.name = self.kind + _settings_suffix(self.settings, self.SETTINGS, self.POSITIONAL)
+        self.name = (self.SPEC_NAME or self.kind) + _settings_suffix(self.settings, self.SETTINGS, self.POSITIONAL)
         self.rng = random.Random(0)
         self.pro_rule = ProRule.from_settings(self.settings)
 
     @classmethod
-    def _validate(cls, settings: dict) -> dict:
+    def _validate(cls, settings: Mapping[str, Any]) -> Values:
         unknown = sorted(set(settings) - set(cls.SETTINGS))
         if unknown:
             known = ", ".join(sorted(cls.SETTINGS)) or "none"
@@ -61,7 +77,7 @@ class Player:
         out = {k: s.default for k, s in cls.SETTINGS.items()}
         for k, v in settings.items():
             out[k] = cls.SETTINGS[k].convert(k, v)
-        return out
+        return Values(out)
 
     def reset(self, seed: int | None = None) -> None:
         """Start afresh: behaviour after this depends only on ``seed``."""

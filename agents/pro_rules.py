@@ -27,9 +27,10 @@ compared with the stake and the chance of winning the partie is fair.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
+from typing import Any
 
 from trappola.agents.settings import Setting
 from trappola_env.interface import ProView
@@ -48,6 +49,10 @@ def pro_settings(default_mode: str = "threshold") -> dict[str, Setting]:
     }
 
 
+#: The Pro settings as the web table offers them (``Player.WEB``).
+PRO_WEB = {"pro": None, "pro_bulka": (0, 100)}
+
+
 @dataclass(frozen=True)
 class ProRule:
     """A player's Pro rule: ``mode`` (one of ``PRO_MODES``), the Bulka threshold
@@ -62,8 +67,9 @@ class ProRule:
             raise ValueError(f"pro mode must be one of {', '.join(PRO_MODES)}, got {self.mode!r}")
 
     @classmethod
-    def from_settings(cls, settings: dict) -> ProRule:
-        """The rule of a player's ``pro``, ``pro_bulka`` and ``pro_vs`` settings."""
+    def from_settings(cls, settings: Mapping[str, Any]) -> ProRule:
+        """The rule of a player's ``pro``, ``pro_bulka`` and ``pro_vs`` settings
+        (``never`` for a player without them, such as ``human``)."""
         vs = tuple(v.strip() for v in str(settings.get("pro_vs", "")).split("+") if v.strip())
         return cls(settings.get("pro", "never"), float(settings.get("pro_bulka", 3.0)), vs)
 

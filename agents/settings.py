@@ -3,8 +3,82 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+#: How the web table bounds a setting it offers: None (the setting's own
+#: choices, or a bool), ``(low, high)`` for a number, or the strings allowed.
+WebBound = tuple[float, float] | tuple[str, ...] | None
+#: The web bound of a learned model's setting: by name, never a path.
+NAMED_MODEL: WebBound = ("", "default")
+
+
+class Values(Mapping[str, Any]):
+    """A player's settings once parsed: frozen, each read as an attribute
+    (``self.settings.samples``) holding the value its ``Setting`` converted
+    to (bool, int, float, str or one of the choices). A read-only mapping
+    too, so ``dict(values)``, ``**values`` and ``==`` with a dict work;
+    ``replace(**changes)`` gives a copy with some values changed."""
+
+    __slots__ = ("_values",)
+
+    def __init__(self, values: Mapping[str, Any]):
+        object.__setattr__(self, "_values", dict(values))
+
+    def __getattr__(self, key: str) -> Any:
+        try:
+            return self._values[key]
+        except KeyError:
+            raise AttributeError(f"no setting {key!r}; settings: {', '.join(self._values) or 'none'}") from None
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        raise AttributeError("player settings are frozen: build the player again, or use replace()")
+
+    def __getitem__(self, key: str) -> Any:
+        return self._values[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Mapping) and self._values == dict(other)
+
+    def __hash__(self) -> int:
+        return hash(tuple(sorted(self._values.items())))
+
+    def __repr__(self) -> str:
+        return "Values(" + ", ".join(f"{k}={v!r}" for k, v in self._values.items()) + ")"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Values, (self._values,))
+
+    def replace(self, **changes: Any) -> Values:
+        """A copy with ``changes`` (already typed values)."""
+        unknown = sorted(set(changes) - set(self._values))
+        if unknown:
+            raise AttributeError(f"no setting {', '.join(unknown)}")
+        return Values({**self._values, **changes})
+
+
+class LazyChoices:
+    """The choices of a setting whose list is derived when first needed (the
+    ``policy`` player's ``endgame_search``: the searches the registered players
+    offer), so that declaring the setting imports no other player."""
+
+    def __init__(self, source: Callable[[], Iterable[str]], known: Callable[[str], bool]):
+        self._source = source
+        self._known = known
+
+    def __call__(self) -> tuple[str, ...]:
+        """Every choice (may import every player module)."""
+        return tuple(self._source())
+
+    def __contains__(self, value: object) -> bool:
+        return isinstance(value, str) and self._known(value)
 
 
 @dataclass(frozen=True)
@@ -28,6 +102,11 @@ class Setting:
         """Convert a registry string (or an already typed value) to this
         setting's type; a bad value raises ``ValueError`` saying what fits."""
         t = self.type
+        if isinstance(t, LazyChoices):
+            v = str(value).strip().lower()
+            if v not in t:
+                raise ValueError(f"setting {key}={value!r}: choose one of {', '.join(t())}")
+            return v
         if isinstance(t, tuple):
             v = str(value).strip().lower()
             if v not in t:

@@ -12,7 +12,7 @@ from helpers import act, make_partie
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from trappola.agents import REGISTRY, make_player, parse_spec, split_player_list
+from trappola.agents import REGISTRY, make_player, parse_spec, registry, split_player_list
 from trappola.agents.base import Player
 from trappola.agents.players.human import HumanPlayer, HumanQuit, parse_choice, render_view
 from trappola.agents.pro_rules import ProRule
@@ -117,8 +117,10 @@ def test_a_missing_optional_dependency_names_the_extra(monkeypatch, name, depend
         return real(module_name, *args)
 
     monkeypatch.setattr(importlib, "import_module", without_dependency)
-    with pytest.raises(ValueError, match=rf"needs {dependency}.*trappola-lab\[{extra}\]"):
+    monkeypatch.setattr(registry, "_REGISTRY", registry._Registry())  # as in a fresh process
+    with pytest.raises(ValueError, match=rf"player '{name}' needs {dependency}.*trappola-lab\[{extra}\]"):
         make_player(name)
+    assert name not in registry.rows() and any(dependency in why for why in registry.missing().values())
 
 
 def test_a_missing_checkpoint_is_a_value_error():

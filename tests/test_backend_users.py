@@ -10,7 +10,7 @@ import signal
 
 import pytest
 
-from trappola.agents import REGISTRY
+from trappola.agents import registry
 from trappola.agents.evaluation.backend import ProcessBackend, WorkerLostError
 from trappola.agents.players.random import RandomPlayer
 
@@ -30,6 +30,7 @@ class DyingPlayer(RandomPlayer):
     (registered as ``dying`` by the test that uses it)."""
 
     kind = "dying"
+    HELP = "kills its process at its first card"
 
     def act(self, view):
         os.kill(os.getpid(), signal.SIGKILL)
@@ -63,14 +64,17 @@ def test_belief_data_with_a_killed_worker():
         belief_fit.collect([(DyingSpec("rule"), "random")], 300, seed=0, workers=2, progress=False)
 
 
-def test_the_pro_bench_with_a_killed_worker(monkeypatch):
+def test_the_pro_bench_with_a_killed_worker():
     from trappola.train.pro.bench import SessionBench
 
     # Registered here, so that the forked workers inherit it; a player built here plays there.
-    monkeypatch.setitem(REGISTRY, "dying", (f"{__name__}:DyingPlayer", "kills its process at its first card", None))
-    bench = SessionBench(focal_card="dying", max_parties=4, workers=2)
-    with pytest.raises(WorkerLostError, match="worker process died"):
-        bench.tokens_per_partie(lambda view: True, [1, 2, 3, 4])
+    registry.add_module(__name__)
+    try:
+        bench = SessionBench(focal_card="dying", max_parties=4, workers=2)
+        with pytest.raises(WorkerLostError, match="worker process died"):
+            bench.tokens_per_partie(lambda view: True, [1, 2, 3, 4])
+    finally:
+        registry.remove_module(__name__)
 
 
 def test_opponent_workers_with_a_killed_worker():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from trappola.train.choices import check_choice
+from trappola_env.engine.checks import check_choice
 
 ACTIVATIONS = ("relu", "tanh")
 

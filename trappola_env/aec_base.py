@@ -39,7 +39,8 @@ from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from trappola_env.engine import N_ACTIONS, Deal, RuleConfig, deal_from_order
 from trappola_env.engine.cards import N_CARDS
-from trappola_env.spaces_and_rewards import check_positive_int, observation_space
+from trappola_env.engine.checks import check_positive_int
+from trappola_env.spaces_and_rewards import observation_space
 
 RENDER_MODES = ("human", "ansi")
 MAX_MULTIPLIER = 2**20

@@ -263,6 +263,7 @@ from trappola_env.aec_base import MAX_MULTIPLIER, EnvBase, OrderEnforcing, read_
 from trappola_env.engine import N_ACTIONS, Deal, IllegalActionError, InfoState, Partie, deal_from_names
 from trappola_env.engine.actions import action_name
 from trappola_env.engine.advice import ADVISABLE, N_ACTIONS_WITH_ADVICE
+from trappola_env.engine.checks import check_positive_int
 from trappola_env.engine.ledger import Tokens
 from trappola_env.engine.records import SessionRecords
 from trappola_env.engine.render import render_partie
@@ -278,7 +279,7 @@ from trappola_env.observation import (
     encode_public,
     multiplier_feature,
 )
-from trappola_env.spaces_and_rewards import check_positive_int, mask_array, wide_mask_array
+from trappola_env.spaces_and_rewards import mask_array, wide_mask_array
 
 OPTION_KEYS = ("seating", "deal")
 SEATS = ("challenger", "dealer", "waiting")

@@ -12,6 +12,7 @@ import numpy as np
 from gymnasium import spaces
 
 from trappola_env.engine import AGREED_ALIFER, FORFEIT, N_ACTIONS, TIE
+from trappola_env.engine.checks import check_choice, check_positive_int
 from trappola_env.engine.scoring import PartieResult, Score
 from trappola_env.observation import OBS_SIZE
 
@@ -75,16 +76,7 @@ def observation_space(size: int = OBS_SIZE, n_actions: int = N_ACTIONS) -> space
 
 def check_reward_mode(reward_mode: str, choices: tuple[str, ...] = REWARD_MODES) -> str:
     """``reward_mode`` if it is one of ``choices``, else ``ValueError``."""
-    if reward_mode not in choices:
-        raise ValueError(f"reward_mode must be one of {choices}, got {reward_mode!r}")
-    return reward_mode
-
-
-def check_positive_int(name: str, value: object) -> int:
-    """``value`` if it is an int of at least 1 (not a bool), else ``ValueError`` naming ``name``."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{name} must be a positive int, got {value!r}")
-    return value
+    return check_choice("reward_mode", reward_mode, choices)
 
 
 def partie_reward(result: PartieResult, seat: int, reward_mode: str) -> float:

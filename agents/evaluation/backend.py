@@ -120,6 +120,9 @@ def _serve(conn, main_pid: int, initializer, initargs) -> None:
             msg = conn.recv()
         except (EOFError, KeyboardInterrupt):
             return
+        except Exception:  # a task that does not unpickle here (a class this process cannot import)
+            conn.send(("error", None, traceback.format_exc()))
+            continue
         if msg is None:
             return
         fn, arg = msg

@@ -19,6 +19,11 @@ with a ``CheckpointError`` (a ``ValueError``) saying why, when
 * its network does not fit: layer shapes that do not chain, an action
   head without one output per action, a NaN or infinite weight.
 
+A plain ``MaskablePPO`` zip from a user's own SB3 loop (no metadata, but the
+policy weights and SB3's ``data``) is played as if written by this code, with
+a one-line warning (``plain_metadata``); ``trappola.train.run.checkpoint.adopt``
+writes the metadata into it once and for all.
+
 ``read_metadata`` and ``check_compatible`` work without torch;
 ``load_policy`` returns the fast numpy actor (for playing). Writing
 checkpoints and loading a full ``MaskablePPO`` for resuming are training's
@@ -130,10 +135,57 @@ def _read(zf: zipfile.ZipFile, name: str, path) -> bytes:
         raise CheckpointError(f"checkpoint {path} is corrupt (entry {name!r}: {exc})") from None
 
 
+class MissingMetadataWarning(UserWarning):
+    """A plain MaskablePPO zip played without the lab's metadata."""
+
+
+def plain_activation(zf: zipfile.ZipFile, path) -> str:
+    """The activation of a plain SB3 zip's policy, read from SB3's ``data``
+    entry (``policy_kwargs``'s ``activation_fn``; SB3's default is tanh)."""
+    try:
+        data = json.loads(_read(zf, "data", path)) if "data" in zf.namelist() else {}
+    except (ValueError, UnicodeDecodeError):
+        data = {}
+    kwargs = data.get("policy_kwargs", {}) if isinstance(data, dict) else {}
+    text = str(kwargs.get("activation_fn", "tanh") if isinstance(kwargs, dict) else "tanh").lower()
+    for name in ("relu", "tanh"):
+        if name in text:
+            return name
+    raise CheckpointError(f"{path}: the policy's activation {text!r} is not one the lab plays (relu, tanh)")
+
+
+def plain_metadata(path: str | Path, env: str = "trappola_v0") -> dict:
+    """The metadata a plain MaskablePPO zip (no ``trappola_meta.json``) is
+    played with: this code's signature, as if the zip was trained on this
+    code's ``env``, and the activation its SB3 ``data`` names."""
+    with _open(path) as zf:
+        if POLICY_NAME not in zf.namelist():
+            raise CheckpointError(f"{path} has no {META_NAME} and no {POLICY_NAME}: not a MaskablePPO checkpoint")
+        activation = plain_activation(zf, path)
+    return {
+        "format_version": FORMAT_VERSION,
+        "signature": current_signature(env),
+        "policy_arch": {"activation": activation},
+        "plain_sb3": True,
+    }
+
+
 def read_metadata(path: str | Path) -> dict:
-    """The metadata of a checkpoint, after checking the file is intact."""
+    """The metadata of a checkpoint, after checking the file is intact. A
+    plain MaskablePPO zip (no metadata) gives ``plain_metadata`` and one
+    ``MissingMetadataWarning``."""
     with _open(path) as zf:
         names = set(zf.namelist())
+        if META_NAME not in names and POLICY_NAME in names:
+            import warnings
+
+            warnings.warn(
+                f"{path} has no {META_NAME}: played as a MaskablePPO policy on this code's observation "
+                "(python -m trappola.train.run.checkpoint adopt SRC DST writes the metadata)",
+                MissingMetadataWarning,
+                stacklevel=2,
+            )
+            return plain_metadata(path)
         if META_NAME not in names:
             raise CheckpointError(
                 f"{path} has no {META_NAME}: not a Trappola checkpoint (or saved without its metadata)"

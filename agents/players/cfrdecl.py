@@ -35,6 +35,9 @@ class CfrDeclarePlayer(PimcPlayer):
     """The ``cfrdecl`` player (see the module docstring)."""
 
     kind = "cfrdecl"
+    HELP = (
+        "pimc with MCCFR at its declarations over open-hand leaves: by construction it declares and asks as pimc does"
+    )
     SETTINGS = {
         **PimcPlayer.SETTINGS,
         "iterations": Setting(int, 200, "MCCFR traversals per seat at each such decision", low=1, high=100_000),
@@ -82,7 +85,7 @@ class CfrDeclarePlayer(PimcPlayer):
         p = np.full(len(opp_hands), 1.0 / len(opp_hands)) if weights is None else np.asarray(weights)
         regret = np.zeros((len(decisions), 2))
         avg = np.zeros((len(decisions), 2))
-        for _ in range(self.settings["iterations"]):
+        for _ in range(self.settings.iterations):
             world = int(rng.choice(len(p), p=p))
             self._traverse(decisions, points, base[world], with_aces[world], regret, avg, rng)
         out = {}
@@ -117,11 +120,11 @@ class CfrDeclarePlayer(PimcPlayer):
         ``win`` the sign term is kept, a small overstatement only when the gain turns a loss)."""
         if gain == 0:
             return float(leaf)
-        obj = self.settings["objective"]
+        obj = self.settings.objective
         if obj == "points":
             return float(leaf + gain)
         if obj == "blend":
-            return float(leaf + self.settings["blend_weight"] * gain)
+            return float(leaf + self.settings.blend_weight * gain)
         return float(leaf)
 
 

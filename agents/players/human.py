@@ -49,6 +49,7 @@ class HumanPlayer(Player):
     (settings: ``history``). ``stdin``/``stdout`` default to the process's."""
 
     kind = "human"
+    HELP = "you, in the terminal"
     interactive = True
     SETTINGS = {
         "history": Setting(bool, True, "print the tricks played so far at every turn"),
@@ -85,7 +86,7 @@ class HumanPlayer(Player):
     # ----------------------------------------------------------------- turns
     def act(self, view: TurnView) -> int:
         """Show the seat's view and the numbered legal actions, and read the choice."""
-        self._print(render_view(view.info, view.opponent, show_history=self.settings["history"]))
+        self._print(render_view(view.info, view.opponent, show_history=self.settings.history))
         actions = view.legal_actions
         self._print("Your moves:")
         for i, a in enumerate(actions, 1):
@@ -120,7 +121,7 @@ class HumanPlayer(Player):
 
     def observe_result(self, info: InfoState, result) -> None:
         me = info.seat
-        if self.settings["history"]:
+        if self.settings.history:
             self._print(render_tricks(info))
         who = {None: "nobody", me: "you", 1 - me: "your opponent"}[result.winner]
         self._print(f"\nPartie over: {result.outcome}, winner {who}.")

@@ -36,6 +36,11 @@ class InfoPimcPlayer(PimcPlayer):
     """The ``infopimc`` player (see the module docstring)."""
 
     kind = "infopimc"
+    HELP = (
+        "pimc that prices what its declarations tell the opponent by playing the partie out both ways "
+        "(not Wisser's Presumed Value PIMC)"
+    )
+    ENDGAME = {"infopimc": {}}
     SETTINGS = {
         **PimcPlayer.SETTINGS,
         "rollouts": Setting(int, 8, "layouts played out per declaration priced", low=1, high=256),
@@ -48,7 +53,7 @@ class InfoPimcPlayer(PimcPlayer):
         if choice is None or choice not in _PRICED:
             return choice
         declare, hold = self.declaration_values(info, choice)
-        return choice if declare + self.settings["margin"] >= hold else self._after_holding(info, mask, cards, choice)
+        return choice if declare + self.settings.margin >= hold else self._after_holding(info, mask, cards, choice)
 
     def _after_holding(self, info: InfoState, mask: int, cards: int, held: int) -> int | None:
         """The next declaration ``pimc`` would make with ``held`` left out (None: play the card)."""
@@ -60,7 +65,7 @@ class InfoPimcPlayer(PimcPlayer):
         play-outs of ``rollouts`` layouts by two ``pimc`` searchers with their own information only."""
         from trappola.agents.search.sampling import constraints_of
 
-        hands = constraints_of(info).sample(self.rng, self.settings["rollouts"])
+        hands = constraints_of(info).sample(self.rng, self.settings.rollouts)
         seeds = [self.rng.getrandbits(32) for _ in hands]
         out = []
         for declare in (True, False):
@@ -75,7 +80,7 @@ class InfoPimcPlayer(PimcPlayer):
         partie = rebuild_partie(info, opp_hand)
         if declare:
             partie.apply(decl)
-        n = self.settings["rollout_samples"]
+        n = self.settings.rollout_samples
         players = [PimcPlayer(samples=n), PimcPlayer(samples=n)]
         if not declare:
             # The seat that holds the declaration back does not count it in its own search either.

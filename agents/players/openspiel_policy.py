@@ -88,6 +88,7 @@ class OpenSpielPolicyPlayer(BotPlayer):
     """The ``openspiel`` player (see the module docstring)."""
 
     kind = "openspiel"
+    HELP = "a policy trained by OpenSpiel's learner (python -m trappola.train.openspiel.policy_gradient)"
     POSITIONAL = "path"
     SETTINGS = {
         "path": Setting(str, "", "policy file written by python -m trappola.train.openspiel.policy_gradient"),
@@ -97,14 +98,14 @@ class OpenSpielPolicyPlayer(BotPlayer):
 
     def __init__(self, **settings):
         super().__init__(**settings)
-        if not self.settings["path"]:
+        if not self.settings.path:
             raise ValueError("player 'openspiel' needs a policy file: openspiel:PATH")
-        self.payload = load_policy_file(self.settings["path"])
+        self.payload = load_policy_file(self.settings.path)
         self.reward_mode = self.payload["params"].get("reward_mode", "win")
 
     def make_bot(self, game, player_id: int, seed: int) -> pyspiel.Bot:
         """A ``PolicyBot`` over the file's networks."""
-        return PolicyBot(self.payload["nets"], self.settings["sample"], seed)
+        return PolicyBot(self.payload["nets"], self.settings.sample, seed)
 
 
 __all__ = ["OpenSpielPolicyPlayer", "PolicyBot", "load_policy_file"]

@@ -96,13 +96,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from trappola.agents.advice import advice_settings, heeded, honest_advice
+from trappola.agents.advice import HEED_WEB, advice_settings, heeded, honest_advice
 from trappola.agents.base import AdviceView, Player, TurnView, pro_settings
+from trappola.agents.pro_rules import PRO_WEB
 from trappola.agents.search.belief import load_belief
 from trappola.agents.search.inference import load_inference, normalise
 from trappola.agents.search.knowledge import aces_failed
 from trappola.agents.search.sampling import constraints_of
-from trappola.agents.settings import Setting
+from trappola.agents.settings import NAMED_MODEL, Setting
 from trappola_env.engine.actions import (
     ACCEPT_ALIFER,
     ACES,
@@ -136,6 +137,29 @@ class PimcPlayer(Player):
     """The ``pimc`` player (see the module docstring for its settings)."""
 
     kind = "pimc"
+    HELP = "perfect-information Monte Carlo over the double-dummy solver"
+    ENDGAME = {"pimc": {}}
+    # Advice: the imagined worlds cost one decision each, so pimc's are bounded lower than rule's.
+    WEB = {
+        "samples": (1, 128),
+        "exact": (0, 256),
+        "objective": None,
+        "blend_weight": (0, 10),
+        "declare": None,
+        "declare_aces": None,
+        "declare_bianka": None,
+        "manko": None,
+        "anticipate": None,
+        "silence": None,
+        "alifer": None,
+        "alifer_propose": None,
+        "alifer_accept": None,
+        "belief": NAMED_MODEL,
+        "belief_draws": (1, 1024),
+        **PRO_WEB,
+        **HEED_WEB,
+        "advice_worlds": (0, 8),
+    }
     SETTINGS = {
         "samples": Setting(int, 32, "layouts of the unseen cards solved per decision", low=1, high=4096),
         "exact": Setting(
@@ -252,7 +276,7 @@ class PimcPlayer(Player):
     # ------------------------------------------------------------------ act
     def advise(self, view: AdviceView) -> int:
         """Honest advice: its own choice over imagined defender hands (``trappola.agents.advice``)."""
-        return honest_advice(self, view, self.settings["advice_worlds"])
+        return honest_advice(self, view, self.settings.advice_worlds)
 
     def act(self, view: TurnView) -> int:
         """Heed advice if asked to, answer Alifer, declare, ask Manko, then choose the
@@ -260,23 +284,23 @@ class PimcPlayer(Player):
         Alifer when even that card is losing)."""
         info = view.info
         mask = view.legal_mask
-        if view.advice and self.settings["heed"]:
+        if view.advice and self.settings.heed:
             advised = heeded(view)
             if advised is not None:
                 return advised
         if mask >> ACCEPT_ALIFER & 1:
-            return ACCEPT_ALIFER if self._continue_sign(info) < self.settings["alifer_accept"] else DECLINE_ALIFER
+            return ACCEPT_ALIFER if self._continue_sign(info) < self.settings.alifer_accept else DECLINE_ALIFER
         cards = mask & _CARDS
         decl = self._declaration(info, mask, cards)
         if decl is not None:
             return decl
-        if self.settings["manko"] and mask >> MANKO & 1:
+        if self.settings.manko and mask >> MANKO & 1:
             return MANKO
-        may_propose = self.settings["alifer"] == "losing" and mask >> PROPOSE_ALIFER & 1
+        may_propose = self.settings.alifer == "losing" and mask >> PROPOSE_ALIFER & 1
         if not cards & (cards - 1) and not may_propose:
             return cards.bit_length() - 1
         card, best_sign = self._plan(info, cards)
-        if may_propose and best_sign < self.settings["alifer_propose"]:
+        if may_propose and best_sign < self.settings.alifer_propose:
             return PROPOSE_ALIFER
         return card
 
@@ -284,7 +308,7 @@ class PimcPlayer(Player):
     def _declaration(self, info: InfoState, mask: int, cards: int) -> int | None:
         """The declaration to make now, if any (then ``act`` is called again
         in the same turn for the card)."""
-        if self.settings["declare"] != "never":
+        if self.settings.declare != "never":
             for a in _FIRST_CARD_DECLS:
                 if mask >> a & 1:
                     return a
@@ -380,7 +404,7 @@ class PimcPlayer(Player):
         declare at once), the record alone decides. Draws use the player's
         rng, as a decision would (``reset(seed)`` first to repeat them); a
         subclass may override it to search other layouts."""
-        if self.settings["silence"]:
+        if self.settings.silence:
             try:
                 cons = constraints_of(info, first_chance=True)
                 hands = self._draw(cons)
@@ -392,16 +416,16 @@ class PimcPlayer(Player):
         return self._weigh(info, cons, self._draw(cons))
 
     def _draw(self, cons):
-        if cons.count() <= self.settings["exact"]:
+        if cons.count() <= self.settings.exact:
             return cons.all_hands()
-        n = self.settings["samples"]
+        n = self.settings.samples
         if self._inference is not None:
             # Array draws from a generator seeded by the player's rng (so plain
             # pimc keeps its random stream and its recorded results).
             rng = np.random.default_rng(self.rng.getrandbits(63))
-            return cons.sample_array(rng, max(self.settings["infer_draws"], n))
+            return cons.sample_array(rng, max(self.settings.infer_draws, n))
         if self._belief is not None:
-            n = max(self.settings["belief_draws"], n)
+            n = max(self.settings.belief_draws, n)
         return cons.sample(self.rng, n)
 
     def _weigh(self, info: InfoState, cons, hands: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
@@ -420,9 +444,9 @@ class PimcPlayer(Player):
                 with np.errstate(divide="ignore"):
                     log_w += np.log(self._belief.layout_weights(encode_info(info), hands))
             weights = normalise(log_w)
-        if len(hands) <= self.settings["samples"] or cons.count() <= self.settings["exact"]:
+        if len(hands) <= self.settings.samples or cons.count() <= self.settings.exact:
             return hands, weights
-        n = self.settings["samples"]
+        n = self.settings.samples
         points = (self.rng.random() + np.arange(n)) / n
         picks = np.minimum(np.searchsorted(np.cumsum(weights), points), len(hands) - 1)
         chosen, counts = np.unique(hands[picks], return_counts=True)
@@ -434,13 +458,13 @@ class PimcPlayer(Player):
 
     def _score(self, diffs: np.ndarray) -> np.ndarray:
         """The objective of final differences (this seat's point of view)."""
-        obj = self.settings["objective"]
+        obj = self.settings.objective
         if obj == "points":
             return diffs.astype(np.float64)
         sign = np.sign(diffs).astype(np.float64)
         if obj == "win":
             return sign
-        return sign + self.settings["blend_weight"] * diffs
+        return sign + self.settings.blend_weight * diffs
 
     def solve_layouts(self, info: InfoState, to_move: int, moves: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
         """(final differences, layout weights) of a search of this decision
@@ -457,7 +481,7 @@ class PimcPlayer(Player):
         args = list(self._solver_args(info, to_move))
         solve = solve_moves_batch_raw if moves else solve_batch_raw
         opp = 1 - info.seat
-        if self.settings["anticipate"]:
+        if self.settings.anticipate:
             aces, points = opponent_pending(info, opp_hands)
             values = np.empty((len(opp_hands), 36) if moves else len(opp_hands), dtype=np.int64)
             declared = args[_ACDECL + opp]

@@ -52,29 +52,22 @@ import importlib.util
 
 import numpy as np
 
+from trappola.agents import registry
 from trappola.agents.base import Player
 from trappola.agents.model_io.model_files import DEFAULT_MODEL, load_checkpoint_policy
-from trappola.agents.players.infopimc import InfoPimcPlayer
 from trappola.agents.players.pimc import PimcPlayer
-from trappola.agents.players.tree_search import AlphaMuPlayer, VecPimcPlayer
 from trappola.agents.pro_learned import pro_policy_from_dict
 from trappola.agents.pro_rules import PRO_MODES, ProRule
-from trappola.agents.settings import Setting
+from trappola.agents.settings import NAMED_MODEL, LazyChoices, Setting, Values
 from trappola_env.engine.actions import CARD_ACTIONS, NO_PRO, PRO
+from trappola_env.extras import missing_dependency
 from trappola_env.interface import ProView, TurnView
 from trappola_env.observation import OBS_SIZE, encode_info
 from trappola_env.trappola_v0 import mask_array
 
 _PRO_BITS = (1 << PRO) | (1 << NO_PRO)
-#: ``endgame_search`` choices: the searcher's class and its settings beyond the endgame ones.
-_SEARCHERS = {
-    "pimc": (PimcPlayer, {}),
-    "vecpimc1": (VecPimcPlayer, {"depth": 1}),
-    "vecpimc2": (VecPimcPlayer, {"depth": 2}),
-    "alphamu": (AlphaMuPlayer, {"cards": 3}),
-    "infopimc": (InfoPimcPlayer, {}),
-}
-ENDGAME_SEARCHES = tuple(_SEARCHERS)
+#: ``endgame_search`` choices: the searches the registered players offer (their ``ENDGAME`` rows).
+ENDGAME_SEARCHES = LazyChoices(lambda: registry.endgame_searches(), lambda c: registry.find_endgame(c) is not None)
 
 
 def pro_view_from_bulka_obs(obs) -> ProView:
@@ -104,6 +97,15 @@ class PolicyPlayer(Player):
     and the Pro decision described in the module docstring."""
 
     kind = "policy"
+    HELP = "a trained MaskablePPO policy checkpoint, pimc with a learned belief for its last cards"
+    WEB = {
+        "sample": None,
+        "pro": None,
+        "pro_bulka": (0, 100),
+        "endgame": (0, 9),
+        "endgame_samples": (1, 128),
+        "endgame_belief": NAMED_MODEL,
+    }
     POSITIONAL = "path"
     SETTINGS = {
         "path": Setting(str, DEFAULT_MODEL, "checkpoint .zip written by `trappola train` (default: the shipped model)"),
@@ -157,17 +159,18 @@ class PolicyPlayer(Player):
         ),
     }
 
-    def __init__(self, **settings):
-        learned = str(settings.get("pro", "learned")).strip().lower() == "learned"
+    def __init__(self, **given):
+        pro = given.pop("pro", "learned")
+        learned = str(pro).strip().lower() == "learned"
         # Player.__init__ builds a shared ProRule, which knows no "learned" mode.
-        super().__init__(**({**settings, "pro": "never"} if learned else settings))
+        super().__init__(**given, pro="never" if learned else pro)
         if learned:
-            self.settings["pro"] = "learned"
+            self.settings = self.settings.replace(pro="learned")
             self.name = self._canonical_name(self.settings)
-        self.policy, self.meta = load_checkpoint_policy(self.settings["path"])
+        self.policy, self.meta = load_checkpoint_policy(self.settings.path)
         if self.policy.obs_dim != OBS_SIZE:
             raise ValueError(
-                f"checkpoint {self.settings['path']!r} expects {self.policy.obs_dim} inputs, "
+                f"checkpoint {self.settings.path!r} expects {self.policy.obs_dim} inputs, "
                 f"trappola_v0 observations have {OBS_SIZE}"
             )
         self.learned_pro = None
@@ -180,23 +183,26 @@ class PolicyPlayer(Player):
         self._searcher = self._endgame_searcher(self.settings)
 
     @staticmethod
-    def _endgame_searcher(settings: dict) -> PimcPlayer | None:
-        if not settings["endgame"]:
+    def _endgame_searcher(settings: Values) -> PimcPlayer | None:
+        if not settings.endgame:
             return None
         if importlib.util.find_spec("numba") is None:  # else the first endgame turn would fail mid-partie
-            raise ValueError(
-                "the policy player's endgame search needs numba (pip install "
-                "'trappola-lab[search]'); policy:endgame=0 plays the network alone"
-            )
-        cls, extra = _SEARCHERS[settings["endgame_search"]]
+            needs = missing_dependency("the policy player's endgame search", "numba")
+            raise ValueError(f"{needs}; policy:endgame=0 plays the network alone")
+        found = registry.find_endgame(settings.endgame_search)
+        if found is None:
+            raise ValueError(f"no player offers the endgame search {settings.endgame_search!r}")
+        cls, extra = found
+        if not issubclass(cls, PimcPlayer):  # the endgame asks the searcher for its layouts' values
+            raise ValueError(f"endgame search {settings.endgame_search!r}: {cls.__name__} is not a pimc player")
         return cls(
             **extra,
-            samples=settings["endgame_samples"],
-            belief=settings["endgame_belief"],
-            infer=settings["endgame_infer"],
-            infer_draws=settings["endgame_infer_draws"],
-            infer_temp=settings["endgame_infer_temp"],
-            infer_floor=settings["endgame_infer_floor"],
+            samples=settings.endgame_samples,
+            belief=settings.endgame_belief,
+            infer=settings.endgame_infer,
+            infer_draws=settings.endgame_infer_draws,
+            infer_temp=settings.endgame_infer_temp,
+            infer_floor=settings.endgame_infer_floor,
         )
 
     @property
@@ -205,7 +211,7 @@ class PolicyPlayer(Player):
         return self._searcher
 
     @classmethod
-    def _canonical_name(cls, values: dict) -> str:
+    def _canonical_name(cls, values: Values) -> str:
         """``policy[:path][,key=value...]`` with defaults left out, the
         registry's spec format (``make_player(player.name)`` rebuilds it)."""
         items = [str(values["path"])] if values["path"] != DEFAULT_MODEL else []
@@ -244,16 +250,10 @@ class PolicyPlayer(Player):
         mask = view.legal_mask
         if mask & (mask - 1) == 0:  # one legal action: nothing to decide
             return mask.bit_length() - 1
-        if (
-            self._searcher is not None
-            and mask & CARD_ACTIONS
-            and view.info.hand.bit_count() <= self.settings["endgame"]
-        ):
+        if self._searcher is not None and mask & CARD_ACTIONS and view.info.hand.bit_count() <= self.settings.endgame:
             return self._searcher.act(view)
         obs = view._observation if view._observation is not None else encode_info(view.info)
-        return self.policy.act(
-            obs[:OBS_SIZE], mask_array(mask), self._np_rng, deterministic=not self.settings["sample"]
-        )
+        return self.policy.act(obs[:OBS_SIZE], mask_array(mask), self._np_rng, deterministic=not self.settings.sample)
 
     def act_observation(self, obs, action_mask) -> int:
         """An action straight from an environment observation: a
@@ -273,7 +273,7 @@ class PolicyPlayer(Player):
         if bits & (bits - 1) == 0:
             return bits.bit_length() - 1
         return self.policy.act(
-            np.asarray(obs, np.float32)[:OBS_SIZE], legal, self._np_rng, deterministic=not self.settings["sample"]
+            np.asarray(obs, np.float32)[:OBS_SIZE], legal, self._np_rng, deterministic=not self.settings.sample
         )
 
     def decide_pro(self, view: ProView) -> bool:

@@ -12,8 +12,9 @@ advice included); ``heed=true`` plays the advice it gets when legal.
 
 from __future__ import annotations
 
-from trappola.agents.advice import advice_settings, heeded
+from trappola.agents.advice import HEED_WEB, advice_settings, heeded
 from trappola.agents.base import AdviceView, Player, TurnView, pro_settings
+from trappola.agents.pro_rules import PRO_WEB
 from trappola.agents.settings import Setting
 from trappola_env.engine.actions import ACCEPT_ALIFER, DECLINE_ALIFER, PROPOSE_ALIFER
 
@@ -24,6 +25,8 @@ class RandomPlayer(Player):
     """The ``random`` player (see the module docstring)."""
 
     kind = "random"
+    HELP = "uniform over legal actions"
+    WEB = {"alifer": None, **PRO_WEB, **HEED_WEB}
     SETTINGS = {
         "alifer": Setting(bool, True, "propose/accept Alifer at random too (false: never propose, always decline)"),
         **pro_settings("random"),
@@ -32,12 +35,12 @@ class RandomPlayer(Player):
 
     def act(self, view: TurnView) -> int:
         """A legal action drawn uniformly (advice heeded, Alifer left out, as set)."""
-        if view.advice and self.settings["heed"]:
+        if view.advice and self.settings.heed:
             advised = heeded(view)
             if advised is not None:
                 return advised
         mask = view.legal_mask
-        if not self.settings["alifer"]:
+        if not self.settings.alifer:
             if mask >> ACCEPT_ALIFER & 1:
                 return DECLINE_ALIFER
             mask &= _ALIFER_OFF

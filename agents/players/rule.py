@@ -52,8 +52,9 @@ gives the bare heuristics at about 0.15 ms.
 
 from __future__ import annotations
 
-from trappola.agents.advice import advice_settings, heeded, honest_advice
+from trappola.agents.advice import HEED_WEB, advice_settings, heeded, honest_advice
 from trappola.agents.base import AdviceView, Player, TurnView, pro_settings
+from trappola.agents.pro_rules import PRO_WEB
 from trappola.agents.search.endgame import card_values, win_chance
 from trappola.agents.search.knowledge import OpponentCards, aces_failed, opponent_cards, public_points
 from trappola.agents.search.worlds import determinize
@@ -80,6 +81,24 @@ class RulePlayer(Player):
     """The ``rule`` player (see the module docstring for its settings)."""
 
     kind = "rule"
+    HELP = "hand-written heuristics (declares, tracks voids, plays for Twos)"
+    WEB = {
+        "declare": None,
+        "manko": None,
+        "alifer": None,
+        "alifer_margin": (0, 200),
+        "answer_rollouts": (0, 64),
+        "rollout_p": None,
+        "alifer_p": None,
+        "twos": None,
+        "first_two": None,
+        "cash": None,
+        "endgame": (0, 9),
+        "samples": (1, 32),
+        **PRO_WEB,
+        **HEED_WEB,
+        "advice_worlds": (0, 64),
+    }
     SETTINGS = {
         "declare": Setting(
             ("always", "never", "no_aces"), "always", "scoring declarations: always (first chance), never, no_aces"
@@ -131,7 +150,7 @@ class RulePlayer(Player):
 
     def advise(self, view: AdviceView) -> int:
         """Honest advice: its own choice over imagined defender hands (``trappola.agents.advice``)."""
-        return honest_advice(self, view, self.settings["advice_worlds"])
+        return honest_advice(self, view, self.settings.advice_worlds)
 
     def act(self, view: TurnView) -> int:
         """Heed advice if asked to, answer or propose Alifer, declare, ask Manko,
@@ -139,7 +158,7 @@ class RulePlayer(Player):
         info = view.info
         mask = view.legal_mask
         cfg = self.settings
-        if view.advice and self.settings["heed"]:
+        if view.advice and self.settings.heed:
             advised = heeded(view)
             if advised is not None:
                 return advised
@@ -183,7 +202,7 @@ class RulePlayer(Player):
         if answering and cfg["answer_rollouts"] > 0:
             return self._rollout_win_chance(info, opp, cfg["answer_rollouts"]) < cfg["rollout_p"]
         me = info.seat
-        return public_points(info, 1 - me) - public_points(info, me) >= self.settings["alifer_margin"]
+        return public_points(info, 1 - me) - public_points(info, me) >= self.settings.alifer_margin
 
     def _rollout_win_chance(self, info: InfoState, opp: OpponentCards, n: int) -> float:
         """Share of ``n`` rollouts this seat wins: each deals the opponent a
@@ -218,7 +237,7 @@ class RulePlayer(Player):
         """Mean endgame value of each legal card over sampled opponent
         hands, and the share of samples this seat wins with its best card."""
         candidates = cards_of(cards)
-        n = max(1, self.settings["samples"])
+        n = max(1, self.settings.samples)
         totals = dict.fromkeys(candidates, 0.0)
         wins = 0.0
         for _ in range(n):
@@ -251,7 +270,7 @@ class RulePlayer(Player):
         if not opp.higher_in_suit(card):
             value += 4  # wins whenever led: a way back to the lead
         if card % 9 == TWO:
-            value += 8 if opp.suit_void(card // 9) and self.settings["twos"] else 1
+            value += 8 if opp.suit_void(card // 9) and self.settings.twos else 1
         if card % 9 == ACE and ACES in info.declarations[info.seat] and not aces_failed(info, info.seat):
             value += 100
         return value
@@ -260,12 +279,12 @@ class RulePlayer(Player):
     def _lead(self, info: InfoState, cards: int, opp: OpponentCards) -> int:
         hand = cards_of(cards)
         sure = [c for c in hand if not opp.higher_in_suit(c)]
-        live_twos = [c for c in sure if c % 9 == TWO] if self.settings["twos"] else []
+        live_twos = [c for c in sure if c % 9 == TWO] if self.settings.twos else []
         others = [c for c in sure if c % 9 != TWO]
         if live_twos and not others:
             return live_twos[0]
         losers = [c for c in hand if c not in sure]
-        if others and (self.settings["cash"] == "early" or not losers):
+        if others and (self.settings.cash == "early" or not losers):
             return max(others, key=lambda c: self._cash_order(info, c, opp))
         if others:
             return max(losers, key=lambda c: self._lead_value(info, c, opp))
@@ -281,9 +300,9 @@ class RulePlayer(Player):
         points = CARD_POINTS[card]
         if card % 9 == TWO:
             p_win = opp.p_none_of(SUIT_MASK[card // 9])
-            if not self.settings["twos"]:
+            if not self.settings.twos:
                 return p_win - 0.5
-            if info.trick == 0 and p_win < self.settings["first_two"]:
+            if info.trick == 0 and p_win < self.settings.first_two:
                 return -1.0
             return p_win * (1 + _TWO_BONUS[info.trick]) - 0.5
         p_win = opp.p_none_of(opp.higher_in_suit(card))

@@ -41,15 +41,17 @@ class _TreePimc(PimcPlayer):
     def _deep(self, info: InfoState) -> bool:
         raise NotImplementedError
 
+    def _max_front(self) -> int:
+        """Most outcome vectors kept per node of the tree."""
+        return 64
+
     def _tree_values(self, tree: WorldTree, pub, cards: list[int], info: InfoState) -> dict[int, float]:
         raise NotImplementedError
 
     def _tree(self, info: InfoState) -> tuple[WorldTree, object]:
         opp, weights = self.layouts(info)
         w = np.full(len(opp), 1.0 / len(opp)) if weights is None else np.asarray(weights, dtype=np.float64)
-        tree = WorldTree(
-            info.seat, info.hand, opp, w, self._score, self.table, max_front=self.settings.get("max_front", 64)
-        )
+        tree = WorldTree(info.seat, info.hand, opp, w, self._score, self.table, max_front=self._max_front())
         return tree, public_of(self.solver_args(info, info.seat))
 
     def _best_card(self, info: InfoState, cards: int) -> tuple[int, float]:
@@ -67,6 +69,11 @@ class VecPimcPlayer(_TreePimc):
     """The ``vecpimc`` player (see the module docstring)."""
 
     kind = "vecpimc"
+    HELP = (
+        "pimc whose next decisions are one card per information set, chosen greedily by mean, against an "
+        "opponent that sees every card (not EPIMC; named epimc before)"
+    )
+    ENDGAME = {"vecpimc1": {"depth": 1}, "vecpimc2": {"depth": 2}}
     SETTINGS = {
         **PimcPlayer.SETTINGS,
         "depth": Setting(
@@ -76,16 +83,18 @@ class VecPimcPlayer(_TreePimc):
     }
 
     def _deep(self, info: InfoState) -> bool:
-        return self.settings["depth"] > 0 and info.hand.bit_count() <= self.settings["from_cards"]
+        return self.settings.depth > 0 and info.hand.bit_count() <= self.settings.from_cards
 
     def _tree_values(self, tree, pub, cards, info):
-        return {c: float(v @ tree.weights) for c, v in tree.root_vectors(pub, cards, self.settings["depth"]).items()}
+        return {c: float(v @ tree.weights) for c, v in tree.root_vectors(pub, cards, self.settings.depth).items()}
 
 
 class AlphaMuPlayer(_TreePimc):
     """The ``alphamu`` player (see the module docstring)."""
 
     kind = "alphamu"
+    HELP = "pimc, then alpha-mu (Pareto fronts over the layouts, Cazenave and Ventos 2019) for the last cards"
+    ENDGAME = {"alphamu": {"cards": 3}}
     SETTINGS = {
         **PimcPlayer.SETTINGS,
         "cards": Setting(
@@ -95,7 +104,10 @@ class AlphaMuPlayer(_TreePimc):
     }
 
     def _deep(self, info: InfoState) -> bool:
-        return info.hand.bit_count() <= self.settings["cards"]
+        return info.hand.bit_count() <= self.settings.cards
+
+    def _max_front(self) -> int:
+        return self.settings.max_front
 
     def _tree_values(self, tree, pub, cards, info):
         return tree.root_fronts(pub, cards, info.hand.bit_count())

@@ -265,6 +265,49 @@ def check_resources(cfg: RLlibConfig, resources: dict) -> None:
         )
 
 
+def _check_before_ray(cfg: RLlibConfig) -> None:
+    """Build every player and read every file the run needs, and refuse an
+    unusable checkpoint or run folder, before Ray starts or anything is written."""
+    load_players(cfg)
+    if cfg.resume or cfg.init_from:
+        from trappola.agents.model_io.checkpoint_format import load_policy
+        from trappola.train.run.resume import check_fixed
+
+        load_policy(cfg.resume or cfg.init_from, env=cfg.env)
+        check_fixed(cfg, cfg.resume or cfg.init_from)
+    check_run_dir(cfg)
+    if cfg.address:
+        check_reachable(cfg.address)
+
+
+def _start_ray(cfg: RLlibConfig) -> bool:
+    """Start Ray (joining ``cfg.address`` if given) unless it runs already;
+    whether this call started it (and so must shut it down)."""
+    import ray
+
+    if ray.is_initialized():
+        return False
+    kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.ERROR}
+    if cfg.address:
+        kwargs["address"] = cfg.address
+    elif cfg.num_cpus:
+        kwargs["num_cpus"] = cfg.num_cpus
+    try:
+        ray.init(**kwargs)
+    except ConnectionError as exc:
+        raise ValueError(f"cannot reach a Ray cluster at {cfg.address!r}: {exc}") from None
+    return True
+
+
+def _progress_bar(cfg: RLlibConfig, done: int):
+    """The run's progress bar on stderr, from ``done`` steps."""
+    from tqdm import tqdm
+
+    return tqdm(
+        total=cfg.total_timesteps, initial=done, unit="step", dynamic_ncols=True, mininterval=2.0, file=sys.stderr
+    )
+
+
 def last_save(recorder, steps: int, network, exc: OSError, **meta) -> None:
     """After ``exc`` (a failing disk) stopped the run at ``steps``: a last
     try at ``final.zip`` and one line saying what was saved (the SB3
@@ -295,17 +338,7 @@ def train(cfg: RLlibConfig, log=None, callbacks=()) -> dict:
     from trappola.train.rllib.pool_env import sync_snapshots
     from trappola.train.run.recorder import RunRecorder
 
-    load_players(cfg)  # every player and file the run reads, before Ray starts
-    # Refuse an unusable checkpoint or run folder before Ray starts or anything is written.
-    if cfg.resume or cfg.init_from:
-        from trappola.agents.model_io.checkpoint_format import load_policy
-        from trappola.train.run.resume import check_fixed
-
-        load_policy(cfg.resume or cfg.init_from, env=cfg.env)
-        check_fixed(cfg, cfg.resume or cfg.init_from)
-    check_run_dir(cfg)
-    if cfg.address:
-        check_reachable(cfg.address)
+    _check_before_ray(cfg)
     recorder = None
     module = trained_module(cfg)
     state = {"resumed_from": None, "algo": None}
@@ -328,17 +361,7 @@ def train(cfg: RLlibConfig, log=None, callbacks=()) -> dict:
 
     t_start = time.time()
     torch.set_num_threads(cfg.torch_threads)
-    started = not ray.is_initialized()
-    if started:
-        kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.ERROR}
-        if cfg.address:
-            kwargs["address"] = cfg.address
-        elif cfg.num_cpus:
-            kwargs["num_cpus"] = cfg.num_cpus
-        try:
-            ray.init(**kwargs)
-        except ConnectionError as exc:
-            raise ValueError(f"cannot reach a Ray cluster at {cfg.address!r}: {exc}") from None
+    started = _start_ray(cfg)
     algo = None
     bar = None
     logger = None
@@ -399,16 +422,7 @@ def train(cfg: RLlibConfig, log=None, callbacks=()) -> dict:
             for slot in slots:
                 set_snapshot(algo, slot, get_weights(algo, module))
         if cfg.progress_bar:
-            from tqdm import tqdm
-
-            bar = tqdm(
-                total=cfg.total_timesteps,
-                initial=done,
-                unit="step",
-                dynamic_ncols=True,
-                mininterval=2.0,
-                file=sys.stderr,
-            )
+            bar = _progress_bar(cfg, done)
         sampled = last_snap = 0
         deadline = t_start + 60.0 * cfg.max_minutes if cfg.max_minutes > 0 else None
         t_learn = time.time()

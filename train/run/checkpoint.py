@@ -1,5 +1,7 @@
 """Writing checkpoints (``save_checkpoint``, ``export_for_play``) and
-loading a full ``MaskablePPO`` to resume training (``load_model``).
+loading a full ``MaskablePPO`` to resume training (``load_model``); ``adopt``
+makes a plain MaskablePPO zip from one's own SB3 loop a lab checkpoint
+(``python -m trappola.train.run.checkpoint adopt SRC DST``).
 
 The format, its validation and loading the actor for play live with the
 players (``trappola.agents.model_io.checkpoint_format``): an sb3-contrib ``MaskablePPO`` zip plus a
@@ -25,6 +27,8 @@ from trappola.agents.model_io.checkpoint_format import (
     check_compatible,
     check_weights,
     current_signature,
+    load_state_dict,
+    plain_metadata,
     read_metadata,
 )
 from trappola.agents.model_io.numpy_policy import NumpyPolicy
@@ -132,6 +136,28 @@ def export_for_play(src: str | Path, dst: str | Path, **extra_meta) -> Path:
     return dst
 
 
+def adopt(src: str | Path, dst: str | Path, env: str = "trappola_v0") -> Path:
+    """Make a plain MaskablePPO zip trained in one's own SB3 loop (on
+    ``trappola.train.selfplay.single_agent``'s environment, or any with this
+    code's observation and actions) a lab checkpoint: ``dst`` is ``src``
+    with the metadata written in (this code's signature, the policy's
+    activation and layers, ``adopted_from``); ``CheckpointError`` if ``src``
+    is no MaskablePPO zip or its network does not fit this code."""
+    meta = {**plain_metadata(src, env), "package_version": version("trappola-lab"), "adopted_from": str(src)}
+    meta.pop("plain_sb3")
+    policy = NumpyPolicy.from_state_dict(load_state_dict(src), meta["policy_arch"]["activation"])
+    check_weights(policy, src)
+    want = meta["signature"]["observation"].get("dim")
+    if want is not None and policy.obs_dim != want:
+        raise CheckpointError(f"{src}: network input size {policy.obs_dim} != observation size {want}")
+    dst = Path(dst)
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    with open(src, "rb") as f:
+        write_bytes(dst, f.read())
+    write_metadata(dst, meta)
+    return dst
+
+
 def load_model(path: str | Path, env=None, device: str = "cpu", **kwargs):
     """(``MaskablePPO``, metadata) of a compatible checkpoint; ``env`` is
     attached for further training; its tensors go to ``device`` whichever
@@ -186,7 +212,10 @@ def _command(args: list[str]) -> int:
     if len(args) == 3 and args[0] == "export":
         print(export_for_play(args[1], args[2]))
         return 0
-    usage = "usage: python -m trappola.train.run.checkpoint info PATH | export SRC DST"
+    if len(args) == 3 and args[0] == "adopt":
+        print(adopt(args[1], args[2]))
+        return 0
+    usage = "usage: python -m trappola.train.run.checkpoint info PATH | export SRC DST | adopt SRC DST"
     if args in (["-h"], ["--help"]):
         print(usage)
         return 0

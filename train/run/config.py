@@ -30,11 +30,11 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 from pydantic.fields import FieldInfo
 from pydantic.json_schema import JsonDict
 
-from trappola.train.choices import check_choice
 from trappola.train.devices import DEVICES, check_device
 from trappola.train.networks import ACTIVATIONS
 from trappola.train.selfplay.alifer import ALIFER_VALUES
 from trappola.train.selfplay.reward import POINTS_SCALE, POINTS_WEIGHT, TOKENS_SCALE, TRAINING_REWARD_MODES
+from trappola_env.engine.checks import check_choice
 
 #: Seeds are passed to numpy, torch and Python's random, and offsets are added to them.
 MAX_SEED = 2**31 - 1

@@ -64,7 +64,8 @@ from trappola.train.selfplay.alifer import AliferValue
 from trappola.train.selfplay.forced import forced_actions
 from trappola.train.selfplay.opponent_workers import OpponentWorkers
 from trappola.train.selfplay.pool import OpponentPool, PlayerOpponent, pool_member
-from trappola.train.selfplay.reward import POINTS_SCALE, POINTS_WEIGHT, TOKENS_SCALE, RewardShaping
+from trappola.train.selfplay.reward import RewardShaping
+from trappola.train.selfplay.settings import SelfPlaySettings, settings_of
 from trappola_env.batch import BatchPartie, order_of, random_orders
 from trappola_env.batch.engine import rewards_of
 from trappola_env.engine import Partie, deal_from_names, deal_from_order
@@ -147,45 +148,39 @@ class BatchedSelfPlayVecEnv(VecEnv):
         frozen networks): the learner's
     :param env_threads: cores of the batched engine (``BatchPartie(threads=...)``; 0: every core);
         the games are the same with any number
-    The other keyword arguments are those of ``SelfPlayEnv``."""
+    :param settings: the self-play settings (``trappola.train.selfplay.settings.SelfPlaySettings``);
+        ``changes``: fields of it to change (``reward_mode="win"``)"""
 
     def __init__(
         self,
         n_envs: int,
         pool: dict | None = None,
-        reward_mode: str = "mixed",
-        points_scale: float = POINTS_SCALE,
-        tokens_scale: float = TOKENS_SCALE,
-        points_weight: float = POINTS_WEIGHT,
+        settings: SelfPlaySettings | None = None,
         seed: int | None = None,
-        pool_size: int = 8,
-        snapshot_latest_prob: float = 0.5,
-        opponent_deterministic: bool = False,
-        skip_forced: bool = True,
-        alifer_value: str = "replay",
-        alifer_ema: float = 0.01,
         full_deal: bool = False,
         players: dict | None = None,
-        privileged: bool = False,
         opponent_workers: int = 0,
         batch_networks: bool = True,
         device: str = "cpu",
         env_threads: int = 1,
+        **changes,
     ):
-        self.reward = RewardShaping(reward_mode, points_scale, tokens_scale, points_weight)
-        self.alifer = AliferValue(alifer_value, reward_mode, alifer_ema)
+        s = settings_of(settings, changes)
+        self.settings = s
+        self.reward = RewardShaping(s.reward_mode, s.points_scale, s.tokens_scale, s.points_weight)
+        self.alifer = AliferValue(s.alifer_value, s.reward_mode, s.alifer_ema)
         self.batch = BatchPartie(n_envs, threads=env_threads)  # first: the engine checks the number of games
         if isinstance(opponent_workers, bool) or not isinstance(opponent_workers, int) or opponent_workers < 0:
             raise ValueError(f"opponent_workers must be an int >= 0, got {opponent_workers!r}")
         self.render_mode = None
-        self.privileged = bool(privileged)
+        self.privileged = bool(s.privileged)
         full_deal = full_deal or self.privileged
         size = OBS_SIZE + (FULL_DEAL_SIZE if self.privileged else 0)
         super().__init__(n_envs, spaces.Box(0.0, 1.0, (size,), np.float32), spaces.Discrete(N_ACTIONS))
         self.pool = OpponentPool(
-            dict(pool or {"rule": 1.0}), pool_size, snapshot_latest_prob, opponent_deterministic, players
+            dict(pool or {"rule": 1.0}), s.pool_size, s.snapshot_latest_prob, s.opponent_deterministic, players
         )
-        self.skip_forced = skip_forced
+        self.skip_forced = s.skip_forced
         self.device = device
         self._rng = np.random.default_rng(seed)
         BatchPartie.seed_random(int(self._rng.integers(2**31)))

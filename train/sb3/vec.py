@@ -17,6 +17,7 @@ import numpy as np
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnvWrapper, VecMonitor
 
 from trappola.train.selfplay.env import SelfPlayEnv
+from trappola.train.selfplay.settings import SelfPlaySettings
 
 
 class MaskCacheVecEnv(VecEnvWrapper):
@@ -51,13 +52,13 @@ class MaskCacheVecEnv(VecEnvWrapper):
 
 
 def env_kwargs(cfg) -> dict:
-    """The self-play adapters' keyword arguments from a config.
+    """The self-play adapters' pool and settings from a config.
 
     :param cfg: the ``TrainConfig``
-    :return: keyword arguments of ``SelfPlayEnv`` and ``BatchedSelfPlayVecEnv``
+    :return: ``pool`` and ``settings`` (a ``SelfPlaySettings``), the arguments
+        ``SelfPlayEnv`` and ``BatchedSelfPlayVecEnv`` share
     """
-    return dict(
-        pool=dict(cfg.pool),
+    settings = SelfPlaySettings(
         reward_mode=cfg.reward_mode,
         points_scale=cfg.points_scale,
         tokens_scale=cfg.tokens_scale,
@@ -69,6 +70,7 @@ def env_kwargs(cfg) -> dict:
         alifer_ema=cfg.alifer_ema,
         privileged=cfg.privileged_critic,
     )
+    return dict(pool=dict(cfg.pool), settings=settings)
 
 
 def _factory(kwargs: dict, seed: int):

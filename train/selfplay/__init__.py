@@ -6,6 +6,8 @@
 * ``forced``: the forced moves every adapter plays for the agent;
 * ``opponent_workers``: a pool's per-game players in worker processes;
 * ``env``: the single-agent gymnasium self-play env (``SelfPlayEnv``);
+* ``single_agent``: the public env for your own loop (``OpponentPoolEnv``: a fixed
+  opponent pool, win reward, stable defaults);
 * ``bc``: behaviour cloning, the warm start both trainers and the fits call.
 
 The adapters: ``trappola.train.sb3.batched_vec_env`` (the SB3 VecEnv),

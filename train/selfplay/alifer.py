@@ -18,7 +18,7 @@ from functools import partial
 
 import numpy as np
 
-from trappola.train.choices import check_choice
+from trappola_env.engine.checks import check_choice
 
 ALIFER_VALUES = ("replay", "zero")
 

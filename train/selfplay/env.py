@@ -53,7 +53,8 @@ from trappola.agents.players.policy import PolicyPlayer
 from trappola.train.selfplay.alifer import AliferValue
 from trappola.train.selfplay.forced import forced_action
 from trappola.train.selfplay.pool import LEARNER_NAME, OpponentPool, PlayerOpponent, pool_member
-from trappola.train.selfplay.reward import POINTS_SCALE, POINTS_WEIGHT, TOKENS_SCALE, RewardShaping
+from trappola.train.selfplay.reward import RewardShaping
+from trappola.train.selfplay.settings import SelfPlaySettings, settings_of
 from trappola_env import trappola_v0
 from trappola_env.engine import N_ACTIONS
 from trappola_env.full_deal import FULL_DEAL_SIZE, encode_full_deal
@@ -67,20 +68,11 @@ class SelfPlayEnv(gymnasium.Env):
     """See the module docstring.
 
     :param pool: pool member -> weight, or an ``OpponentPool``; default ``{"rule": 1.0}``
-    :param reward_mode: "win", "points", "tokens" or "mixed" (``trappola.train.selfplay.reward``)
-    :param points_scale: divides a points difference
-    :param tokens_scale: divides net tokens
-    :param points_weight: the weight of the points term in "mixed"
+    :param settings: the self-play settings (``trappola.train.selfplay.settings.SelfPlaySettings``)
     :param seed: seeds the deals, roles, opponent draws and the opponents' own randomness
-    :param pool_size: how many snapshots the pool keeps
-    :param snapshot_latest_prob: the probability that ``self`` is the latest snapshot
-    :param opponent_deterministic: whether snapshots play their arg max
-    :param skip_forced: play the learner's forced moves for it
-    :param alifer_value: "replay" or "zero" (``trappola.train.selfplay.alifer``)
-    :param alifer_ema: the rate of the replay value's running mean
     :param illegal_action: "raise" or "forfeit"
-    :param privileged: append the full-deal vector to the observation
     :param players: pool name -> player, for members that are no registered player
+    :param changes: fields of ``SelfPlaySettings`` to change (``reward_mode="win"``)
     """
 
     metadata = {"render_modes": []}
@@ -88,32 +80,25 @@ class SelfPlayEnv(gymnasium.Env):
     def __init__(
         self,
         pool: dict | OpponentPool | None = None,
-        reward_mode: str = "mixed",
-        points_scale: float = POINTS_SCALE,
-        tokens_scale: float = TOKENS_SCALE,
-        points_weight: float = POINTS_WEIGHT,
+        settings: SelfPlaySettings | None = None,
         seed: int | None = None,
-        pool_size: int = 8,
-        snapshot_latest_prob: float = 0.5,
-        opponent_deterministic: bool = False,
-        skip_forced: bool = True,
-        alifer_value: str = "replay",
-        alifer_ema: float = 0.01,
         illegal_action: str = "raise",
-        privileged: bool = False,
         players: dict | None = None,
+        **changes,
     ):
-        self.reward = RewardShaping(reward_mode, points_scale, tokens_scale, points_weight)
-        self.alifer = AliferValue(alifer_value, reward_mode, alifer_ema)
+        s = settings_of(settings, changes)
+        self.settings = s
+        self.reward = RewardShaping(s.reward_mode, s.points_scale, s.tokens_scale, s.points_weight)
+        self.alifer = AliferValue(s.alifer_value, s.reward_mode, s.alifer_ema)
         if isinstance(pool, OpponentPool):
             self.pool = pool
         else:
             self.pool = OpponentPool(
-                pool or {"rule": 1.0}, pool_size, snapshot_latest_prob, opponent_deterministic, players
+                pool or {"rule": 1.0}, s.pool_size, s.snapshot_latest_prob, s.opponent_deterministic, players
             )
-        self.skip_forced = skip_forced
+        self.skip_forced = s.skip_forced
         self.env = trappola_v0.raw_env(reward_mode=self.reward.env_mode, illegal_action=illegal_action)
-        self.privileged = bool(privileged)
+        self.privileged = bool(s.privileged)
         size = OBS_SIZE + (FULL_DEAL_SIZE if self.privileged else 0)
         self.observation_space = spaces.Box(0.0, 1.0, (size,), np.float32)
         self.action_space = spaces.Discrete(N_ACTIONS)

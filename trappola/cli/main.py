@@ -44,6 +44,7 @@ import time
 from pathlib import Path
 
 from trappola.cli import PREVIOUS_SIGINT, _quiet_interrupt
+from trappola_env.engine.checks import check_positive_int
 
 
 class CliError(Exception):
@@ -52,12 +53,9 @@ class CliError(Exception):
 
 def _positive(text: str) -> int:
     try:
-        v = int(text)
+        return check_positive_int("the value", int(text))
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {v}")
-    return v
 
 
 def _positive_float(text: str) -> float:
@@ -84,19 +82,8 @@ def _port(text: str) -> int:
     return v
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of the ``trappola`` command and its subcommands."""
-    from trappola.agents import describe_players
-
-    parser = argparse.ArgumentParser(
-        prog="trappola",
-        description="Trappola lab: play, evaluate and benchmark.",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    sub.required = True
-    players_help = "players (registry specs):\n" + describe_players()
-
+def _add_play(sub, players_help: str) -> None:
+    """The ``play`` subcommand's arguments."""
     p = sub.add_parser(
         "play",
         help="play against a computer player in this terminal",
@@ -114,6 +101,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=_int, default=None, help="seed for the deals (default: a fresh one, printed)")
     p.add_argument("--parties", type=_positive, default=1, help="parties to play (default: 1)")
 
+
+def _add_evaluate(sub, players_help: str) -> None:
+    """The ``evaluate`` subcommand's arguments."""
     e = sub.add_parser(
         "evaluate",
         help="head-to-head, session tournament or ratings",
@@ -186,6 +176,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     shown.add_argument("--no-progress", action="store_true", help="no progress report")
 
+
+def _add_serve(sub) -> None:
+    """The ``serve`` subcommand's arguments."""
     sv = sub.add_parser(
         "serve",
         help="the web app: play in the browser, replay saved games, leaderboard",
@@ -203,8 +196,14 @@ def build_parser() -> argparse.ArgumentParser:
         "::1 and --host); repeatable: the names other machines reach it by",
     )
 
+
+def _add_players(sub) -> None:
+    """The ``players`` subcommand's arguments."""
     sub.add_parser("players", help="list the registered players and their settings")
 
+
+def _add_bench(sub) -> None:
+    """The ``bench`` subcommand's arguments."""
     b = sub.add_parser(
         "bench",
         help="speed of random play: bare engine, trappola_v0, PettingZoo yardsticks",
@@ -213,6 +212,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     b.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the benchmark")
 
+
+def _add_train(sub) -> None:
+    """The ``train`` subcommand's arguments."""
     t = sub.add_parser(
         "train",
         help="self-play MaskablePPO training (train/README.md)",
@@ -228,6 +230,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     t.add_argument("overrides", nargs="*", metavar="KEY=VALUE", help="config overrides (or --key value)")
 
+
+def _add_exploit(sub, players_help: str) -> None:
+    """The ``exploit`` subcommand's arguments."""
     x = sub.add_parser(
         "exploit",
         help="approximate exploitability: train a best response to a player",
@@ -270,6 +275,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="training settings (fields of train/sb3/config.py, e.g. n_envs=512 learning_rate=1e-4)",
     )
 
+
+def _add_demo(sub) -> None:
+    """The ``demo`` subcommand's arguments."""
     d = sub.add_parser("demo", help="a short training run, then a Bulka-session table (make demo)")
     d.add_argument("--seed", type=_int, default=0, help="seed (default: 0)")
     d.add_argument(
@@ -282,6 +290,29 @@ def build_parser() -> argparse.ArgumentParser:
         "--quick", action="store_true", help="no training: a short look at the built-in players (well under a minute)"
     )
     d.add_argument("--deals", type=_positive, default=100, help="--quick: deals of the duplicate table (default: 100)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``trappola`` command and its subcommands."""
+    from trappola.agents import describe_players
+
+    parser = argparse.ArgumentParser(
+        prog="trappola",
+        description="Trappola lab: play, evaluate and benchmark.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    players_help = "players (registry specs):\n" + describe_players()
+
+    _add_play(sub, players_help)
+    _add_evaluate(sub, players_help)
+    _add_serve(sub)
+    _add_players(sub)
+    _add_bench(sub)
+    _add_train(sub)
+    _add_exploit(sub, players_help)
+    _add_demo(sub)
     from trappola.cli.analyze import add_parser as add_analyze
 
     add_analyze(sub, _positive, _int, players_help)

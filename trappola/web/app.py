@@ -59,31 +59,8 @@ async def _upload(request: Request, kind: str, lock: asyncio.Lock) -> bytearray:
         return await read_limited(request, MAX_BYTES, "the file")
 
 
-def create_app(make_player=None, *, hosts=(), workers: int | None = None, tables: Tables | None = None) -> FastAPI:
-    """The app. ``make_player(spec)`` builds opponents (default:
-    ``opponents.web_player``, the bounded specs; tests pass their own);
-    ``hosts``: host names it answers to besides this machine's
-    (``guard``); ``workers``: threads where opponents think (``thinking``);
-    ``tables``: the open tables (default ``Tables()``)."""
-    make_player = make_player or web_player
-    pool = ThinkingPool(workers)
-    tables = tables if tables is not None else Tables()
-    replays = Replays()
-    upload_lock = asyncio.Lock()
-
-    @contextlib.asynccontextmanager
-    async def lifespan(app):
-        yield
-        tables.close_all()
-        pool.shutdown()
-
-    app = FastAPI(title="Trappola lab", docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan)
-    app.state.tables, app.state.pool, app.state.replays = tables, pool, replays
-    app.add_middleware(Guard, hosts=hosts)
-
-    @app.exception_handler(WebError)
-    async def refused(request, exc: WebError):
-        return JSONResponse({"detail": str(exc)}, status_code=exc.status)
+def _add_pages(app: FastAPI) -> None:
+    """The page, its static files and the opponents offered."""
 
     @app.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)
     def index():
@@ -95,7 +72,11 @@ def create_app(make_player=None, *, hosts=(), workers: int | None = None, tables
     def players():
         from trappola.agents import REGISTRY
 
-        return [{"name": n, "about": REGISTRY[n][1], "settings": list(keys)} for n, keys in WEB_SETTINGS.items()]
+        return [{"name": n, "about": REGISTRY[n].help, "settings": list(keys)} for n, keys in WEB_SETTINGS.items()]
+
+
+def _add_table_routes(app: FastAPI, tables: Tables, pool: ThinkingPool, make_player) -> None:
+    """The tables: open one against built opponents, play, pace, download, hint."""
 
     @app.post("/api/tables")
     async def new_table(request: Request):
@@ -175,6 +156,10 @@ def create_app(make_player=None, *, hosts=(), workers: int | None = None, tables
         await json_object(request)
         return await asyncio.wrap_future(pool.submit(lambda: hint(table)))
 
+
+def _add_file_routes(app: FastAPI, replays: Replays, upload_lock: asyncio.Lock) -> None:
+    """Uploaded files: saved games to replay, an evaluation summary's leaderboard, analysis files."""
+
     # Replays answer JSON text made in a worker thread: a file's game list can
     # be large, and encoding it on the event loop would stall every table.
     @app.post("/api/replays")
@@ -223,4 +208,34 @@ def create_app(make_player=None, *, hosts=(), workers: int | None = None, tables
         except ValueError as e:
             raise WebError(f"not an analysis file: {e}") from None
 
+
+def create_app(make_player=None, *, hosts=(), workers: int | None = None, tables: Tables | None = None) -> FastAPI:
+    """The app. ``make_player(spec)`` builds opponents (default:
+    ``opponents.web_player``, the bounded specs; tests pass their own);
+    ``hosts``: host names it answers to besides this machine's
+    (``guard``); ``workers``: threads where opponents think (``thinking``);
+    ``tables``: the open tables (default ``Tables()``)."""
+    make_player = make_player or web_player
+    pool = ThinkingPool(workers)
+    tables = tables if tables is not None else Tables()
+    replays = Replays()
+    upload_lock = asyncio.Lock()
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app):
+        yield
+        tables.close_all()
+        pool.shutdown()
+
+    app = FastAPI(title="Trappola lab", docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan)
+    app.state.tables, app.state.pool, app.state.replays = tables, pool, replays
+    app.add_middleware(Guard, hosts=hosts)
+
+    @app.exception_handler(WebError)
+    async def refused(request, exc: WebError):
+        return JSONResponse({"detail": str(exc)}, status_code=exc.status)
+
+    _add_pages(app)
+    _add_table_routes(app, tables, pool, make_player)
+    _add_file_routes(app, replays, upload_lock)
     return app

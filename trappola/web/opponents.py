@@ -3,7 +3,8 @@ settings, and never a file path.
 
 A page may ask for any spec the registry parses (``agents.parse_spec``),
 but the server runs it, so the web accepts only the players and settings
-listed in ``WEB_SETTINGS``: numbers within bounds that keep one decision
+listed in ``WEB_SETTINGS`` (derived from the ``WEB`` row each player class
+declares): numbers within bounds that keep one decision
 to a fraction of a second (so a closed table's last decision ends soon),
 choices from their lists, and the learned models by name
 (``belief=default``), never a path. Anything else is refused before the
@@ -13,77 +14,34 @@ names a file of the server.
 
 from __future__ import annotations
 
-from trappola.agents import make_player, parse_spec, player_class
+from collections.abc import Iterator, Mapping
+
+from trappola.agents import make_player, parse_spec, player_class, registry
+from trappola.agents.settings import WebBound
 from trappola.web.errors import WebError
 
 #: Longest spec accepted (the longest useful one is far shorter).
 MAX_SPEC = 200
 
-_PRO = {"pro": None, "pro_bulka": (0, 100)}
-_MODEL = ("", "default")
-# Advice (advisers in a session): the imagined worlds cost one decision of the
-# player each, so pimc's are bounded lower than rule's.
-_HEED = {"heed": None}
 
-#: player -> {setting: None (its own choices or bool), (low, high) for a
-#: number, or a tuple of the strings allowed}.
-WEB_SETTINGS: dict[str, dict] = {
-    "random": {"alifer": None, **_PRO, **_HEED},
-    "rule": {
-        "declare": None,
-        "manko": None,
-        "alifer": None,
-        "alifer_margin": (0, 200),
-        "answer_rollouts": (0, 64),
-        "rollout_p": None,
-        "alifer_p": None,
-        "twos": None,
-        "first_two": None,
-        "cash": None,
-        "endgame": (0, 9),
-        "samples": (1, 32),
-        **_PRO,
-        **_HEED,
-        "advice_worlds": (0, 64),
-    },
-    "pimc": {
-        "samples": (1, 128),
-        "exact": (0, 256),
-        "objective": None,
-        "blend_weight": (0, 10),
-        "declare": None,
-        "declare_aces": None,
-        "declare_bianka": None,
-        "manko": None,
-        "anticipate": None,
-        "silence": None,
-        "alifer": None,
-        "alifer_propose": None,
-        "alifer_accept": None,
-        "belief": _MODEL,
-        "belief_draws": (1, 1024),
-        **_PRO,
-        **_HEED,
-        "advice_worlds": (0, 8),
-    },
-    # IS-MCTS costs about 0.2 ms of CPU per simulation: 400 keep a decision near a tenth of a second.
-    "ismcts": {
-        "simulations": (1, 400),
-        "uct_c": (0, 10),
-        "final_policy": None,
-        "rollouts": (1, 4),
-        "objective": None,
-        **_PRO,
-    },
-    "policy": {
-        "sample": None,
-        "pro": None,
-        "pro_bulka": (0, 100),
-        "endgame": (0, 9),
-        "endgame_samples": (1, 128),
-        "endgame_belief": _MODEL,
-    },
-}
+class _WebSettings(Mapping[str, Mapping[str, WebBound]]):
+    """player -> {setting: None (its own choices or bool), (low, high) for a
+    number, or a tuple of the strings allowed}: the ``WEB`` rows the player
+    classes declare (``trappola.agents.registry.web_rows``), read when first used."""
+
+    def __getitem__(self, name: str) -> Mapping[str, WebBound]:
+        web = registry.web_rows()[name].web
+        assert web is not None  # web_rows holds only rows with one
+        return web
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(registry.web_rows())
+
+    def __len__(self) -> int:
+        return len(registry.web_rows())
+
+
+WEB_SETTINGS = _WebSettings()
 
 
 def check_web_spec(spec) -> str:

@@ -26,12 +26,13 @@ import numpy.typing as npt
 
 from trappola_env.engine.actions import N_ACTIONS, action_name
 from trappola_env.engine.cards import N_CARDS
+from trappola_env.engine.checks import check_positive_int
 from trappola_env.engine.deal import Deal
 from trappola_env.engine.partie import IllegalActionError
 from trappola_env.engine.rule_config import RuleConfig
 from trappola_env.full_deal import FULL_DEAL_SIZE
 from trappola_env.observation import OBS_SIZE
-from trappola_env.spaces_and_rewards import REWARD_MODES, check_positive_int, check_reward_mode
+from trappola_env.spaces_and_rewards import REWARD_MODES, check_reward_mode
 
 from . import kernels as K
 from . import parallel as P

@@ -26,6 +26,7 @@ from trappola_env.engine.actions import (
     action_name,
 )
 from trappola_env.engine.cards import ACE, ACE_MASK, CARD_POINTS, SUIT_MASK, cards_of
+from trappola_env.engine.checks import check_positive_int
 from trappola_env.engine.deal import Deal
 from trappola_env.engine.declarations import (
     FIGURA_ACTIONS,
@@ -105,9 +106,8 @@ class Partie:
             raise TypeError(f"deal must be a Deal (deal_from_names builds one from card names), got {deal!r}")
         if not isinstance(config, RuleConfig):
             raise TypeError(f"config must be a RuleConfig, got {type(config).__name__}")
-        for name, v in (("stake_multiple", stake_multiple), ("multiplier", multiplier)):
-            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-                raise ValueError(f"{name} must be a positive int, got {v!r}")
+        check_positive_int("stake_multiple", stake_multiple)
+        check_positive_int("multiplier", multiplier)
         self.config = config
         self.deal = deal
         self.stake_multiple = stake_multiple

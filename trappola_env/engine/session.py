@@ -117,6 +117,7 @@ from typing import Any, NamedTuple
 from trappola_env.engine.actions import NO_PRO, PRO, action_name
 from trappola_env.engine.advice import NO_ADVICE, advice_mask, advice_name, advised_action
 from trappola_env.engine.cards import cards_of
+from trappola_env.engine.checks import check_positive_int
 from trappola_env.engine.deal import Deal, Shuffler, deal_from_names, random_deal
 from trappola_env.engine.history import History
 from trappola_env.engine.infostate import InfoState
@@ -179,12 +180,6 @@ class ProOffer(NamedTuple):
     player: str
     streak: int
     declared: bool
-
-
-def _positive_int(name: str, v: object) -> int:
-    if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-        raise ValueError(f"{name} must be a positive int, got {v!r}")
-    return v
 
 
 class Session:
@@ -271,8 +266,8 @@ class Session:
             raise ValueError(f"a Bulka session has 2 to {MAX_PLAYERS} players, got {len(names)}")
         if any(not isinstance(n, str) or not n for n in names) or len(set(names)) != len(names):
             raise ValueError(f"player names must be distinct non-empty strings, got {names}")
-        self.max_parties = _positive_int("max_parties", max_parties)
-        self.stake_multiple = _positive_int("stake_multiple", stake_multiple)
+        self.max_parties = check_positive_int("max_parties", max_parties)
+        self.stake_multiple = check_positive_int("stake_multiple", stake_multiple)
         self._unit = BASE_STAKE * self.stake_multiple  # a stake at m = 1
         if not isinstance(config, RuleConfig):
             raise TypeError(f"config must be a RuleConfig, got {type(config).__name__}")

@@ -19,14 +19,15 @@ raise ``ValueError`` naming them.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any, TypeVar
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 import pyspiel
 
 from trappola_env.engine import N_ACTIONS, Partie, RuleConfig, action_name, card_name, cards_of, deal_from_order
 from trappola_env.engine.cards import N_CARDS
+from trappola_env.engine.checks import check_choice
 from trappola_env.engine.infostate import InfoState
 from trappola_env.engine.render import render_partie
 from trappola_env.observation import LAYOUT, OBS_SIZE, encode, encode_public
@@ -67,9 +68,6 @@ GAME_TYPE = pyspiel.GameType(
 )
 
 
-_T = TypeVar("_T")
-
-
 def _game_info(reward_mode: str) -> Any:
     bound = 1.0 if reward_mode == "win" else float(MAX_POINTS)
     return pyspiel.GameInfo(
@@ -81,14 +79,6 @@ def _game_info(reward_mode: str) -> Any:
         utility_sum=0.0,
         max_game_length=MAX_MOVES,
     )
-
-
-def check_choice(name: str, value: _T, choices: Iterable[_T]) -> _T:
-    """``value`` if it is one of ``choices``, else ``ValueError`` naming both."""
-    choices = tuple(choices)
-    if value not in choices:
-        raise ValueError(f"{name} must be one of {', '.join(map(str, choices))}; got {value!r}")
-    return value
 
 
 class TrappolaGame(pyspiel.Game):

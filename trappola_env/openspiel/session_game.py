@@ -51,6 +51,7 @@ import pyspiel
 from trappola_env.bulka_v0 import BULKA_OBS_SIZE, OBS_LAYOUT, encode_session
 from trappola_env.engine import N_ACTIONS, Partie, RuleConfig, action_name, card_name, deal_from_order
 from trappola_env.engine.cards import N_CARDS
+from trappola_env.engine.checks import check_choice, check_positive_int
 from trappola_env.engine.deal import Deal
 from trappola_env.engine.infostate import InfoState
 from trappola_env.engine.render import render_partie
@@ -60,7 +61,7 @@ from trappola_env.observation import OBS_SIZE, encode, encode_public
 from trappola_env.openspiel.bounds import balance_bound
 from trappola_env.openspiel.layouts import layout_order, layout_sampler, rng_from
 from trappola_env.openspiel.observer import Tensor, TrappolaObserver
-from trappola_env.openspiel.partie_game import MAX_MOVES, check_choice
+from trappola_env.openspiel.partie_game import MAX_MOVES
 
 # A live Pro partie is replayed past max_parties until it is decided; more than this many ties in a
 # row (each a few percent likely) is beyond any bound a game length needs.
@@ -91,12 +92,6 @@ GAME_TYPE = pyspiel.GameType(
 )
 
 
-def _positive(name: str, value: object, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= high:
-        raise ValueError(f"{name} must be an int from 1 to {high}, got {value!r}")
-    return value
-
-
 class BulkaGame(pyspiel.Game):
     """The ``python_bulka`` game (see the module docstring)."""
 
@@ -107,8 +102,8 @@ class BulkaGame(pyspiel.Game):
             raise ValueError(f"python_bulka has no parameter {', '.join(unknown)}")
         n = params.get("players", 3)
         self.n_players = check_choice("players", n, (2, 3, 4))
-        self.max_parties = _positive("max_parties", params.get("max_parties", 20), 1000)
-        self.stake_multiple = _positive("stake_multiple", params.get("stake_multiple", 1), 2**20)
+        self.max_parties = check_positive_int("max_parties", params.get("max_parties", 20), 1000)
+        self.stake_multiple = check_positive_int("stake_multiple", params.get("stake_multiple", 1), 2**20)
         self.config = RuleConfig(ace_declaration=params.get("ace_declaration", "first_ace"))
         self.seatings = list(itertools.permutations(range(n)))
         parties = self.max_parties + EXTRA_REPLAYS
