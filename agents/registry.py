@@ -20,6 +20,7 @@ dependency is missing is left out and named in ``missing()``.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import importlib.util
@@ -144,6 +145,19 @@ class _Registry:
 
 
 _REGISTRY = _Registry()
+
+
+@contextlib.contextmanager
+def fresh() -> Iterator[None]:
+    """Inside the block the registry is the one a new process starts with (no module scanned yet), so
+    what a fresh process finds (an entry point, a missing optional dependency) can be seen in this one;
+    the rows found before come back after it."""
+    global _REGISTRY
+    kept, _REGISTRY = _REGISTRY, _Registry()
+    try:
+        yield
+    finally:
+        _REGISTRY = kept
 
 
 def add_module(module_name: str) -> None:

@@ -117,10 +117,10 @@ def test_a_missing_optional_dependency_names_the_extra(monkeypatch, name, depend
         return real(module_name, *args)
 
     monkeypatch.setattr(importlib, "import_module", without_dependency)
-    monkeypatch.setattr(registry, "_REGISTRY", registry._Registry())  # as in a fresh process
-    with pytest.raises(ValueError, match=rf"player '{name}' needs {dependency}.*trappola-lab\[{extra}\]"):
-        make_player(name)
-    assert name not in registry.rows() and any(dependency in why for why in registry.missing().values())
+    with registry.fresh():  # as in a fresh process
+        with pytest.raises(ValueError, match=rf"player '{name}' needs {dependency}.*trappola-lab\[{extra}\]"):
+            make_player(name)
+        assert name not in registry.rows() and any(dependency in why for why in registry.missing().values())
 
 
 def test_a_missing_checkpoint_is_a_value_error():

@@ -121,7 +121,13 @@ def test_the_bot_is_told_every_action_its_seat_sees_once_in_order(seat):
 
 
 def test_a_uniform_random_bot_bound_to_seat_1_plays_whole_parties_against_rule():
-    player = BotPlayer.wrapping(lambda game, player_id, seed: pyspiel.make_uniform_random_bot(player_id, seed))()
+    seats_built = []
+
+    def factory(game, player_id, seed):
+        seats_built.append(player_id)
+        return pyspiel.make_uniform_random_bot(player_id, seed)
+
+    player = BotPlayer.wrapping(factory)()
     rule = make_player("rule")
     player.reset(7)
     rule.reset(8)
@@ -134,7 +140,7 @@ def test_a_uniform_random_bot_bound_to_seat_1_plays_whole_parties_against_rule()
     # Seated first, the same player builds another bot for seat 0.
     rec = play_partie([player, rule], random_deal(random.Random(99)))
     assert rec.result.outcome in ("decided", "tie", "agreed_alifer")
-    assert {key[1] for key in player._bots} == {0, 1}
+    assert set(seats_built) == {0, 1}  # a bot of its own for each seat it sat in
 
 
 def test_without_the_extra_ismcts_is_a_one_line_error_naming_it():

@@ -181,7 +181,7 @@ def test_an_installed_package_adds_players_through_entry_points(tmp_path, monkey
     monkeypatch.syspath_prepend(str(tmp_path))
     found = [EntryPoint(name="highest", value="plugin_players:HighCard", group=registry.ENTRY_POINT_GROUP)]
     monkeypatch.setattr(registry, "entry_points", lambda group: found if group == registry.ENTRY_POINT_GROUP else [])
-    monkeypatch.setattr(registry, "_REGISTRY", registry._Registry())
-    player = make_player("highest")
-    assert type(player).__name__ == "HighCard" and player.name == "highest"
-    assert "highest" in REGISTRY and make_player(player.name).name == "highest"
+    with registry.fresh():  # entry points are read once, by a fresh process's registry
+        player = make_player("highest")
+        assert type(player).__name__ == "HighCard" and player.name == "highest"
+        assert "highest" in REGISTRY and make_player(player.name).name == "highest"

@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from trappola.agents.evaluation.pro_equity import SessionModel
-from trappola.train.pro.chart_check import _clustered, _slope, bench_of, session_record, summary, win_matrix
+from trappola.train.pro.chart_check import bench_of, session_mean, session_record, session_slope, summary, win_matrix
 
 
 def _record(parties, offers=()):
@@ -31,7 +31,7 @@ def test_clustered_interval_counts_sessions_not_offers():
     # Two sessions, each with ten identical offers: the offers carry the information of two values.
     values = np.array([1.0] * 10 + [-1.0] * 10)
     sessions = np.array([0] * 10 + [1] * 10)
-    m, lo, hi = _clustered(values, sessions)
+    m, lo, hi = session_mean(values, sessions)
     naive = 1.959964 * values.std(ddof=1) / math.sqrt(len(values))
     assert m == 0.0 and (hi - lo) / 2 > 3 * naive
 
@@ -68,5 +68,5 @@ def test_slope_recovers_a_known_scale_and_its_interval_holds_it():
     rng = np.random.default_rng(1)
     x = rng.normal(size=300)
     y = 2.0 * x + rng.normal(scale=0.5, size=300)
-    slope, lo, hi = _slope(x, y, np.arange(300) // 3)
+    slope, lo, hi = session_slope(x, y, np.arange(300) // 3)
     assert abs(slope - 2.0) < 0.15 and lo < 2.0 < hi and hi - lo < 0.5

@@ -32,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from trappola.agents.evaluation.stats import cluster_mean
 from trappola.agents.pro_rules import ProRule
 from trappola.train.pro.bench import FOCAL, SessionBench
 from trappola_env.atomic_file import write_text
@@ -99,20 +100,14 @@ def win_matrix(records: list[dict]) -> tuple[np.ndarray, np.ndarray]:
     return np.where(n > 0, won / np.maximum(n, 1), 0.5), n
 
 
-def _clustered(values: np.ndarray, clusters: np.ndarray) -> tuple[float, float, float]:
-    """Mean with a 95% interval from the sessions' sums (cluster-robust: offers of one session are not
-    independent)."""
-    if len(values) < 2:
-        return float(np.mean(values)) if len(values) else math.nan, math.nan, math.nan
-    ids = np.unique(clusters)
-    g = len(ids)
-    m = float(values.mean())
-    sums = np.array([(values[clusters == c] - m).sum() for c in ids])
-    se = math.sqrt(g / max(g - 1, 1) * (sums**2).sum()) / len(values)
-    return m, m - Z95 * se, m + Z95 * se
+def session_mean(values: np.ndarray, sessions: np.ndarray) -> tuple[float, float, float]:
+    """(mean, low, high): ``values`` with the evaluator's 95% interval clustered by session
+    (``stats.cluster_mean``; offers of one session are not independent); NaN where there is none."""
+    m, (lo, hi) = cluster_mean(values, sessions)
+    return tuple(math.nan if v is None else float(v) for v in (m, lo, hi))  # type: ignore[return-value]
 
 
-def _slope(x: np.ndarray, y: np.ndarray, clusters: np.ndarray, reps: int = 2000) -> tuple[float, float, float]:
+def session_slope(x: np.ndarray, y: np.ndarray, clusters: np.ndarray, reps: int = 2000) -> tuple[float, float, float]:
     """Least-squares slope of ``y`` on ``x`` with a 95% percentile bootstrap over the clusters (sessions)."""
     ids, inv = np.unique(clusters, return_inverse=True)
     members = [np.flatnonzero(inv == k) for k in range(len(ids))]
@@ -161,8 +156,8 @@ def summary(records: list[dict], parties: int, print_=print) -> dict:
         if not sel.any():
             print_(f"{label}: no offers")
             continue
-        m = _clustered(meas[sel], session[sel])
-        d = _clustered(meas[sel] - pred[sel], session[sel])
+        m = session_mean(meas[sel], session[sel])
+        d = session_mean(meas[sel] - pred[sel], session[sel])
         group = {
             "offers": int(sel.sum()),
             "sessions_with": int(len(np.unique(session[sel]))),
@@ -177,7 +172,7 @@ def summary(records: list[dict], parties: int, print_=print) -> dict:
             f"; measured - predicted {d[0]:+.3f} [{d[1]:+.3f}, {d[2]:+.3f}]"
         )
     if len(np.unique(session)) > 2 and pred.std() > 0:
-        slope = _slope(pred, meas, session)
+        slope = session_slope(pred, meas, session)
         out["slope"] = slope
         print_(
             f"measured on predicted, over all offers: slope {slope[0]:.2f} [{slope[1]:.2f}, {slope[2]:.2f}] "
