@@ -169,11 +169,11 @@ def test_ctrl_c_while_the_command_starts_prints_no_traceback(tmp_path, delay):
     assert proc.returncode == 130 and "Traceback" not in err, err
 
 
-def test_exploit_stops_on_ctrl_c_without_an_evaluation_and_takes_a_fresh_folder(tmp_path):
+def test_exploit_stops_on_a_signal_without_an_evaluation_and_takes_a_fresh_folder(tmp_path):
     argv = ["exploit", "--target", "random", "--minutes", "5", "--warm-start", "none", "n_envs=4", *TINY[2:6]]
     argv += ["checkpoint_every=0", f"out_dir={tmp_path}"]
     folders = []
-    for _ in range(2):
+    for sig, status in ((signal.SIGINT, 130), (signal.SIGTERM, 143)):
         before = set(tmp_path.iterdir())
         proc = start(*argv)
         deadline = time.time() + 180
@@ -181,9 +181,9 @@ def test_exploit_stops_on_ctrl_c_without_an_evaluation_and_takes_a_fresh_folder(
             assert time.time() < deadline and proc.poll() is None, proc.communicate()
             time.sleep(0.2)
         time.sleep(1)
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(sig)
         out, err, _ = finish(proc)
-        assert proc.returncode == 130 and "Traceback" not in err, err
+        assert proc.returncode == status and "Traceback" not in err, err
         assert "interrupted after " in out + err and "of 5 min of training" in out + err
         assert "no evaluation" in out + err and "duplicate evaluation:" not in out + err
         (folder,) = set(tmp_path.iterdir()) - before

@@ -37,6 +37,15 @@ def exit_status(signal_name: str | None) -> int:
         return INTERRUPTED_STATUS
 
 
+class Stopped(KeyboardInterrupt):
+    """A command stopped by a stop signal after saving what it had; ``status`` is its exit status
+    (``exit_status``: 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP)."""
+
+    def __init__(self, signal_name: str | None):
+        super().__init__(signal_name or "SIGINT")
+        self.status = exit_status(signal_name)
+
+
 class StopOnInterrupt:
     """A context manager catching the stop signals while a run trains
     (module docstring); ``requested`` is True once the first one came,

@@ -345,9 +345,9 @@ def main(argv=None) -> int:
     except (CliError, ValueError) as e:
         print(f"trappola {args.command}: error: {e}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as e:  # a command that saved first says with which signal (Stopped)
         print("\ninterrupted", file=sys.stderr)
-        return 130
+        return getattr(e, "status", 130)
     except BrokenPipeError:
         # The reader went away (e.g. `trappola evaluate ... | head`): stop quietly.
         devnull = os.open(os.devnull, os.O_WRONLY)
