@@ -30,7 +30,6 @@ BLOCK = re.compile(r"^```(sh|python)[^\n]*\n(.*?)^```", re.S | re.M)
 NOT_RUN = {
     "make demo": "creates .venv and trains for minutes; tests/test_train_demo.py runs its function on a tiny budget",
     "make test": "the suite itself; running it from a test would recurse",
-    "make docs": "tests/test_docs_site.py runs the same strict build",
 }
 
 # A training run of a few seconds: the settings of tests/test_train_demo.py.
