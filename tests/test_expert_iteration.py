@@ -4,6 +4,7 @@ a few-hundred-label run end to end, its resume, and Ctrl-C on a real process."""
 from __future__ import annotations
 
 import csv
+import os
 import signal
 import subprocess
 import sys
@@ -11,6 +12,7 @@ import time
 from types import SimpleNamespace
 
 import numpy as np
+import pytest
 import torch
 
 from trappola.agents import make_player
@@ -122,22 +124,32 @@ def test_a_run_of_a_few_hundred_labels_writes_a_playable_checkpoint_and_resumes(
     assert (run / "labels" / f"round_{len(progress):03d}.npz").is_file()
 
 
-def test_ctrl_c_saves_the_run_and_exits_130(tmp_path):
+@pytest.mark.parametrize(
+    "sig, status, group",
+    [(signal.SIGINT, 130, False), (signal.SIGTERM, 143, True)],
+    ids=["ctrl-c", "sigterm-to-the-process-group"],
+)
+def test_a_stop_signal_saves_the_run_and_exits_with_its_status(tmp_path, sig, status, group):
+    # To the whole group (as a job scheduler stops a job) the signal reaches the game workers too.
     argv = [*TINY, f"out_dir={tmp_path}", "run_name=a", "total_timesteps=1000000"]
     proc = subprocess.Popen(
         [sys.executable, "-m", "trappola.cli", "train", "--config", "expert_iteration", *argv],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        start_new_session=group,
     )
     log = tmp_path / "a" / "train.log"
     deadline = time.time() + 180
     while not (log.is_file() and "[round 1]" in log.read_text()):
         assert time.time() < deadline and proc.poll() is None, proc.communicate()
         time.sleep(0.2)
-    proc.send_signal(signal.SIGINT)
+    if group:
+        os.killpg(proc.pid, sig)
+    else:
+        proc.send_signal(sig)
     _, err = proc.communicate(timeout=120)
-    assert proc.returncode == 130, err
+    assert proc.returncode == status, err
     assert "Traceback" not in err, err
     meta = read_metadata(tmp_path / "a" / "final.zip")
     done = meta["expert_iteration"]["progress"]

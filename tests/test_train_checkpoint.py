@@ -14,6 +14,7 @@ from trappola.agents.model_io.checkpoint_format import (
     META_NAME,
     CheckpointError,
     CheckpointNotFoundError,
+    MissingMetadataWarning,
     check_compatible,
     load_policy,
     read_metadata,
@@ -113,11 +114,20 @@ def test_corrupt_files_refused(saved, tmp_path):
         load_policy(flipped)
 
 
-def test_foreign_zip_refused(tiny_model, tmp_path):
+def test_a_plain_sb3_zip_plays_with_a_warning_and_a_foreign_zip_is_refused(tiny_model, tmp_path):
     plain = tmp_path / "plain.zip"
-    tiny_model.save(plain)  # an SB3 model without Trappola metadata
+    tiny_model.save(plain)  # an SB3 model without Trappola metadata: a user's own loop saved it
+    with pytest.warns(MissingMetadataWarning, match="adopt"):
+        policy, meta = load_policy(plain)
+    obs = np.random.default_rng(0).random((3, policy.obs_dim), dtype=np.float32)
+    expected = tiny_model.policy.mlp_extractor.policy_net(torch.as_tensor(obs))
+    logits = tiny_model.policy.action_net(expected).detach().numpy()
+    assert np.allclose(policy.logits(obs), logits, atol=1e-5)  # SB3's own actor, read without metadata
+    foreign = tmp_path / "foreign.zip"
+    with zipfile.ZipFile(foreign, "w") as zf:
+        zf.writestr("data", "{}")  # neither a lab checkpoint nor a MaskablePPO policy
     with pytest.raises(CheckpointError, match="not a Trappola checkpoint"):
-        load_policy(plain)
+        load_policy(foreign)
 
 
 @pytest.mark.parametrize(

@@ -78,8 +78,10 @@ def improved_policy(prior: np.ndarray, q: np.ndarray, legal: np.ndarray, tau: fl
 
 
 def _ignore_interrupt() -> None:
-    # Ctrl-C goes to the trainer, which stops the pool (trappola.train.run.interrupt).
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # The stop signals are the trainer's to act on (trappola.train.run.interrupt): a Ctrl-C or a job's
+    # SIGTERM may reach the whole process group, and the trainer stops the workers itself.
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_IGN)
 
 
 def play_deals(job: dict) -> dict:

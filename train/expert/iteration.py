@@ -55,6 +55,7 @@ import copy
 import csv
 import multiprocessing
 import time
+from concurrent.futures import ProcessPoolExecutor, wait
 from pathlib import Path
 
 import numpy as np
@@ -136,7 +137,9 @@ def train(cfg: ExpertConfig, log=None) -> dict:
         f"{cfg.deals_per_round} deals a round on {cfg.workers} workers, learner on {device}"
     )
     began = time.time()
-    pool = multiprocessing.get_context("fork").Pool(cfg.workers, initializer=initializer)
+    # Workers ignore the stop signals (a job's SIGTERM may reach the whole process group): a worker killed
+    # while it held the task queue's lock would hang multiprocessing.Pool; the trainer stops them instead.
+    pool = ProcessPoolExecutor(cfg.workers, mp_context=multiprocessing.get_context("fork"), initializer=initializer)
     try:
         while progress["labels"] < cfg.total_timesteps and not stop.requested:
             minutes = progress["minutes"] + (time.time() - began) / 60
@@ -160,12 +163,14 @@ def train(cfg: ExpertConfig, log=None) -> dict:
                 }
                 for d in range(first, first + cfg.deals_per_round, CHUNK)
             ]
-            parts = []
-            for part in pool.imap(play_deals, jobs):
-                parts.append(part)
+            futures = [pool.submit(play_deals, job) for job in jobs]
+            pending = set(futures)
+            while pending:
+                _, pending = wait(pending, timeout=1.0)  # polled: a stop signal is seen within a second
                 late = cfg.max_minutes and progress["minutes"] + (time.time() - began) / 60 >= cfg.max_minutes
                 if stop.requested or late:
                     break
+            parts = [f.result() for f in futures if f.done()]
             if stop.requested:  # the round's games are cut: it is played again on resume
                 break
             data = {key: np.concatenate([p[key] for p in parts]) for key in FIELDS}
@@ -204,8 +209,8 @@ def train(cfg: ExpertConfig, log=None) -> dict:
             )
             recorder.step(progress["labels"], net)
     finally:
-        pool.terminate()
-        pool.join()
+        # the queued chunks are dropped; a worker's running chunk (a few deals) ends before the process exits
+        pool.shutdown(wait=False, cancel_futures=True)
     interrupted = stop.requested  # during the games, or during a fit (that round is then complete)
     try:
         # every minute spent counts, a round cut by Ctrl-C included: the curve's x is the compute used
